@@ -1,0 +1,228 @@
+"""Exports of a report: JSON, CSV of every table, LaTeX tables for a paper, a terminal summary."""
+
+import csv
+import io
+import json
+
+TABLES = (
+    "utterance_level",
+    "system_level",
+    "systems",
+    "williams",
+    "length_bias",
+    "stopwords",
+    "failure_analysis",
+    "agreement_pairs",
+    "agreement_annotators",
+)
+
+CORRELATION_COLUMNS = [
+    "metric",
+    "pearson",
+    "pearson_p",
+    "pearson_ci_low",
+    "pearson_ci_high",
+    "spearman",
+    "spearman_p",
+    "spearman_ci_low",
+    "spearman_ci_high",
+    "n",
+]
+
+
+def _rows(records, columns):
+    return columns, [[record.get(column) for column in columns] for record in records]
+
+
+def table(data, name):
+    """(header, rows) of one of the report's tables, flat enough for a CSV."""
+    if name in ("utterance_level", "system_level"):
+        return _rows(data.get(name, []), CORRELATION_COLUMNS)
+    if name == "systems":
+        metrics = data.get("metrics", [])
+        header = ["system", "n", "human_mean", "human_ci_low", "human_ci_high"]
+        for metric in metrics:
+            header += [f"{metric}_mean", f"{metric}_ci_low", f"{metric}_ci_high"]
+        rows = []
+        for system in data.get("systems", []):
+            row = [system[c] for c in header[:5]]
+            for metric in metrics:
+                values = system["metrics"].get(metric, {})
+                row += [values.get("mean"), values.get("ci_low"), values.get("ci_high")]
+            rows.append(row)
+        return header, rows
+    if name == "williams":
+        return _rows(data.get("williams", []), ["a", "b", "r_a", "r_b", "r_ab", "n", "t", "p", "p_two_sided"])
+    if name == "length_bias":
+        columns = ["measure", "n_short", "mean_short", "n_long", "mean_long", "welch_t", "welch_p"]
+        return _rows(data.get("length_bias", {}).get("rows", []), [*columns, "mannwhitney_u", "mannwhitney_p"])
+    if name == "stopwords":
+        columns = ["metric", "variant"]
+        for label in ("with", "without"):
+            columns += [f"{key}_{label}" for key in ("pearson", "pearson_p", "spearman", "spearman_p", "mean", "n")]
+        return _rows(data.get("stopwords", []), columns)
+    if name == "failure_analysis":
+        failure = data.get("failure_analysis", {})
+        rows = [
+            [case["metric"], failure.get("n_good"), case["n_scored_low"], failure.get("learned_metric"),
+             case.get("n_learned_high")]
+            for case in failure.get("cases", [])
+        ]  # fmt: skip
+        return ["metric", "n_good", "n_good_scored_low", "learned_metric", "n_learned_high"], rows
+    if name == "agreement_pairs":
+        pairs = (data.get("agreement") or {}).get("pairs", [])
+        return _rows(pairs, ["a", "b", "n", "kappa", "kappa_linear", "kappa_quadratic"])
+    if name == "agreement_annotators":
+        annotators = (data.get("agreement") or {}).get("annotators", [])
+        header, rows = _rows(annotators, ["worker", "kappa", "excluded", "reasons"])
+        for row in rows:
+            if isinstance(row[3], list | tuple):
+                row[3] = "; ".join(str(reason) for reason in row[3])
+        return header, rows
+    raise KeyError(f"unknown table {name!r}; choose from {', '.join(TABLES)}")
+
+
+def to_json(data):
+    return json.dumps(data, indent=2, sort_keys=False)
+
+
+def to_csv(data, name=None):
+    """One table as CSV; without a name, every table, each after a `# name` line and a blank line."""
+    out = io.StringIO()
+    names = [name] if name else TABLES
+    for i, current in enumerate(names):
+        if not name:
+            if i:
+                out.write("\n")
+            out.write(f"# {current}\n")
+        header, rows = table(data, current)
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(["" if value is None else value for value in row] for row in rows)
+    return out.getvalue()
+
+
+# --- LaTeX -----------------------------------------------------------------------
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text):
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in str(text))
+
+
+def _number(value, digits=3):
+    return "--" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value):
+    if value is None:
+        return "--"
+    return "$<$0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _tabular(caption, label, header, rows):
+    columns = "l" + "r" * (len(header) - 1)
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{latex_escape(caption)}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def _correlation_rows(records):
+    return [
+        [
+            latex_escape(r["metric"]),
+            _number(r["pearson"]),
+            _p(r["pearson_p"]),
+            _number(r["spearman"]),
+            _p(r["spearman_p"]),
+            str(r["n"]),
+        ]
+        for r in records
+    ]
+
+
+def to_latex(data):
+    """booktabs tables (utterance level with the human ceiling; system level), ready for a paper."""
+    header = ["Metric", "Pearson", "$p$", "Spearman", "$p$", "$n$"]
+    rows = _correlation_rows(data.get("utterance_level", []))
+    ceiling = data.get("human_ceiling") or {}
+    if ceiling.get("pearson") is not None:
+        rows.append(
+            [r"\textit{Human (split-half)}", _number(ceiling["pearson"]), "--", _number(ceiling.get("spearman")), "--",
+             str(int(ceiling.get("n_items_mean") or ceiling.get("n") or 0) or "--")]
+        )  # fmt: skip
+    name = data.get("dataset", "")  # escaped with the whole caption
+    parts = [
+        _tabular(
+            f"Correlation between automatic metrics and human judgements on {name} (utterance level).",
+            "tab:utterance-level",
+            header,
+            rows,
+        )
+    ]
+    if data.get("system_level"):
+        parts.append(
+            _tabular(
+                f"Correlation between metrics and human judgements across systems on {name}.",
+                "tab:system-level",
+                header,
+                _correlation_rows(data["system_level"]),
+            )
+        )
+    return "% Requires \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
+
+
+# --- Terminal ----------------------------------------------------------------------
+
+
+def summary_table(data, width=None):
+    """A compact fixed-width table of the utterance-level correlations (used by the demo)."""
+    records = data.get("utterance_level", [])
+    name_width = max([len("metric"), len("human (split-half)")] + [len(r["metric"]) for r in records])
+    lines = [
+        f"{data.get('dataset', '')}: {data.get('n_responses', 0)} responses, {data.get('n_ratings', 0)} ratings"
+        + (f", survey {data['survey']}" if data.get("survey") else ""),
+        f"{'metric':<{name_width}}  {'pearson':>8}  {'p':>8}  {'spearman':>8}  {'p':>8}  {'95% CI (r)':>17}  {'n':>6}",
+    ]
+    lines.append("-" * len(lines[1]))
+    for r in records:
+        ci = f"[{r['pearson_ci_low']:.3f}, {r['pearson_ci_high']:.3f}]" if r.get("pearson_ci_low") is not None else "--"
+        lines.append(
+            f"{r['metric']:<{name_width}}  {_number(r['pearson']):>8}  {_pval(r['pearson_p']):>8}  "
+            f"{_number(r['spearman']):>8}  {_pval(r['spearman_p']):>8}  {ci:>17}  {r['n']:>6}"
+        )
+    ceiling = data.get("human_ceiling") or {}
+    if ceiling.get("pearson") is not None:
+        lines.append(
+            f"{'human (split-half)':<{name_width}}  {_number(ceiling['pearson']):>8}  {'':>8}  "
+            f"{_number(ceiling.get('spearman')):>8}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _pval(value):
+    if value is None:
+        return "--"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"

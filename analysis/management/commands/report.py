@@ -1,0 +1,50 @@
+"""`python manage.py report --dataset NAME [--survey S] [--format json|csv|latex|summary]` to stdout."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis.exporting import TABLES, summary_table, to_csv, to_json, to_latex
+from analysis.services import report_build
+from annotation.models import Dataset, Survey
+
+FORMATS = {"json": to_json, "latex": to_latex, "summary": summary_table}
+
+
+class Command(BaseCommand):
+    help = "Compute the metric-human correlation report of a dataset and write it to stdout."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True, help="Dataset name.")
+        parser.add_argument("--survey", help="Limit to one survey (name) of the dataset.")
+        parser.add_argument("--format", choices=["json", "csv", "latex", "summary"], default="json")
+        parser.add_argument("--table", choices=TABLES, help="With --format csv: only this table.")
+        parser.add_argument("--aspect", default="overall")
+        parser.add_argument("--systems", help="Comma-separated system names to keep.")
+        parser.add_argument("--no-exclusions", action="store_true", help="Use every rating, ignoring exclusions.")
+        parser.add_argument("--learned-metric", help="Metric for the failure analysis (default: the first adem:*).")
+        parser.add_argument("--bootstrap", type=int, help="Bootstrap resamples (default: settings, 1000).")
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"No dataset named {options['dataset']!r}.")
+        survey = None
+        if options["survey"]:
+            survey = Survey.objects.filter(dataset=dataset, name=options["survey"]).first()
+            if survey is None:
+                raise CommandError(f"No survey named {options['survey']!r} in dataset {dataset.name!r}.")
+        systems = [s.strip() for s in options["systems"].split(",") if s.strip()] if options["systems"] else None
+        data = report_build(
+            dataset=dataset,
+            survey=survey,
+            aspect=options["aspect"],
+            systems=systems,
+            apply_exclusions=not options["no_exclusions"],
+            learned_metric=options["learned_metric"],
+            n_boot=options["bootstrap"],
+        )
+        if data["n_responses"] == 0:
+            self.stderr.write("No accepted ratings match these filters; the report is empty.")
+        if options["format"] == "csv":
+            self.stdout.write(to_csv(data, options["table"]), ending="")
+        else:
+            self.stdout.write(FORMATS[options["format"]](data), ending="")

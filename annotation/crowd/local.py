@@ -1,0 +1,63 @@
+"""The built-in crowd: annotators arrive through the survey's shareable link.
+
+There is no outside party to publish to or pay, so the methods only record decisions in the app's
+own tables. Claims and submissions go through annotation.services like every provider's.
+"""
+
+from django.db.models import Count
+
+from annotation.crowd.base import CrowdProvider
+from annotation.models import Assignment, ReviewAction
+
+
+class LocalProvider(CrowdProvider):
+    name = "local"
+
+    @classmethod
+    def for_survey(cls, survey):
+        # Stateless: one provider serves every local survey.
+        return cls()
+
+    def publish(self, *, survey):
+        # The link works as soon as the survey is live; nothing to send anywhere.
+        return {"open_slots": Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN).count()}
+
+    def sync(self, *, survey):
+        counts = dict(
+            Assignment.objects.filter(hit__survey=survey)
+            .values_list("status")
+            .annotate(n=Count("pk"))
+            .values_list("status", "n")
+        )
+        return {status: counts.get(status, 0) for status in Assignment.Status.values}
+
+    def approve(self, *, assignment, feedback=""):
+        Assignment.objects.filter(pk=assignment.pk, status__in=["submitted", "approved", "rejected"]).update(
+            status=Assignment.Status.APPROVED
+        )
+
+    def reject(self, *, assignment, reason):
+        Assignment.objects.filter(pk=assignment.pk, status__in=["submitted", "approved", "rejected"]).update(
+            status=Assignment.Status.REJECTED
+        )
+
+    def bonus(self, *, assignment, amount_cents, reason):
+        # Local annotators are paid outside the app; the bonus is recorded so the researcher can.
+        return ReviewAction.objects.get_or_create(
+            survey=assignment.hit.survey,
+            annotator_id=assignment.annotator_id,
+            assignment=assignment,
+            action=ReviewAction.Action.BONUS,
+            amount_cents=amount_cents,
+            defaults={"reason": reason},
+        )[0]
+
+    def block(self, *, annotator, reason):
+        # assignment_claim refuses annotators with a block row.
+        return ReviewAction.objects.get_or_create(
+            annotator=annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
+        )[0]
+
+    def expire(self, *, survey):
+        # Closing the survey already stops claims (assignment_claim checks the status).
+        return {"open_slots": 0}

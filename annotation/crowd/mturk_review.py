@@ -1,0 +1,134 @@
+"""Review half of the MTurk provider: approve, reject, bonus, block, expire, extend, notify.
+
+A mixin of `MTurkProvider`; it talks to MTurk only through the provider's `_call` (boto3 stays in mturk.py).
+Each action is idempotent: one the app already recorded is not sent again.
+"""
+
+import datetime as dt
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.crowd import mturk_pure as pure
+from annotation.crowd.base import ProviderError
+from annotation.crowd.mturk_errors import MTurkRequestError
+from annotation.models import Assignment
+from annotation.models.mturk import MTurkAssignment, MTurkBlock, MTurkBonus, MTurkHIT
+
+# MTurk expires a HIT at once when its expiration is set to a time in the past.
+EXPIRE_AT_ONCE = dt.datetime(2015, 1, 1, tzinfo=dt.UTC)
+
+
+class MTurkReviewMixin:
+    def _record_for(self, assignment):
+        if not assignment.external_id:
+            raise ProviderError("This assignment has no MTurk assignment id.")
+        return MTurkAssignment.objects.filter(mturk_id=assignment.external_id).first()
+
+    def _decided(self, assignment, record, mturk_status, app_status):
+        with transaction.atomic():
+            if record is not None:
+                MTurkAssignment.objects.filter(pk=record.pk).update(status=mturk_status)
+            Assignment.objects.filter(pk=assignment.pk).update(status=app_status, external_status=mturk_status)
+        assignment.status, assignment.external_status = app_status, mturk_status
+
+    def approve(self, *, assignment, feedback=""):
+        record = self._record_for(assignment)
+        if assignment.external_status == "Approved":
+            return False
+        params = {"AssignmentId": assignment.external_id}
+        if feedback:
+            params["RequesterFeedback"] = feedback[:1024]
+        self._call("approve_assignment", **params)
+        self._decided(assignment, record, "Approved", Assignment.Status.APPROVED)
+        return True
+
+    def reject(self, *, assignment, reason):
+        if not reason.strip():
+            raise ProviderError("A rejection needs a reason; the worker sees it.")
+        record = self._record_for(assignment)
+        if assignment.external_status == "Rejected":
+            return False
+        self._call("reject_assignment", AssignmentId=assignment.external_id, RequesterFeedback=reason[:1024])
+        self._decided(assignment, record, "Rejected", Assignment.Status.REJECTED)
+        return True
+
+    def bonus(self, *, assignment, amount_cents, reason):
+        if amount_cents <= 0 or not reason.strip():
+            raise ProviderError("A bonus needs a positive amount and a reason.")
+        record = self._record_for(assignment)
+        if record is None or not record.confirmed:
+            # Pay only the worker MTurk itself named for this assignment.
+            raise ProviderError("Sync first: MTurk has not confirmed this assignment's worker.")
+        token = pure.request_token("bonus", record.mturk_id, amount_cents, reason)
+        bonus, _ = MTurkBonus.objects.get_or_create(
+            request_token=token, defaults={"mturk_assignment": record, "amount_cents": amount_cents, "reason": reason}
+        )
+        if bonus.sent_at:
+            return False
+        try:
+            self._call(
+                "send_bonus",
+                WorkerId=record.worker_id,
+                BonusAmount=pure.dollars(amount_cents),
+                AssignmentId=record.mturk_id,
+                Reason=reason,
+                UniqueRequestToken=token,
+            )
+        except MTurkRequestError as error:
+            # Paid on an earlier try whose answer was lost; the token kept MTurk from paying twice.
+            if "already" not in str(error).lower():
+                raise
+        MTurkBonus.objects.filter(pk=bonus.pk).update(sent_at=timezone.now())
+        return True
+
+    def block(self, *, annotator, reason):
+        if annotator.provider != self.name:
+            raise ProviderError("Only MTurk workers can be blocked on MTurk.")
+        if MTurkBlock.objects.filter(annotator=annotator, sandbox=self.sandbox).exists():
+            return False
+        self._call(
+            "associate_qualification_with_worker",
+            QualificationTypeId=self.exclusion_qualification_id(),
+            WorkerId=annotator.worker_id,
+            IntegerValue=1,
+            SendNotification=False,
+        )
+        MTurkBlock.objects.get_or_create(annotator=annotator, sandbox=self.sandbox, defaults={"reason": reason})
+        return True
+
+    def expire(self, *, survey):
+        """Expire every published HIT now (HITs already expired here are skipped)."""
+        now = timezone.now()
+        expired = 0
+        for mturk_hit in MTurkHIT.objects.filter(hit__survey=survey).order_by("hit__position"):
+            if mturk_hit.expires_at and mturk_hit.expires_at <= now:
+                continue
+            self._call("update_expiration_for_hit", HITId=mturk_hit.mturk_id, ExpireAt=EXPIRE_AT_ONCE)
+            MTurkHIT.objects.filter(pk=mturk_hit.pk).update(expires_at=now)
+            expired += 1
+        return {"expired": expired}
+
+    def extend(self, *, survey, seconds):
+        """Move every published HIT's expiration to `seconds` from now."""
+        expire_at = timezone.now() + dt.timedelta(seconds=seconds)
+        extended = 0
+        for mturk_hit in MTurkHIT.objects.filter(hit__survey=survey).order_by("hit__position"):
+            self._call("update_expiration_for_hit", HITId=mturk_hit.mturk_id, ExpireAt=expire_at)
+            MTurkHIT.objects.filter(pk=mturk_hit.pk).update(expires_at=expire_at)
+            extended += 1
+        return {"extended": extended, "expires_at": expire_at}
+
+    def notify(self, *, worker_ids, subject, message):
+        """Message workers (MTurk takes 100 at a time); returns MTurk's failure statuses."""
+        failures = []
+        worker_ids = sorted(set(worker_ids))
+        for start in range(0, len(worker_ids), 100):
+            response = self._call(
+                "notify_workers",
+                Subject=subject[:200],
+                MessageText=message[:4096],
+                WorkerIds=worker_ids[start : start + 100],
+            )
+            failures.extend(response.get("NotifyWorkersFailureStatuses", []))
+        return failures

@@ -1,0 +1,18 @@
+"""Which provider serves a survey. Providers register a factory `f(survey) -> CrowdProvider`."""
+
+from annotation.crowd.base import ProviderError
+from annotation.crowd.local import LocalProvider
+from annotation.crowd.mturk import MTurkProvider
+
+PROVIDERS = {
+    LocalProvider.name: LocalProvider.for_survey,
+    MTurkProvider.name: MTurkProvider.for_survey,
+}
+
+
+def get_provider(survey):
+    try:
+        factory = PROVIDERS[survey.provider]
+    except KeyError:
+        raise ProviderError(f"No crowd provider for {survey.provider!r}.") from None
+    return factory(survey)

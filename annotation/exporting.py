@@ -1,0 +1,137 @@
+"""Write a dataset or its ratings in the import formats, so import -> export -> import is lossless.
+
+Each response also carries a `"metrics"` object in JSONL when later layers registered
+response extras (annotation.extensions): derived data for the reader, ignored on import.
+"""
+
+import csv
+import json
+
+from annotation.extensions import response_extras
+from annotation.importing.datasets import CSV_COLUMNS
+from annotation.models import Annotator, Rating, Reference, Response
+
+RATING_COLUMNS = ("context_id", "system", "worker", "score", "aspect", "seconds", "survey")
+
+
+def dataset_export(*, dataset, stream, fmt="jsonl"):
+    """Write every context of `dataset` to the text `stream`. Returns the number of contexts."""
+    records = list(_dataset_records(dataset, with_metrics=fmt == "jsonl"))
+    if fmt == "csv":
+        _write_dataset_csv(records, stream)
+    else:
+        for record in records:
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(records)
+
+
+def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
+    """Write the ratings of `dataset` (of one `survey`, or of all) to `stream`. Returns the count.
+
+    When several surveys are written each record names its survey, which import ignores.
+    """
+    # Through the (small) survey table: a join over responses and contexts misleads PostgreSQL's
+    # planner right after a bulk import, before statistics are refreshed.
+    ratings = Rating.objects.filter(survey__in=list(dataset.surveys.values_list("pk", flat=True)))
+    if survey is not None:
+        ratings = ratings.filter(survey=survey)
+    # Plain rows joined in Python: one wide join with ORDER BY is slow on PostgreSQL at 200,000 rows.
+    responses = {
+        pk: (position, system, context_id)
+        for pk, position, system, context_id in Response.objects.filter(context__dataset=dataset).values_list(
+            "pk", "context__position", "system__name", "context__external_id"
+        )
+    }
+    survey_names = dict(dataset.surveys.values_list("pk", "name"))
+    rows = list(ratings.values_list("pk", "survey_id", "response_id", "annotator_id", "score", "aspect", "seconds"))
+    workers = dict(Annotator.objects.filter(pk__in={row[3] for row in rows}).values_list("pk", "worker_id"))
+    rows.sort(key=lambda row: (row[1], responses[row[2]][:2], row[0]))
+    name_survey = survey is None and len({row[1] for row in rows}) > 1
+    writer = None
+    if fmt == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(RATING_COLUMNS if name_survey else RATING_COLUMNS[:-1])
+    count = 0
+    for _, survey_pk, response_pk, annotator_pk, score, aspect, seconds in rows:
+        _, system, context_id = responses[response_pk]
+        record = {
+            "context_id": context_id,
+            "system": system,
+            "worker": workers[annotator_pk],
+            "score": score,
+            "aspect": aspect,
+        }
+        if seconds is not None:
+            record["seconds"] = seconds
+        if name_survey:
+            record["survey"] = survey_names[survey_pk]
+        if writer:
+            writer.writerow([record.get(column, "") for column in RATING_COLUMNS[: 7 if name_survey else 6]])
+        else:
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def _dataset_records(dataset, *, with_metrics):
+    references = {}
+    for context_pk, text in (
+        Reference.objects.filter(context__dataset=dataset)
+        .order_by("context_id", "position")
+        .values_list("context_id", "text")
+    ):
+        references.setdefault(context_pk, []).append(text)
+    responses = {}
+    for row in (
+        Response.objects.filter(context__dataset=dataset)
+        .order_by("context_id", "system__name")
+        .values("pk", "context_id", "system__name", "text", "meta")
+    ):
+        responses.setdefault(row["context_id"], []).append(row)
+    extras = {}
+    if with_metrics:
+        extras = response_extras(dataset, [r["pk"] for rows in responses.values() for r in rows])
+    for context in dataset.contexts.order_by("position").values("pk", "external_id", "turns", "meta"):
+        record = {
+            "context_id": context["external_id"],
+            "context": [_turn_out(turn) for turn in context["turns"]],
+            "references": references.get(context["pk"], []),
+            "responses": [_response_out(row, extras.get(row["pk"])) for row in responses.get(context["pk"], [])],
+        }
+        record.update(context["meta"])
+        yield record
+
+
+def _turn_out(turn):
+    # A turn without a speaker goes out as a plain string, as most files write it.
+    if turn.get("speaker") is None:
+        return turn["text"]
+    return {"speaker": turn["speaker"], "text": turn["text"]}
+
+
+def _response_out(row, extras):
+    response = {"system": row["system__name"], "text": row["text"], **row["meta"]}
+    if extras:
+        response["metrics"] = extras
+    return response
+
+
+def _write_dataset_csv(records, stream):
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for record in records:
+        meta = {k: v for k, v in record.items() if k not in ("context_id", "context", "references", "responses")}
+        for i, turn in enumerate(record["context"]):
+            speaker, text = (turn["speaker"], turn["text"]) if isinstance(turn, dict) else ("", turn)
+            writer.writerow([record["context_id"], "context", speaker, "", text, _json(meta) if i == 0 else ""])
+        for text in record["references"]:
+            writer.writerow([record["context_id"], "reference", "", "", text, ""])
+        for response in record["responses"]:
+            response_meta = {k: v for k, v in response.items() if k not in ("system", "text", "metrics")}
+            writer.writerow(
+                [record["context_id"], "response", "", response["system"], response["text"], _json(response_meta)]
+            )
+
+
+def _json(value):
+    return json.dumps(value, ensure_ascii=False) if value else ""

@@ -1,0 +1,105 @@
+"""The researcher's survey form."""
+
+from django import forms
+
+from annotation.models import Survey, System
+
+
+class SurveyForm(forms.Form):
+    dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses to rate.")
+    name = forms.CharField(max_length=200)
+    task_type = forms.ChoiceField(choices=Survey.TaskType.choices, initial=Survey.TaskType.RATE)
+    systems = forms.CharField(
+        required=False, help_text="Comma-separated system names to rate; empty means all of the dataset's systems."
+    )
+    question = forms.CharField(
+        required=False, initial="How appropriate is this response to the conversation?", widget=forms.TextInput
+    )
+    aspects = forms.CharField(
+        required=False, help_text="Extra scales beside overall, comma-separated (e.g. topicality, informativeness)."
+    )
+    instructions = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}), initial=Survey._meta.get_field("instructions").default
+    )
+    contexts_per_hit = forms.IntegerField(min_value=1, max_value=100, initial=5)
+    assignments_per_hit = forms.IntegerField(min_value=1, max_value=50, initial=3, label="Annotators per HIT")
+    attention_checks_per_hit = forms.IntegerField(min_value=0, max_value=20, initial=1)
+    overlap_contexts = forms.IntegerField(min_value=0, max_value=100, initial=0, help_text="Rated by every annotator.")
+    max_hits_per_annotator = forms.IntegerField(min_value=1, max_value=1000, initial=10)
+    assignment_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=60)
+    reward_cents = forms.IntegerField(min_value=0, max_value=10_000, initial=50, label="Reward per HIT (cents)")
+    attention_policy = forms.ChoiceField(choices=Survey.AttentionPolicy.choices, initial=Survey.AttentionPolicy.FLAG)
+    gold_checks = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Gold attention checks, one per line: context turns separated by | , then => the response "
+        "=> the accepted scores, e.g. `Is fire cold? => Yes, freezing. => 1,2`.",
+    )
+    write_system_name = forms.CharField(required=False, help_text="Write tasks: accepted replies join this system.")
+
+    SETTINGS = (
+        "task_type",
+        "instructions",
+        "contexts_per_hit",
+        "assignments_per_hit",
+        "attention_checks_per_hit",
+        "overlap_contexts",
+        "max_hits_per_annotator",
+        "assignment_minutes",
+        "reward_cents",
+        "attention_policy",
+        "write_system_name",
+    )
+
+    def __init__(self, *args, datasets, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dataset"].queryset = datasets
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        if Survey.objects.filter(name=name).exists():
+            raise forms.ValidationError("A survey with this name already exists.")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        dataset = data.get("dataset")
+        names = [s.strip() for s in (data.get("systems") or "").split(",") if s.strip()]
+        if dataset and names:
+            known = set(System.objects.filter(dataset=dataset).values_list("name", flat=True))
+            missing = [n for n in names if n not in known]
+            if missing:
+                self.add_error("systems", f"Not in this dataset: {', '.join(missing)}.")
+        data["system_names"] = names
+        data["gold"] = self._gold(data.get("gold_checks") or "")
+        data["aspect_keys"] = [a.strip() for a in (data.get("aspects") or "").split(",") if a.strip()]
+        if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
+            self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
+        return data
+
+    def _gold(self, text):
+        checks = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            parts = [p.strip() for p in line.split("=>")]
+            try:
+                turns, response, scores = parts
+                accepted = sorted({int(s) for s in scores.split(",") if s.strip()})
+            except ValueError:
+                self.add_error("gold_checks", f"Line {number}: write `turns => response => scores`.")
+                continue
+            if not response or not accepted or not all(1 <= s <= 5 for s in accepted):
+                self.add_error("gold_checks", f"Line {number}: needs a response and scores between 1 and 5.")
+                continue
+            checks.append(
+                {
+                    "turns": [t.strip() for t in turns.split("|") if t.strip()],
+                    "response_text": response,
+                    "accepted_scores": accepted,
+                }
+            )
+        return checks
+
+    def settings(self):
+        return {key: self.cleaned_data[key] for key in self.SETTINGS}

@@ -1,0 +1,249 @@
+"""Parse and validate a dataset file (JSONL or CSV) into plain records. No database here.
+
+JSONL, one context per line:
+    {"context_id": "c1", "context": ["turn", {"speaker": "B", "text": "turn"}],
+     "references": ["..."], "responses": [{"system": "hred", "text": "..."}], ...extra keys}
+Extra keys of a line go into the context's `meta`, extra keys of a response into the
+response's `meta`. `metrics` (written by export_dataset) is derived data and is ignored.
+
+CSV, one row per turn, reference or response, rows of one context together:
+    context_id,kind,speaker,system,text,meta
+`kind` is `context` (a turn; `speaker` optional), `reference` or `response` (`system`
+required). `meta` is an optional JSON object: on a context's first row it is the context's
+meta, on a response row the response's meta.
+"""
+
+import json
+from dataclasses import dataclass, field
+
+from annotation.importing.errors import DataImportError
+from annotation.importing.text import iter_csv, iter_jsonl, unstorable, unstorable_json
+
+MAX_ID_LENGTH = 200
+MAX_SYSTEM_LENGTH = 100
+CONTEXT_KEYS = ("context_id", "context", "references", "responses")
+RESPONSE_KEYS = ("system", "text")
+# Written by export for the reader's benefit, recomputed by the app, never imported.
+DERIVED_KEYS = frozenset({"metrics"})
+CSV_COLUMNS = ("context_id", "kind", "speaker", "system", "text", "meta")
+CSV_KINDS = ("context", "reference", "response")
+
+
+@dataclass
+class ParsedResponse:
+    system: str
+    text: str
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class ParsedContext:
+    external_id: str
+    line: int
+    turns: list = field(default_factory=list)
+    references: list = field(default_factory=list)
+    responses: list = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+
+def parse_dataset(text, fmt):
+    """Every context of the file, validated; raises DataImportError at the first problem."""
+    contexts = _parse_csv(text) if fmt == "csv" else _parse_jsonl(text)
+    if not contexts:
+        raise DataImportError("the file holds no contexts")
+    return contexts
+
+
+# --- JSONL ------------------------------------------------------------------------
+
+
+def _parse_jsonl(text):
+    contexts = []
+    seen = {}
+    for line, record in iter_jsonl(text):
+        context = _context_from_record(record, line)
+        _check_new_id(context, seen)
+        contexts.append(context)
+    return contexts
+
+
+def _context_from_record(record, line):
+    for key in ("context_id", "context", "responses"):
+        if key not in record:
+            raise DataImportError("missing", line=line, field=key)
+    external_id = _context_id(record["context_id"], line)
+    turns_raw = record["context"]
+    if not isinstance(turns_raw, list) or not turns_raw:
+        raise DataImportError("must be a non-empty list of turns", line=line, field="context")
+    turns = [_turn(turn, line, f"context[{i}]") for i, turn in enumerate(turns_raw)]
+    references_raw = record.get("references", [])
+    if not isinstance(references_raw, list):
+        raise DataImportError("must be a list of strings", line=line, field="references")
+    for i, reference in enumerate(references_raw):
+        _require_str(reference, line, f"references[{i}]")
+    responses_raw = record["responses"]
+    if not isinstance(responses_raw, list):
+        raise DataImportError("must be a list of responses", line=line, field="responses")
+    context = ParsedContext(external_id=external_id, line=line, turns=turns, references=list(references_raw))
+    for i, response in enumerate(responses_raw):
+        _add_response(context, _response(response, line, f"responses[{i}]"), line, f"responses[{i}].system")
+    context.meta = {k: v for k, v in record.items() if k not in CONTEXT_KEYS and k not in DERIVED_KEYS}
+    _require_json(context.meta, line, "meta")
+    return context
+
+
+def _turn(turn, line, where):
+    if isinstance(turn, str):
+        _require_str(turn, line, where)
+        return {"speaker": None, "text": turn}
+    if not isinstance(turn, dict):
+        raise DataImportError("a turn is a string or {'speaker': ..., 'text': ...}", line=line, field=where)
+    unknown = set(turn) - {"speaker", "text"}
+    if unknown:
+        raise DataImportError(f"unknown key {sorted(unknown)[0]!r} in a turn", line=line, field=where)
+    if "text" not in turn:
+        raise DataImportError("missing", line=line, field=f"{where}.text")
+    _require_str(turn["text"], line, f"{where}.text")
+    speaker = turn.get("speaker")
+    if speaker is not None:
+        _require_str(speaker, line, f"{where}.speaker")
+    return {"speaker": speaker or None, "text": turn["text"]}
+
+
+def _response(response, line, where):
+    if not isinstance(response, dict):
+        raise DataImportError("a response is an object {'system': ..., 'text': ...}", line=line, field=where)
+    for key in RESPONSE_KEYS:
+        if key not in response:
+            raise DataImportError("missing", line=line, field=f"{where}.{key}")
+    system = _system_name(response["system"], line, f"{where}.system")
+    _require_str(response["text"], line, f"{where}.text")
+    meta = {k: v for k, v in response.items() if k not in RESPONSE_KEYS and k not in DERIVED_KEYS}
+    _require_json(meta, line, where)
+    return ParsedResponse(system=system, text=response["text"], meta=meta)
+
+
+# --- CSV --------------------------------------------------------------------------
+
+
+def _parse_csv(text):
+    contexts = []
+    seen = {}
+    current = None
+    for row_number, row in iter_csv(text, required=("context_id", "kind", "text"), optional=CSV_COLUMNS):
+        external_id = _context_id(row["context_id"].strip(), row_number, unit="row")
+        if current is None or current.external_id != external_id:
+            current = ParsedContext(external_id=external_id, line=row_number)
+            _check_new_id(current, seen, unit="row")
+            contexts.append(current)
+            meta_owner = "context"
+        else:
+            meta_owner = None
+        _add_csv_row(current, row, row_number, meta_owner)
+    for context in contexts:
+        if not context.turns:
+            raise DataImportError("a context needs at least one 'context' row", line=context.line, unit="row")
+    return contexts
+
+
+def _add_csv_row(context, row, row_number, meta_owner):
+    kind = row["kind"].strip()
+    speaker = row.get("speaker", "").strip()
+    system = row.get("system", "").strip()
+    meta = _csv_meta(row.get("meta", ""), row_number)
+    for column in ("text", "speaker"):
+        _require_str(row.get(column, ""), row_number, column, unit="row")
+    if kind == "context":
+        if meta and meta_owner != "context":
+            raise DataImportError("context meta belongs on the context's first row", line=row_number, unit="row")
+        context.turns.append({"speaker": speaker or None, "text": row["text"]})
+        if meta_owner == "context":
+            context.meta = meta
+    elif kind == "reference":
+        if meta:
+            raise DataImportError("references carry no meta", line=row_number, field="meta", unit="row")
+        context.references.append(row["text"])
+    elif kind == "response":
+        if not system:
+            raise DataImportError("missing (required on response rows)", line=row_number, field="system", unit="row")
+        system = _system_name(system, row_number, "system", unit="row")
+        _add_response(context, ParsedResponse(system, row["text"], meta), row_number, "system", unit="row")
+    else:
+        raise DataImportError(
+            f"unknown kind {kind!r}; use one of: {', '.join(CSV_KINDS)}", line=row_number, field="kind", unit="row"
+        )
+    if kind != "response" and system:
+        raise DataImportError(f"only response rows name a system, not {kind} rows", line=row_number, unit="row")
+
+
+def _csv_meta(raw, row_number):
+    if not raw.strip():
+        return {}
+    try:
+        meta = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise DataImportError(f"broken JSON: {exc.msg}", line=row_number, field="meta", unit="row") from None
+    if not isinstance(meta, dict):
+        raise DataImportError("must be a JSON object", line=row_number, field="meta", unit="row")
+    _require_json(meta, row_number, "meta", unit="row")
+    return meta
+
+
+# --- shared checks ----------------------------------------------------------------
+
+
+def _context_id(value, line, unit="line"):
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise DataImportError("must be a string", line=line, field="context_id", unit=unit)
+    value = str(value)
+    _require_str(value, line, "context_id", unit)
+    if not value.strip():
+        raise DataImportError("must not be empty", line=line, field="context_id", unit=unit)
+    if len(value) > MAX_ID_LENGTH:
+        raise DataImportError(f"longer than {MAX_ID_LENGTH} characters", line=line, field="context_id", unit=unit)
+    return value
+
+
+def _system_name(value, line, where, unit="line"):
+    _require_str(value, line, where, unit)
+    if not value.strip():
+        raise DataImportError("must not be empty", line=line, field=where, unit=unit)
+    if len(value) > MAX_SYSTEM_LENGTH:
+        raise DataImportError(f"longer than {MAX_SYSTEM_LENGTH} characters", line=line, field=where, unit=unit)
+    return value
+
+
+def _require_str(value, line, where, unit="line"):
+    if not isinstance(value, str):
+        raise DataImportError(f"must be a string, not {type(value).__name__}", line=line, field=where, unit=unit)
+    problem = unstorable(value)
+    if problem:
+        raise DataImportError(problem, line=line, field=where, unit=unit)
+
+
+def _require_json(value, line, where, unit="line"):
+    problem = unstorable_json(value)
+    if problem:
+        raise DataImportError(problem, line=line, field=where, unit=unit)
+
+
+def _check_new_id(context, seen, unit="line"):
+    first = seen.setdefault(context.external_id, context.line)
+    if first != context.line:
+        raise DataImportError(
+            f"duplicate context id {context.external_id!r} (first at {unit} {first})",
+            line=context.line,
+            field="context_id",
+            unit=unit,
+        )
+
+
+def _add_response(context, response, line, where, unit="line"):
+    if any(existing.system == response.system for existing in context.responses):
+        raise DataImportError(
+            f"duplicate system {response.system!r} in context {context.external_id!r}",
+            line=line,
+            field=where,
+            unit=unit,
+        )
+    context.responses.append(response)

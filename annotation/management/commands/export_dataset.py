@@ -1,0 +1,27 @@
+from django.core.management.base import BaseCommand
+
+from annotation.exporting import dataset_export
+from annotation.importing import FORMATS
+from annotation.management.cli import dataset_or_error, quiet_broken_pipe
+
+
+class Command(BaseCommand):
+    help = "Write a dataset in the import format (JSONL or CSV) to stdout or --output."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--format", choices=FORMATS, default="jsonl")
+        parser.add_argument("--output", help="File to write (default: stdout).")
+
+    def handle(self, *args, **options):
+        dataset = dataset_or_error(options["dataset"])
+        if options["output"]:
+            with open(options["output"], "w", encoding="utf-8", newline="") as stream:
+                count = dataset_export(dataset=dataset, stream=stream, fmt=options["format"])
+            self.stderr.write(f"Wrote {count} contexts to {options['output']}.")
+        else:
+            # Every line written ends in a newline, so the wrapper adds nothing.
+            try:
+                dataset_export(dataset=dataset, stream=self.stdout, fmt=options["format"])
+            except BrokenPipeError:
+                quiet_broken_pipe()

@@ -1,0 +1,30 @@
+from decimal import Decimal, InvalidOperation
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.crowd.base import ProviderError
+from annotation.management.commands._mturk import mturk_survey
+from annotation.services import mturk as services
+
+
+class Command(BaseCommand):
+    help = "Pay a bonus for an MTurk assignment (repeating the same bonus pays nothing twice)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("survey")
+        parser.add_argument("assignment")
+        parser.add_argument("--amount", required=True, help="US dollars, e.g. 0.25")
+        parser.add_argument("--reason", required=True)
+
+    def handle(self, *args, survey, assignment, amount, reason, **options):
+        survey = mturk_survey(survey)
+        try:
+            cents = int(Decimal(amount) * 100)
+        except InvalidOperation:
+            raise CommandError(f"--amount {amount!r} is not a dollar amount.") from None
+        try:
+            slot = services.mturk_find_assignment(survey=survey, assignment_id=assignment)
+            done = services.mturk_bonus(assignment=slot, amount_cents=cents, reason=reason)
+        except ProviderError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"bonus {cents}c for {assignment}" + ("" if done else " (already paid)"))

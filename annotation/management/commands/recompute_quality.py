@@ -1,0 +1,50 @@
+"""Recompute a survey's quality report now (exclusion rules, agreement, split-half)."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Survey
+from annotation.quality.services import quality_recompute
+
+
+class Command(BaseCommand):
+    help = "Recompute the quality report of a survey (by name or id) and print its summary."
+
+    def add_arguments(self, parser):
+        parser.add_argument("survey", help="Survey name or numeric id.")
+        parser.add_argument("--json", action="store_true", help="Print the whole report as JSON.")
+
+    def handle(self, *args, **options):
+        key = options["survey"]
+        survey = Survey.objects.filter(name=key).first()
+        if survey is None and key.isdigit():
+            survey = Survey.objects.filter(pk=int(key)).first()
+        if survey is None:
+            raise CommandError(f"no survey named {key!r}")
+        cached = quality_recompute(survey=survey)
+        content = cached.data
+        if options["json"]:
+            self.stdout.write(json.dumps(content, indent=2))
+            return
+        self.stdout.write(self._summary(content, cached.seconds))
+
+    @staticmethod
+    def _summary(content, seconds):
+        def fmt(value):
+            return "n/a" if value is None else f"{value:.3f}"
+
+        split = content["split_half"]
+        lines = [
+            f"survey {content['survey_name']}: {content['n_ratings']} ratings, {content['n_annotators']} annotators, "
+            f"{content['n_excluded']} excluded ({seconds:.2f} s)",
+            f"median kappa {fmt(content['median_kappa'])} (accepted only {fmt(content['median_kappa_accepted'])}), "
+            f"Krippendorff's alpha {fmt(content['alpha'])} (all ratings {fmt(content['alpha_all'])})",
+            f"split-half ({split['mode']}, {split['n_splits']} splits): pearson {fmt(split['pearson']['mean'])} "
+            f"± {fmt(split['pearson']['std'])}, spearman {fmt(split['spearman']['mean'])} "
+            f"± {fmt(split['spearman']['std'])}",
+        ]
+        for entry in content["annotators"]:
+            verdict = "EXCLUDED " + "; ".join(r["detail"] for r in entry["reasons"]) if entry["excluded"] else "ok"
+            lines.append(f"  {entry['worker']}: kappa {fmt(entry['kappa'])}, {entry['n_ratings']} ratings, {verdict}")
+        return "\n".join(lines)

@@ -1,0 +1,32 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Survey
+from annotation.selectors_studies import survey_progress
+
+
+class Command(BaseCommand):
+    help = "Print a survey's progress: HITs done, assignments, annotators, flagged work, ratings."
+
+    def add_arguments(self, parser):
+        parser.add_argument("survey", help="Survey name.")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, **options):
+        survey = Survey.objects.filter(name=options["survey"]).first()
+        if survey is None:
+            raise CommandError(f"No survey named {options['survey']!r}.")
+        progress = survey_progress(survey=survey)
+        if options["json"]:
+            self.stdout.write(json.dumps({"survey": survey.name, "status": survey.status, **progress}))
+            return
+        self.stdout.write(f"{survey.name} ({survey.status}, {survey.provider})")
+        self.stdout.write(f"  HITs complete:  {progress['hits_done']} / {progress['hits_total']}")
+        self.stdout.write(
+            f"  Assignments:    {progress['assignments_done']} submitted / {progress['assignments_total']}"
+            f" ({progress['assignments']['active']} in progress)"
+        )
+        self.stdout.write(f"  Annotators:     {progress['annotators']}")
+        self.stdout.write(f"  Ratings:        {progress['ratings']}")
+        self.stdout.write(f"  Flagged:        {progress['flagged']}  excluded annotators: {progress['excluded']}")

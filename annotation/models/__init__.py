@@ -1,0 +1,51 @@
+"""Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
+
+from annotation.models.datasets import Context, Dataset, Reference, Response, System
+from annotation.models.mturk import (
+    MTurkAssignment,
+    MTurkBlock,
+    MTurkBonus,
+    MTurkExclusionQualification,
+    MTurkHIT,
+    MTurkSettings,
+)
+from annotation.models.quality import ExclusionDecision, QualityReport
+from annotation.models.ratings import (
+    HIT,
+    Annotator,
+    Assignment,
+    AttentionAnswer,
+    AttentionCheck,
+    HITItem,
+    Rating,
+    WrittenResponse,
+)
+from annotation.models.reviews import ReviewAction
+from annotation.models.surveys import Aspect, Survey
+
+__all__ = [
+    "HIT",
+    "Annotator",
+    "Aspect",
+    "Assignment",
+    "AttentionAnswer",
+    "AttentionCheck",
+    "Context",
+    "Dataset",
+    "ExclusionDecision",
+    "HITItem",
+    "MTurkAssignment",
+    "MTurkBlock",
+    "MTurkBonus",
+    "MTurkExclusionQualification",
+    "MTurkHIT",
+    "MTurkSettings",
+    "QualityReport",
+    "Rating",
+    "Reference",
+    "Response",
+    "ReviewAction",
+    "Survey",
+    "System",
+    "WrittenResponse",
+]

@@ -1,0 +1,96 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Dataset(models.Model):
+    """A set of dialogue contexts with references and candidate responses."""
+
+    name = models.CharField(max_length=200, unique=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="datasets"
+    )
+    description = models.TextField(blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="dataset_name_not_empty")]
+
+    def __str__(self):
+        return self.name
+
+
+class Context(models.Model):
+    """A conversation so far: an ordered list of turns, each `{"speaker": str|None, "text": str}`."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="contexts")
+    external_id = models.CharField(max_length=200, help_text="The context_id in the imported file.")
+    position = models.PositiveIntegerField(help_text="Order of the context in its file.")
+    turns = models.JSONField(default=list)
+    meta = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["dataset", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "external_id"], name="context_unique_id_per_dataset"),
+            models.UniqueConstraint(fields=["dataset", "position"], name="context_unique_position_per_dataset"),
+            models.CheckConstraint(condition=~Q(external_id=""), name="context_id_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.dataset.name}:{self.external_id}"
+
+
+class Reference(models.Model):
+    """A reference (gold) response to a context; a context has zero or more."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="references")
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["context", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["context", "position"], name="reference_unique_position"),
+        ]
+
+    def __str__(self):
+        return self.text[:60]
+
+
+class System(models.Model):
+    """A source of responses: a dialogue model such as `hred`, or `human`."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["dataset", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "name"], name="system_unique_name_per_dataset"),
+            models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Response(models.Model):
+    """One system's response to one context."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="responses")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="responses")
+    text = models.TextField(blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["context", "system"]
+        constraints = [
+            models.UniqueConstraint(fields=["context", "system"], name="response_unique_per_context_system"),
+        ]
+
+    def __str__(self):
+        return self.text[:60]

@@ -1,0 +1,202 @@
+import secrets
+
+from django.db import models
+from django.db.models import Q
+
+from annotation.models.datasets import Context, Response
+from annotation.models.surveys import Survey
+
+
+def new_assignment_token():
+    return secrets.token_urlsafe(24)
+
+
+class Annotator(models.Model):
+    """A person who rates, identified by the crowd provider's worker id."""
+
+    provider = models.CharField(max_length=10)
+    worker_id = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["provider", "worker_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "worker_id"], name="annotator_unique_worker"),
+            models.CheckConstraint(condition=~Q(worker_id=""), name="annotator_worker_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.provider}:{self.worker_id}"
+
+
+class AttentionCheck(models.Model):
+    """A researcher-defined gold item: a context, a response and the scores accepted for it."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="attention_checks")
+    turns = models.JSONField(default=list)
+    response_text = models.TextField()
+    accepted_scores = models.JSONField(default=list)
+
+    def __str__(self):
+        return f"check {self.pk} of {self.survey}"
+
+
+class HIT(models.Model):
+    """One page of work: several items, done by `assignments_per_hit` distinct annotators."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="hits")
+    position = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=200, blank=True, help_text="The provider's HIT id, if any.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["survey", "position"]
+        constraints = [models.UniqueConstraint(fields=["survey", "position"], name="hit_unique_position")]
+
+    def __str__(self):
+        return f"{self.survey} HIT {self.position}"
+
+
+class HITItem(models.Model):
+    """One thing to judge on a HIT: a real response, a gold check, or an instructed check."""
+
+    class Kind(models.TextChoices):
+        RESPONSE = "response", "Response"
+        GOLD = "gold", "Gold attention check"
+        INSTRUCTED = "instructed", "Instructed attention check"
+        WRITE = "write", "Write a next turn"
+
+    hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    context = models.ForeignKey(Context, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    response = models.ForeignKey(Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    attention_check = models.ForeignKey(AttentionCheck, null=True, blank=True, on_delete=models.CASCADE)
+    instructed_score = models.IntegerField(null=True, blank=True)
+    is_overlap = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["hit", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "position"], name="hititem_unique_position"),
+            models.CheckConstraint(
+                condition=~Q(kind="response") | Q(response__isnull=False), name="hititem_response_has_response"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="gold") | Q(attention_check__isnull=False), name="hititem_gold_has_check"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="instructed") | Q(instructed_score__isnull=False),
+                name="hititem_instructed_has_score",
+            ),
+            models.CheckConstraint(condition=~Q(kind="write") | Q(context__isnull=False), name="hititem_write_ctx"),
+        ]
+
+    def __str__(self):
+        return f"{self.hit} item {self.position} ({self.kind})"
+
+
+class Assignment(models.Model):
+    """One annotator's slot on a HIT. Open slots are handed out; abandoned ones return to the pool."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACTIVE = "active", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="assignments")
+    slot = models.PositiveIntegerField()
+    annotator = models.ForeignKey(
+        Annotator, null=True, blank=True, on_delete=models.PROTECT, related_name="assignments"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    token = models.CharField(max_length=64, unique=True, default=new_assignment_token, editable=False)
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    flagged = models.BooleanField(default=False)
+    external_id = models.CharField(max_length=200, blank=True, help_text="The provider's assignment id, if any.")
+    external_status = models.CharField(max_length=30, blank=True)
+
+    class Meta:
+        ordering = ["hit", "slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "slot"], name="assignment_unique_slot"),
+            models.UniqueConstraint(
+                fields=["hit", "annotator"], condition=Q(annotator__isnull=False), name="assignment_one_per_annotator"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="open") | Q(annotator__isnull=False), name="assignment_taken_has_annotator"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"])]
+
+    def __str__(self):
+        return f"{self.hit} slot {self.slot} ({self.status})"
+
+
+class Rating(models.Model):
+    """One annotator's score for one response on one aspect. Imported ratings have no assignment."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="ratings")
+    annotator = models.ForeignKey(Annotator, on_delete=models.PROTECT, related_name="ratings")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="ratings")
+    aspect = models.SlugField(max_length=50, default="overall")
+    score = models.IntegerField()
+    seconds = models.FloatField(null=True, blank=True, help_text="Time the annotator spent on the item.")
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="ratings")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["survey", "response", "annotator"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "annotator", "response", "aspect"], name="rating_once_per_annotator_response"
+            ),
+        ]
+        indexes = [models.Index(fields=["survey", "aspect"])]
+
+    def __str__(self):
+        return f"{self.annotator} gave {self.score} ({self.aspect})"
+
+
+class AttentionAnswer(models.Model):
+    """An annotator's answer to an attention-check item, and whether it passed."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="attention_answers")
+    item = models.ForeignKey(HITItem, on_delete=models.CASCADE, related_name="attention_answers")
+    score = models.IntegerField()
+    passed = models.BooleanField()
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "item"], name="attentionanswer_once")]
+
+    def __str__(self):
+        return f"{self.assignment} check {self.item_id}: {'pass' if self.passed else 'fail'}"
+
+
+class WrittenResponse(models.Model):
+    """A next turn an annotator wrote (task type `write`); reviewed before it becomes a Response."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="written_responses")
+    item = models.ForeignKey(HITItem, on_delete=models.CASCADE, related_name="written_responses")
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="written_responses")
+    text = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    response = models.OneToOneField(Response, null=True, blank=True, on_delete=models.SET_NULL)
+    seconds = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "item"], name="writtenresponse_once")]
+
+    def __str__(self):
+        return self.text[:60]

@@ -1,0 +1,125 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from annotation.models.datasets import Dataset, System
+
+
+def new_survey_token():
+    return secrets.token_urlsafe(16)
+
+
+class Survey(models.Model):
+    """A rating (or writing) study over one dataset."""
+
+    class TaskType(models.TextChoices):
+        RATE = "rate", "Rate responses (1-5)"
+        WRITE = "write", "Write a next turn"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        LIVE = "live", "Live"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    class Provider(models.TextChoices):
+        LOCAL = "local", "Built-in crowd (shareable link)"
+        MTURK = "mturk", "Amazon Mechanical Turk"
+        IMPORTED = "imported", "Imported judgements"
+
+    class AttentionPolicy(models.TextChoices):
+        FLAG = "flag", "Flag the assignment"
+        EXCLUDE = "exclude", "Exclude the annotator's ratings"
+        REJECT = "reject", "Reject the assignment"
+
+    class KappaWeighting(models.TextChoices):
+        NONE = "none", "Unweighted"
+        LINEAR = "linear", "Linear"
+        QUADRATIC = "quadratic", "Quadratic"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="surveys")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="surveys"
+    )
+    name = models.CharField(max_length=200, unique=True)
+    token = models.CharField(max_length=64, unique=True, default=new_survey_token, editable=False)
+    task_type = models.CharField(max_length=10, choices=TaskType.choices, default=TaskType.RATE)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    provider = models.CharField(max_length=10, choices=Provider.choices, default=Provider.LOCAL)
+    systems = models.ManyToManyField(System, blank=True, related_name="surveys")
+
+    instructions = models.TextField(
+        blank=True,
+        default=(
+            "You will read short conversations. For each candidate next turn, judge how appropriate it is "
+            "as a reply to the conversation so far. Some items are attention checks: read every item."
+        ),
+    )
+    write_system_name = models.CharField(
+        max_length=100, blank=True, help_text="For write tasks: the system that accepted responses join."
+    )
+
+    # HIT layout
+    contexts_per_hit = models.PositiveIntegerField(default=5)
+    assignments_per_hit = models.PositiveIntegerField(default=3)
+    attention_checks_per_hit = models.PositiveIntegerField(default=1)
+    overlap_contexts = models.PositiveIntegerField(
+        default=0, help_text="Contexts that every annotator rates, for agreement statistics."
+    )
+    max_hits_per_annotator = models.PositiveIntegerField(default=10)
+    assignment_minutes = models.PositiveIntegerField(default=60)
+    reward_cents = models.PositiveIntegerField(default=50)
+    attention_policy = models.CharField(max_length=10, choices=AttentionPolicy.choices, default=AttentionPolicy.FLAG)
+
+    # Quality control
+    kappa_threshold = models.FloatField(default=0.2)
+    kappa_weighting = models.CharField(max_length=10, choices=KappaWeighting.choices, default=KappaWeighting.NONE)
+    min_pair_overlap = models.PositiveIntegerField(default=5)
+    min_seconds_per_item = models.FloatField(default=1.5)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    launched_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="survey_name_not_empty"),
+            models.CheckConstraint(condition=Q(contexts_per_hit__gte=1), name="survey_contexts_per_hit_positive"),
+            models.CheckConstraint(condition=Q(assignments_per_hit__gte=1), name="survey_assignments_positive"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Aspect(models.Model):
+    """One rating scale of a survey: `overall` always, plus optional extras (topicality, ...)."""
+
+    OVERALL = "overall"
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="aspects")
+    key = models.SlugField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    question = models.TextField(default="How appropriate is this response to the conversation?")
+    scale_min = models.IntegerField(default=1)
+    scale_max = models.IntegerField(default=5)
+    scale_labels = models.JSONField(
+        default=dict, blank=True, help_text='Labels per value, e.g. {"1": "Not appropriate", "5": "Very reasonable"}.'
+    )
+
+    class Meta:
+        ordering = ["survey", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "key"], name="aspect_unique_key_per_survey"),
+            models.CheckConstraint(condition=Q(scale_max__gt=F("scale_min")), name="aspect_scale_ordered"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+    @property
+    def values(self):
+        return list(range(self.scale_min, self.scale_max + 1))

@@ -1,0 +1,1 @@
+"""Quality control: agreement statistics, attention checks and rater exclusion."""

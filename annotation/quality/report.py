@@ -1,0 +1,207 @@
+"""Assemble quality reports (plain dicts, ready for JSON) from the database and the pure statistics.
+
+Reads only; the services write decisions and cache the result.
+"""
+
+from statistics import median
+
+from django.utils import timezone
+
+from annotation.models import Aspect
+from annotation.quality import agreement, data, rules
+
+SPLIT_HALF_SPLITS = 100
+SPLIT_HALF_SEED = 0
+
+
+def _triples(rows, labels):
+    return [(labels[r["annotator_id"]], r["response_id"], r["score"]) for r in rows]
+
+
+def _median_seconds(rows):
+    seconds = [r["seconds"] for r in rows if r["seconds"] is not None]
+    return float(median(seconds)) if seconds else None
+
+
+def survey_evidence(survey, rows, labels, attention):
+    """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
+
+    When raters are anonymous per item (each rater id rates one item, as in GRADE) no pair
+    shares enough items to mean anything, so no pairs are computed.
+    """
+    scale = data.survey_scale(survey)
+    triples = _triples(rows, labels)
+    pairs = []
+    if agreement.split_half_mode(triples) == agreement.SPLIT_ANNOTATORS:
+        pairs = agreement.pairwise_agreement(triples, scale=scale, min_overlap=survey.min_pair_overlap)
+    means = agreement.annotator_kappas(pairs, weighting=survey.kappa_weighting)
+    by_annotator = {}
+    for row in rows:
+        by_annotator.setdefault(row["annotator_id"], []).append(row)
+    evidence = {}
+    for annotator_id in set(by_annotator) | set(attention):
+        total, failed = attention.get(annotator_id, (0, 0))
+        evidence[annotator_id] = rules.AnnotatorEvidence(
+            worker=labels[annotator_id],
+            kappa=means.get(labels[annotator_id], (None, 0))[0],
+            attention_total=total,
+            attention_failed=failed,
+            median_seconds=_median_seconds(by_annotator.get(annotator_id, [])),
+        )
+    return scale, pairs, means, evidence, by_annotator
+
+
+def auto_outcomes(survey, evidence):
+    return {
+        annotator_id: rules.evaluate(
+            item,
+            kappa_threshold=survey.kappa_threshold,
+            min_seconds_per_item=survey.min_seconds_per_item,
+            attention_policy=survey.attention_policy,
+        )
+        for annotator_id, item in evidence.items()
+    }
+
+
+def _time_summary(rows):
+    seconds = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
+    if not seconds:
+        return {"n": 0, "median": None, "p10": None, "p90": None}
+
+    def quantile(q):
+        return float(seconds[min(len(seconds) - 1, int(q * len(seconds)))])
+
+    return {"n": len(seconds), "median": float(median(seconds)), "p10": quantile(0.1), "p90": quantile(0.9)}
+
+
+def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision, rows, rejected):
+    item = evidence[annotator_id]
+    kappa, n_pairs = means.get(label, (None, 0))
+    excluded = bool(decision and decision["excluded"])
+    source = decision["source"] if decision else None
+    if source == "manual":
+        reasons = [{"rule": "manual", "detail": decision["note"]}] if excluded else []
+    else:
+        reasons = outcome.reasons if excluded else []
+    return {
+        "worker": label,
+        "annotator_id": annotator_id,
+        "kappa": kappa,
+        "n_pairs": n_pairs,
+        "n_ratings": len(rows),
+        "excluded": excluded,
+        "reasons": reasons,
+        "flags": outcome.flags,
+        "auto_excluded": outcome.excluded,
+        "auto_reasons": outcome.reasons,
+        "source": source,
+        "decided_by": decision["decided_by"] if decision else None,
+        "note": decision["note"] if decision else "",
+        "decided_at": decision["created_at"] if decision else None,
+        "attention": {"total": item.attention_total, "failed": item.attention_failed},
+        "median_seconds": item.median_seconds,
+        "rejected_assignments": rejected.get(annotator_id, 0),
+    }
+
+
+def survey_report(survey, *, record=None):
+    """The full quality report of one survey, using the decisions stored now.
+
+    `record`, if given, is called with the rules' automatic outcomes `{annotator_id: Outcome}`
+    before the stored decisions are read, so a recompute writes and reports in one pass.
+    """
+    # Ratings and attention answers are read once each: work submitted meanwhile waits for the
+    # next recompute rather than half-appearing in this one.
+    rows = data.rating_rows(surveys=[survey])
+    attention = data.attention_by_annotator(survey)
+    labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention))
+    scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention)
+    outcomes = auto_outcomes(survey, evidence)
+    if record is not None:
+        record(outcomes)
+    decisions = data.effective_decisions(surveys=[survey])
+    rejected = data.rejected_assignments_by_annotator(survey)
+    annotators = [
+        _annotator_entry(
+            annotator_id,
+            labels[annotator_id],
+            means=means,
+            evidence=evidence,
+            outcome=outcomes[annotator_id],
+            decision=decisions.get((survey.pk, annotator_id)),
+            rows=by_annotator.get(annotator_id, []),
+            rejected=rejected,
+        )
+        for annotator_id in sorted(evidence, key=lambda pk: labels[pk])
+    ]
+    excluded = {entry["annotator_id"] for entry in annotators if entry["excluded"]}
+    accepted_rows = [r for r in rows if r["annotator_id"] not in excluded]
+    accepted_labels = {entry["worker"] for entry in annotators if not entry["excluded"]}
+    weighting = survey.kappa_weighting
+    used_kappas = [agreement.pair_kappa(p, weighting) for p in pairs if p.used]
+    return {
+        "survey": survey.pk,
+        "survey_name": survey.name,
+        "aspect": Aspect.OVERALL,
+        "scale": scale,
+        "computed_at": timezone.now().isoformat(),
+        "settings": {
+            "kappa_threshold": survey.kappa_threshold,
+            "kappa_weighting": weighting,
+            "min_pair_overlap": survey.min_pair_overlap,
+            "min_seconds_per_item": survey.min_seconds_per_item,
+            "attention_policy": survey.attention_policy,
+        },
+        "n_ratings": len(rows),
+        "n_accepted_ratings": len(accepted_rows),
+        "n_responses": len({r["response_id"] for r in rows}),
+        "n_annotators": len(annotators),
+        "n_excluded": len(excluded),
+        "pairs": [p.as_dict() for p in pairs],
+        "annotators": annotators,
+        "median_kappa": agreement.median_kappa(pairs, weighting=weighting),
+        "median_kappa_accepted": agreement.median_kappa(pairs, weighting=weighting, annotators=accepted_labels),
+        "kappa_histogram": agreement.kappa_histogram(used_kappas),
+        "alpha": agreement.krippendorff_alpha(_triples(accepted_rows, labels), scale=scale),
+        "alpha_all": agreement.krippendorff_alpha(_triples(rows, labels), scale=scale),
+        "split_half": agreement.split_half_agreement(
+            _triples(accepted_rows, labels), n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED
+        ),
+        "attention": data.attention_by_kind(survey),
+        "time_per_item": _time_summary(rows),
+    }
+
+
+def dataset_report(surveys, reports):
+    """The agreement over several surveys of a dataset (with their `reports`), not cached.
+
+    Pairs and annotators are listed per survey (each entry names its survey); the median is
+    over all used pairs; alpha and split-half are over the accepted ratings of all surveys,
+    each survey's annotators kept apart (the same person in two surveys counts twice).
+    """
+    pairs, annotators, kappas, accepted, accepted_all = [], [], [], [], []
+    for survey, report in zip(surveys, reports, strict=True):
+        pairs += [{**p, "survey": survey.name} for p in report["pairs"]]
+        annotators += [{**a, "survey": survey.name} for a in report["annotators"]]
+        weighting = agreement.WEIGHTINGS[survey.kappa_weighting]
+        kappas += [p[weighting] for p in report["pairs"] if p["used"]]
+        excluded = {a["annotator_id"] for a in report["annotators"] if a["excluded"]}
+        for row in data.rating_rows(surveys=[survey]):
+            triple = ((survey.pk, row["annotator_id"]), row["response_id"], row["score"])
+            accepted_all.append(triple)
+            if row["annotator_id"] not in excluded:
+                accepted.append(triple)
+    scale = reports[0]["scale"] if reports else list(data.DEFAULT_SCALE)
+    return {
+        "surveys": [survey.name for survey in surveys],
+        "scale": scale,
+        "n_ratings": len(accepted_all),
+        "n_accepted_ratings": len(accepted),
+        "pairs": pairs,
+        "annotators": annotators,
+        "median_kappa": float(median(kappas)) if kappas else None,
+        "kappa_histogram": agreement.kappa_histogram(kappas),
+        "alpha": agreement.krippendorff_alpha(accepted, scale=scale),
+        "alpha_all": agreement.krippendorff_alpha(accepted_all, scale=scale),
+        "split_half": agreement.split_half_agreement(accepted, n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED),
+    }

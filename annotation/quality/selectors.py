@@ -1,0 +1,104 @@
+"""Quality control reads: the accepted ratings, the agreement summary and the cached report."""
+
+from functools import reduce
+from operator import or_
+
+from django.db.models import Q
+
+from annotation.models import Assignment, QualityReport, Rating, Survey
+from annotation.quality import data, report
+from annotation.quality.recompute import quality_recompute
+
+AGREEMENT_KEYS = ("pairs", "annotators", "median_kappa", "alpha", "split_half")
+
+
+def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusions=True):
+    """Ratings that count: of the dataset's surveys (or `surveys`), on `aspect`.
+
+    With `apply_exclusions`, ratings of rejected assignments and of annotators excluded from
+    a survey (by the rules or a researcher; see `ExclusionDecision`) are left out. Exclusion
+    is per survey: the same annotator's ratings in another survey still count there.
+
+    The automatic decisions are brought up to date first: a survey whose quality report is
+    stale (ratings arrived since) is recomputed now, so every downstream number uses the
+    exclusions its ratings call for, with or without a Celery worker having caught up.
+    """
+    ratings = Rating.objects.filter(survey__dataset=dataset, aspect=aspect)
+    if surveys is not None:
+        ratings = ratings.filter(survey__in=surveys)
+    # MTurk work counts only once sync saw MTurk list the same assignment id and worker id.
+    ratings = ratings.exclude(Q(survey__provider="mturk") & ~Q(assignment__mturk__confirmed=True))
+    if not apply_exclusions:
+        return ratings
+    ratings = ratings.exclude(assignment__status=Assignment.Status.REJECTED)
+    scope = Survey.objects.filter(dataset=dataset)
+    if surveys is not None:
+        scope = scope.filter(pk__in=[getattr(s, "pk", s) for s in surveys])
+    for survey in scope.filter(ratings__isnull=False).distinct():
+        survey_quality(survey=survey)
+    excluded = data.excluded_annotators(surveys=scope)
+    if excluded:
+        ratings = ratings.exclude(
+            reduce(or_, (Q(survey_id=sid, annotator_id__in=ids) for sid, ids in sorted(excluded.items())))
+        )
+    return ratings
+
+
+def report_is_fresh(cached):
+    return cached is not None and cached.fingerprint == data.survey_fingerprint(cached.survey)
+
+
+def cached_report(*, survey):
+    """`(report dict or None, fresh)`: what the pages show, without computing anything."""
+    cached = QualityReport.objects.filter(survey=survey).select_related("survey").first()
+    if cached is None or not cached.data:
+        return None, False
+    return cached.data, report_is_fresh(cached)
+
+
+def survey_quality(*, survey):
+    """The survey's full quality report: the cached one when fresh, else recomputed now.
+
+    For batch callers (the analysis report, commands). Pages use `cached_report` and never
+    compute in the request.
+    """
+    content, fresh = cached_report(survey=survey)
+    if fresh:
+        return content
+    return quality_recompute(survey=survey).data
+
+
+def _agreement(content):
+    result = {key: content.get(key) for key in AGREEMENT_KEYS}
+    for extra in ("median_kappa_accepted", "alpha_all", "kappa_histogram", "n_ratings", "n_accepted_ratings"):
+        if extra in content:
+            result[extra] = content[extra]
+    return result
+
+
+def agreement_summary(*, survey=None, dataset=None):
+    """The report's "agreement" object for a survey, or for all rated surveys of a dataset.
+
+    `{"pairs": [{"a", "b", "n", "kappa", "kappa_linear", "kappa_quadratic", "used"}],
+    "annotators": [{"worker", "kappa", "excluded", "reasons", ...}], "median_kappa", "alpha",
+    "split_half": {"pearson": {"mean", "std"}, "spearman": {...}, "n_splits", "mode", ...}}`
+    plus `median_kappa_accepted`, `alpha_all` (before exclusions) and `kappa_histogram`.
+    `alpha` and `split_half` use the accepted ratings; pairs and annotator kappas all ratings
+    (they decide the exclusions). A survey's cached report is used when fresh; a stale one is
+    recomputed (which also records changed automatic decisions, so `human_scores` agrees).
+    Given both, the survey is summarised (it must belong to the dataset).
+    """
+    if survey is None and dataset is None:
+        raise ValueError("give survey= or dataset=")
+    if survey is not None and dataset is not None and survey.dataset_id != dataset.pk:
+        raise ValueError(f"survey {survey.name} is not a survey of dataset {dataset.name}")
+    if survey is not None:
+        return _agreement(survey_quality(survey=survey))
+    surveys = list(
+        Survey.objects.filter(dataset=dataset, ratings__isnull=False).distinct().order_by("created_at", "id")
+    )
+    if len(surveys) == 1:
+        return {**_agreement(survey_quality(survey=surveys[0])), "surveys": [surveys[0].name]}
+    # Each survey's own report first: that also brings its stored decisions up to date.
+    reports = [survey_quality(survey=each) for each in surveys]
+    return _agreement(report.dataset_report(surveys, reports)) | {"surveys": [s.name for s in surveys]}

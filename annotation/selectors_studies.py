@@ -1,0 +1,95 @@
+"""Reads for the researcher's survey pages and the survey_status command."""
+
+from django.db.models import Avg, Count, Q
+
+from annotation.models import HIT, Annotator, Assignment, Rating, ReviewAction, WrittenResponse
+from annotation.services.reviews import annotators_excluded
+
+DONE = ("submitted", "approved", "rejected")
+
+
+def survey_progress(*, survey):
+    """Live numbers: HITs complete, assignments by status, annotators, flagged work, ratings."""
+    by_status = dict(
+        Assignment.objects.filter(hit__survey=survey)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .values_list("status", "n")
+    )
+    hits = HIT.objects.filter(survey=survey).annotate(
+        n_done=Count("assignments", filter=Q(assignments__status__in=DONE))
+    )
+    hits_total = hits.count()
+    hits_done = hits.filter(n_done__gte=survey.assignments_per_hit).count()
+    return {
+        "hits_total": hits_total,
+        "hits_done": hits_done,
+        "assignments_total": sum(by_status.values()),
+        "assignments": {status: by_status.get(status, 0) for status in Assignment.Status.values},
+        "assignments_done": sum(by_status.get(s, 0) for s in DONE),
+        "annotators": Assignment.objects.filter(hit__survey=survey, annotator__isnull=False)
+        .values("annotator")
+        .distinct()
+        .count(),
+        "flagged": Assignment.objects.filter(hit__survey=survey, flagged=True).count(),
+        "ratings": Rating.objects.filter(survey=survey).count(),
+        "excluded": len(annotators_excluded(survey=survey)),
+        "written_pending": WrittenResponse.objects.filter(assignment__hit__survey=survey, status="pending").count(),
+    }
+
+
+def survey_annotators(*, survey):
+    """One row per annotator: HITs done, ratings, flagged work, mean seconds, excluded or not."""
+    excluded = annotators_excluded(survey=survey)
+    rows = (
+        Annotator.objects.filter(assignments__hit__survey=survey)
+        .annotate(
+            hits=Count(
+                "assignments", filter=Q(assignments__hit__survey=survey, assignments__status__in=DONE), distinct=True
+            ),
+            flagged=Count(
+                "assignments", filter=Q(assignments__hit__survey=survey, assignments__flagged=True), distinct=True
+            ),
+        )
+        .distinct()
+        .order_by("worker_id")
+    )
+    stats = {
+        row["annotator"]: row
+        for row in Rating.objects.filter(survey=survey)
+        .values("annotator")
+        .annotate(n=Count("pk"), seconds=Avg("seconds"))
+    }
+    result = []
+    for annotator in rows:
+        row = stats.get(annotator.pk, {})
+        result.append(
+            {
+                "annotator": annotator,
+                "hits": annotator.hits,
+                "flagged": annotator.flagged,
+                "ratings": row.get("n", 0),
+                "mean_seconds": row.get("seconds"),
+                "excluded": annotator.pk in excluded,
+            }
+        )
+    return result
+
+
+def annotator_work(*, survey, annotator):
+    assignments = (
+        Assignment.objects.filter(hit__survey=survey, annotator=annotator)
+        .select_related("hit")
+        .annotate(
+            n_ratings=Count("ratings", distinct=True),
+            checks_failed=Count("attention_answers", filter=Q(attention_answers__passed=False), distinct=True),
+            checks_total=Count("attention_answers", distinct=True),
+        )
+        .order_by("hit__position")
+    )
+    trail = ReviewAction.objects.filter(Q(survey=survey) | Q(survey=None), annotator=annotator).select_related("actor")
+    return {
+        "assignments": list(assignments),
+        "trail": list(trail),
+        "excluded": annotator.pk in annotators_excluded(survey=survey),
+    }

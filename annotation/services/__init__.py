@@ -1,0 +1,63 @@
+"""Writes, one module per area; the public service functions are re-exported here."""
+
+from annotation.services.assignments import (
+    NoWorkAvailable,
+    SubmissionRefused,
+    SubmitResult,
+    annotator_get,
+    assignment_claim,
+    assignment_items,
+    assignment_submit,
+    assignments_expire,
+    parse_answers,
+    worker_id_valid,
+)
+from annotation.services.demo import demo_load
+from annotation.services.hits import HITLayoutError, hits_generate
+from annotation.services.imports import dataset_import, ratings_import
+from annotation.services.reviews import (
+    ReviewError,
+    annotator_exclude,
+    annotator_include,
+    assignment_review,
+    written_response_review,
+)
+from annotation.services.surveys import (
+    SurveyError,
+    survey_close,
+    survey_create,
+    survey_estimate,
+    survey_estimate_for,
+    survey_launch,
+    survey_pause,
+)
+
+__all__ = [
+    "HITLayoutError",
+    "NoWorkAvailable",
+    "ReviewError",
+    "SubmissionRefused",
+    "SubmitResult",
+    "SurveyError",
+    "annotator_exclude",
+    "annotator_get",
+    "annotator_include",
+    "assignment_claim",
+    "assignment_items",
+    "assignment_review",
+    "assignment_submit",
+    "assignments_expire",
+    "dataset_import",
+    "demo_load",
+    "hits_generate",
+    "parse_answers",
+    "ratings_import",
+    "survey_close",
+    "survey_create",
+    "survey_estimate",
+    "survey_estimate_for",
+    "survey_launch",
+    "survey_pause",
+    "worker_id_valid",
+    "written_response_review",
+]

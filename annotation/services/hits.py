@@ -1,0 +1,104 @@
+"""Laying a survey out as HITs.
+
+Layout, per HIT: `contexts_per_hit` regular contexts, each with the responses of every selected
+system (contiguous, in a seeded shuffled order), the survey's overlap contexts, and
+`attention_checks_per_hit` checks (gold when the survey has gold checks, instructed otherwise,
+alternating when both are wanted) at seeded positions between contexts.
+
+The overlap contexts sit on every HIT, but an annotator rates them only once: the items shown to
+an assignment leave out overlap responses its annotator already rated (see `assignment_items`).
+So every annotator's work contains the overlap set, which is what agreement statistics need,
+and nobody rates the same response twice.
+"""
+
+import random
+
+from django.db import transaction
+
+from annotation.models import HIT, Assignment, Context, HITItem, Response, Survey, System
+
+INSTRUCTED_SCORES = (1, 2, 4, 5)
+
+
+class HITLayoutError(Exception):
+    """HITs cannot be (re)generated; the message is safe to show a researcher."""
+
+
+def _rng(survey, purpose):
+    # Seeded by the survey, so regenerating gives the same layout and tests can rely on it.
+    return random.Random(f"{survey.pk}:{survey.token}:{purpose}")
+
+
+def _responses_by_context(survey):
+    systems = survey.systems.all()
+    if not systems.exists():
+        systems = System.objects.filter(dataset=survey.dataset)
+    responses = Response.objects.filter(context__dataset=survey.dataset, system__in=systems).order_by(
+        "context__position", "system__name"
+    )
+    by_context = {}
+    for response in responses.only("pk", "context_id"):
+        by_context.setdefault(response.context_id, []).append(response.pk)
+    return by_context
+
+
+@transaction.atomic
+def hits_generate(*, survey):
+    """(Re)build the survey's HITs and assignment slots. Refused once any slot has been taken."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if Assignment.objects.filter(hit__survey=survey).exclude(status=Assignment.Status.OPEN).exists():
+        raise HITLayoutError("Annotators have started on this survey; its HITs can no longer be changed.")
+    HIT.objects.filter(survey=survey).delete()
+
+    write = survey.task_type == Survey.TaskType.WRITE
+    contexts = list(Context.objects.filter(dataset=survey.dataset).values_list("pk", flat=True))
+    by_context = {} if write else _responses_by_context(survey)
+    if not write:
+        contexts = [pk for pk in contexts if pk in by_context]
+    layout_rng = _rng(survey, "layout")
+    overlap = sorted(layout_rng.sample(contexts, min(survey.overlap_contexts, len(contexts))))
+    regular = [pk for pk in contexts if pk not in set(overlap)]
+    layout_rng.shuffle(regular)
+    chunks = [regular[i : i + survey.contexts_per_hit] for i in range(0, len(regular), survey.contexts_per_hit)]
+    if not chunks and overlap:
+        chunks = [[]]
+
+    golds = list(survey.attention_checks.values_list("pk", flat=True))
+    n_checks = 0 if write else survey.attention_checks_per_hit
+    hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
+    items = []
+    for hit, chunk in zip(hits, chunks, strict=True):
+        rng = _rng(survey, f"hit{hit.position}")
+        blocks = [[("overlap" if pk in overlap else "regular", pk)] for pk in [*chunk, *overlap]]
+        rng.shuffle(blocks)
+        for n in range(n_checks):
+            use_gold = golds and (n % 2 == 0 or survey.attention_checks_per_hit == 1)
+            check = ("gold", rng.choice(golds)) if use_gold else ("instructed", rng.choice(INSTRUCTED_SCORES))
+            # Never first: a check after some real items is harder to spot.
+            blocks.insert(rng.randint(1, len(blocks)) if blocks else 0, [check])
+        position = 0
+        for ((kind, value),) in blocks:
+            if kind in ("regular", "overlap"):
+                if write:
+                    members = [{"kind": HITItem.Kind.WRITE, "context_id": value}]
+                else:
+                    response_ids = list(by_context[value])
+                    rng.shuffle(response_ids)
+                    members = [
+                        {"kind": HITItem.Kind.RESPONSE, "context_id": value, "response_id": r} for r in response_ids
+                    ]
+                for member in members:
+                    items.append(HITItem(hit=hit, position=position, is_overlap=kind == "overlap", **member))
+                    position += 1
+            elif kind == "gold":
+                items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.GOLD, attention_check_id=value))
+                position += 1
+            else:
+                items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.INSTRUCTED, instructed_score=value))
+                position += 1
+    HITItem.objects.bulk_create(items, batch_size=1000)
+    Assignment.objects.bulk_create(
+        (Assignment(hit=hit, slot=slot) for hit in hits for slot in range(survey.assignments_per_hit)),
+        batch_size=1000,
+    )
+    return hits

@@ -1,0 +1,239 @@
+"""Creating a survey and moving it through its life: draft → live ⇄ paused → closed."""
+
+import math
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.crowd import get_provider
+from annotation.models import Aspect, AttentionCheck, Survey, System
+from annotation.services.hits import hits_generate
+
+# Settings a caller may pass to survey_create; anything else is a typo and is refused.
+SURVEY_SETTINGS = (
+    "task_type",
+    "provider",
+    "instructions",
+    "write_system_name",
+    "contexts_per_hit",
+    "assignments_per_hit",
+    "attention_checks_per_hit",
+    "overlap_contexts",
+    "max_hits_per_annotator",
+    "assignment_minutes",
+    "reward_cents",
+    "attention_policy",
+    "kappa_threshold",
+    "kappa_weighting",
+    "min_pair_overlap",
+    "min_seconds_per_item",
+)
+
+DEFAULT_SCALE_LABELS = {"1": "Not appropriate or sensible", "5": "Very reasonable"}
+# Used for the researcher's estimate only: a careful rating of one response takes about this long.
+SECONDS_PER_RATING = 10
+SECONDS_PER_WRITTEN_TURN = 45
+
+
+class SurveyError(Exception):
+    """A survey operation was refused; the message is safe to show a researcher."""
+
+
+def _aspect_spec(spec, position):
+    if isinstance(spec, str):
+        spec = {"key": spec}
+    key = spec["key"].strip().lower().replace(" ", "-")
+    question = spec.get("question") or f"How would you rate the {key.replace('-', ' ')} of this response?"
+    return Aspect(
+        key=key,
+        position=position,
+        question=question,
+        scale_min=spec.get("scale_min", 1),
+        scale_max=spec.get("scale_max", 5),
+        scale_labels=spec.get("scale_labels", {}),
+    )
+
+
+@transaction.atomic
+def survey_create(
+    *,
+    dataset,
+    name,
+    owner,
+    systems=None,
+    aspects=(),
+    question=None,
+    scale_labels=None,
+    gold_checks=(),
+    generate=True,
+    **settings,
+):
+    """Create a survey over `dataset` and lay out its HITs.
+
+    `systems`: names (or System rows) whose responses are rated; default all of the dataset's.
+    `aspects`: extra scales beside `overall` (keys, or dicts with key/question/scale_min/scale_max).
+    `gold_checks`: researcher-defined checks, dicts with turns, response_text, accepted_scores.
+    Other keyword arguments set Survey fields (contexts_per_hit, assignments_per_hit, ...).
+    """
+    unknown = sorted(set(settings) - set(SURVEY_SETTINGS))
+    if unknown:
+        raise SurveyError(f"Unknown survey setting(s): {', '.join(unknown)}.")
+    if Survey.objects.filter(name=name).exists():
+        raise SurveyError(f"A survey named {name!r} already exists.")
+    survey = Survey(dataset=dataset, name=name, owner=owner, **settings)
+    try:
+        survey.full_clean(exclude=["owner"])
+    except ValidationError as error:
+        raise SurveyError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
+    if survey.task_type == Survey.TaskType.WRITE and not survey.write_system_name:
+        raise SurveyError("A write task needs the name of the system that accepted responses join.")
+    survey.save()
+
+    if systems:
+        chosen = [s for s in systems if isinstance(s, System)]
+        names = [s for s in systems if not isinstance(s, System)]
+        found = list(System.objects.filter(dataset=dataset, name__in=names))
+        missing = sorted(set(names) - {s.name for s in found})
+        if missing:
+            raise SurveyError(f"Dataset {dataset.name!r} has no system(s) named {', '.join(missing)}.")
+        survey.systems.set(chosen + found)
+
+    overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS)
+    if question:
+        overall.question = question
+    extra = [_aspect_spec(spec, position) for position, spec in enumerate(aspects, start=1)]
+    keys = [a.key for a in [overall, *extra]]
+    if len(set(keys)) != len(keys):
+        raise SurveyError("Aspect keys must be distinct (and `overall` is always present).")
+    for aspect in [overall, *extra]:
+        aspect.survey = survey
+        if aspect.scale_max <= aspect.scale_min:
+            raise SurveyError(f"Aspect {aspect.key!r}: the scale's maximum must exceed its minimum.")
+    Aspect.objects.bulk_create([overall, *extra])
+
+    for check in gold_checks:
+        accepted = [int(s) for s in check["accepted_scores"]]
+        if not accepted or not check.get("response_text"):
+            raise SurveyError("A gold check needs a response text and at least one accepted score.")
+        AttentionCheck.objects.create(
+            survey=survey, turns=check.get("turns", []), response_text=check["response_text"], accepted_scores=accepted
+        )
+    if generate:
+        hits_generate(survey=survey)
+    return survey
+
+
+def survey_selected_systems(*, survey):
+    systems = survey.systems.all()
+    return systems if systems.exists() else System.objects.filter(dataset=survey.dataset)
+
+
+def survey_estimate(
+    *,
+    n_contexts,
+    n_systems,
+    task_type="rate",
+    contexts_per_hit=5,
+    assignments_per_hit=3,
+    attention_checks_per_hit=1,
+    overlap_contexts=0,
+    n_aspects=1,
+    reward_cents=50,
+    **_ignored,
+):
+    """What a layout costs: HITs, assignments, ratings, annotator time and the total reward."""
+    regular = max(n_contexts - overlap_contexts, 0)
+    hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap_contexts else 0)
+    assignments = hits * assignments_per_hit
+    if task_type == Survey.TaskType.WRITE:
+        items_per_hit = min(contexts_per_hit, max(regular, 1))
+        seconds_per_hit = items_per_hit * SECONDS_PER_WRITTEN_TURN
+        ratings = 0
+    else:
+        items_per_hit = min(contexts_per_hit, max(regular, 1)) * n_systems * n_aspects + attention_checks_per_hit
+        seconds_per_hit = items_per_hit * SECONDS_PER_RATING
+        ratings = regular * n_systems * n_aspects * assignments_per_hit
+    return {
+        "hits": hits,
+        "assignments": assignments,
+        "items_per_hit": items_per_hit,
+        "ratings": ratings,
+        "minutes_per_hit": round(seconds_per_hit / 60, 1),
+        "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
+        "cost_cents": assignments * reward_cents,
+        "cost_dollars": f"{assignments * reward_cents / 100:.2f}",
+    }
+
+
+def survey_estimate_for(*, survey):
+    return survey_estimate(
+        n_contexts=survey.dataset.contexts.count(),
+        n_systems=survey_selected_systems(survey=survey).count(),
+        task_type=survey.task_type,
+        contexts_per_hit=survey.contexts_per_hit,
+        assignments_per_hit=survey.assignments_per_hit,
+        attention_checks_per_hit=survey.attention_checks_per_hit,
+        overlap_contexts=survey.overlap_contexts,
+        n_aspects=survey.aspects.count(),
+        reward_cents=survey.reward_cents,
+    )
+
+
+def _set_status(survey, status, allowed_from, **fields):
+    if survey.status not in allowed_from:
+        raise SurveyError(f"Survey {survey.name!r} is {survey.status}; it cannot become {status}.")
+    survey.status = status
+    for key, value in fields.items():
+        setattr(survey, key, value)
+    survey.save(update_fields=["status", *fields])
+
+
+@transaction.atomic
+def survey_launch(*, survey):
+    """Open the survey to annotators (and publish it on its crowd provider)."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.LIVE:
+        return survey
+    if survey.provider == Survey.Provider.IMPORTED:
+        raise SurveyError("An imported survey holds finished judgements and cannot be launched.")
+    if not survey.hits.exists():
+        hits_generate(survey=survey)
+    if not survey.hits.exists():
+        raise SurveyError("The survey has no HITs: its dataset has no contexts with responses of the chosen systems.")
+    first_launch = survey.launched_at is None
+    _set_status(
+        survey,
+        Survey.Status.LIVE,
+        {Survey.Status.DRAFT, Survey.Status.PAUSED},
+        **({"launched_at": timezone.now()} if first_launch else {}),
+    )
+    if first_launch:
+        get_provider(survey).publish(survey=survey)
+    return survey
+
+
+@transaction.atomic
+def survey_pause(*, survey):
+    """Stop handing out new work; annotators already on a HIT may still submit it."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.PAUSED:
+        _set_status(survey, Survey.Status.PAUSED, {Survey.Status.LIVE})
+    return survey
+
+
+@transaction.atomic
+def survey_close(*, survey):
+    """Close for good: no new work; the provider stops offering what is left."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.CLOSED:
+        return survey
+    _set_status(
+        survey,
+        Survey.Status.CLOSED,
+        {Survey.Status.DRAFT, Survey.Status.LIVE, Survey.Status.PAUSED},
+        closed_at=timezone.now(),
+    )
+    if survey.provider != Survey.Provider.IMPORTED:
+        get_provider(survey).expire(survey=survey)
+    return survey

@@ -1,0 +1,94 @@
+"""Simulated annotators that go through the real claim and submit path (demo, tests, benchmarks).
+
+Noise model. A diligent annotator scores a response round(1 + 4*q + noise), clipped to the scale,
+where q in [0, 1] is the response's latent quality: `meta["demo_quality"]` when the demo data sets
+it, otherwise a stable hash of the response's text (so repeated runs agree), and noise ~ N(0, 0.6)
+plus a per-annotator bias ~ N(0, 0.3). Diligent annotators pass attention checks and take 3-12 s
+per item. A careless annotator answers uniformly at random in under 1.5 s per item, so it fails
+most instructed checks and shows up in agreement and timing statistics.
+"""
+
+import hashlib
+import random
+
+from annotation.models import Aspect, HITItem, Survey
+from annotation.services import NoWorkAvailable, assignment_claim, assignment_items, assignment_submit
+
+NOISE_SD = 0.6
+BIAS_SD = 0.3
+
+
+def latent_quality(response):
+    quality = (response.meta or {}).get("demo_quality")
+    if isinstance(quality, (int, float)):
+        return min(max(float(quality), 0.0), 1.0)
+    digest = hashlib.sha256(response.text.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32
+
+
+class SimulatedAnnotator:
+    def __init__(self, worker_id, careless, rng):
+        self.worker_id = worker_id
+        self.careless = careless
+        self.rng = rng
+        self.bias = rng.gauss(0, BIAS_SD)
+
+    def score(self, item, aspect):
+        low, high = aspect.scale_min, aspect.scale_max
+        if self.careless:
+            return self.rng.randint(low, high)
+        if item.kind == HITItem.Kind.INSTRUCTED:
+            return item.instructed_score
+        if item.kind == HITItem.Kind.GOLD:
+            return item.attention_check.accepted_scores[0]
+        value = low + (high - low) * latent_quality(item.response) + self.bias + self.rng.gauss(0, NOISE_SD)
+        return min(max(round(value), low), high)
+
+    def answers(self, assignment, aspects):
+        answers = {}
+        for item in assignment_items(assignment=assignment):
+            seconds = self.rng.uniform(0.3, 1.5) if self.careless else self.rng.uniform(3, 12)
+            if item.kind == HITItem.Kind.WRITE:
+                answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {self.worker_id}."}
+                continue
+            scales = aspects if item.kind == HITItem.Kind.RESPONSE else aspects[:1]
+            answers[item.pk] = {"scores": {a.key: self.score(item, a) for a in scales}, "seconds": seconds}
+        return answers
+
+
+def ratings_simulate(*, survey, n_annotators, seed=0, careless_fraction=0.0, max_hits=None, prefix="sim"):
+    """Let `n_annotators` simulated annotators work the live survey until no work is left for them.
+
+    They take turns, one HIT each per round, so the work spreads as it would with a real crowd.
+    Returns a summary: annotators, careless, assignments, ratings, checks failed.
+    """
+    survey = Survey.objects.get(pk=survey.pk)
+    rng = random.Random(seed)
+    aspects = sorted(survey.aspects.all(), key=lambda a: a.key != Aspect.OVERALL)
+    n_careless = round(n_annotators * careless_fraction)
+    careless_ids = set(rng.sample(range(n_annotators), n_careless))
+    crowd = [
+        SimulatedAnnotator(f"{prefix}-{seed}-{i:03d}", i in careless_ids, random.Random(f"{seed}:{i}"))
+        for i in range(n_annotators)
+    ]
+    summary = {"annotators": n_annotators, "careless": n_careless, "assignments": 0, "ratings": 0, "checks_failed": 0}
+    done = dict.fromkeys(range(n_annotators), 0)
+    active = list(range(n_annotators))
+    while active:
+        still = []
+        for index in active:
+            annotator = crowd[index]
+            if max_hits is not None and done[index] >= max_hits:
+                continue
+            try:
+                assignment = assignment_claim(survey=survey, worker_id=annotator.worker_id, provider=survey.provider)
+            except NoWorkAvailable:
+                continue
+            result = assignment_submit(assignment=assignment, answers=annotator.answers(assignment, aspects))
+            done[index] += 1
+            summary["assignments"] += 1
+            summary["ratings"] += result.ratings
+            summary["checks_failed"] += result.checks_failed
+            still.append(index)
+        active = still
+    return summary

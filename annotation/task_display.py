@@ -1,0 +1,140 @@
+"""What the annotator page shows for one HIT: blocks of conversation turns with items to judge.
+
+Shared by the local task page and the Mechanical Turk frame, which render the same include
+(templates/annotation/task/_items.html). Only texts and HITItem ids reach the page: never system
+names, response ids or references.
+"""
+
+import hashlib
+
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from annotation.models import Aspect, HITItem
+from annotation.services import assignment_items
+
+ITEMS_CACHE_SECONDS = 600
+INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
+
+
+def _turns(raw):
+    turns = []
+    for turn in raw or []:
+        if isinstance(turn, dict):
+            turns.append({"speaker": turn.get("speaker") or "", "text": turn.get("text", "")})
+        else:
+            turns.append({"speaker": "", "text": str(turn)})
+    # Alternate the bubble side by position when the data names no speakers.
+    for index, turn in enumerate(turns):
+        turn["side"] = "left" if index % 2 == 0 else "right"
+    return turns
+
+
+def _item(item, aspects, number, previous):
+    if item.kind == HITItem.Kind.RESPONSE:
+        text, scales = item.response.text, aspects
+    elif item.kind == HITItem.Kind.GOLD:
+        text, scales = item.attention_check.response_text, aspects[:1]
+    elif item.kind == HITItem.Kind.INSTRUCTED:
+        text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
+    else:
+        text, scales = "", []
+    before = previous.get(item.pk, {})
+    fields = []
+    for scale in scales:
+        selected = str(before.get("scores", {}).get(scale["key"], ""))
+        # Checked state is worked out here, not in the template: the radio loop is the page's hot path.
+        choices = [{**choice, "checked": str(choice["value"]) == selected} for choice in scale["choices"]]
+        fields.append({**scale, "choices": choices, "name": f"score-{item.pk}-{scale['key']}"})
+    return {
+        "id": item.pk,
+        "kind": item.kind,
+        "text": text,
+        "fields": fields,
+        "number": number,
+        "written": before.get("text") or "",
+    }
+
+
+def _aspects(survey):
+    aspects = []
+    for aspect in survey.aspects.all():
+        labels = aspect.scale_labels or {}
+        aspects.append(
+            {
+                "key": aspect.key,
+                "question": aspect.question,
+                "choices": [{"value": v, "label": labels.get(str(v), "")} for v in aspect.values],
+                "low": labels.get(str(aspect.scale_min), ""),
+                "high": labels.get(str(aspect.scale_max), ""),
+            }
+        )
+    aspects.sort(key=lambda a: a["key"] != Aspect.OVERALL)
+    return aspects
+
+
+def hit_blocks(*, survey, items, previous=None):
+    """Group consecutive items that share a context into one block shown under that conversation."""
+    aspects = _aspects(survey)
+    blocks = []
+    for number, item in enumerate(items, start=1):
+        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE):
+            key = ("context", item.context_id)
+            turns = item.context.turns
+        elif item.kind == HITItem.Kind.GOLD:
+            key, turns = ("gold", item.pk), item.attention_check.turns
+        else:
+            key, turns = ("instructed", item.pk), []
+        if not blocks or blocks[-1]["key"] != key:
+            blocks.append({"key": key, "turns": _turns(turns), "items": [], "write": item.kind == HITItem.Kind.WRITE})
+        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}))
+    for block in blocks:
+        del block["key"]
+    return blocks
+
+
+def task_context(
+    *, survey, assignment=None, hit=None, preview=False, submit_url="", progress=None, previous=None, error=""
+):
+    """Template context for templates/annotation/task/hit.html (and the _items.html include).
+
+    A HIT's items never change once annotators have started on it, so a blank page's item HTML is
+    cached per (HIT, items shown): the radio loops are most of the page's cost, and under load every
+    annotator of a HIT would otherwise render the same HTML again. Pages with answers to keep
+    (after a refused submission) and previews are rendered afresh.
+    """
+    if assignment is not None:
+        items = assignment_items(assignment=assignment)
+    else:
+        items = list(hit.items.select_related("context", "response", "attention_check"))
+    context = {
+        "survey": survey,
+        "assignment": assignment,
+        "n_items": len(items),
+        "preview": preview,
+        "submit_url": submit_url,
+        "progress": progress,
+        "write_task": survey.task_type == "write",
+        "error": error,
+        "items_html": None,
+    }
+    cache_key = None
+    if assignment is not None and not previous and not preview:
+        digest = hashlib.sha1(",".join(str(item.pk) for item in items).encode()).hexdigest()
+        # The survey's random token and the HIT's creation time keep a key from ever meaning another
+        # HIT, even where a database reuses the ids of deleted rows (SQLite).
+        hit = assignment.hit
+        cache_key = f"annotation:hit-items:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{digest}"
+        cached = cache.get(cache_key)
+        if cached:
+            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"])
+            return context
+    blocks = hit_blocks(survey=survey, items=items, previous=previous)
+    context.update(blocks=blocks, n_fields=sum(len(item["fields"]) or 1 for block in blocks for item in block["items"]))
+    if cache_key:
+        # Rendered by our own template from escaped values, so it is safe to mark safe on the way back.
+        html = render_to_string("annotation/task/_items.html", {"blocks": blocks, "preview": False})
+        cache.set(cache_key, {"html": html, "n_fields": context["n_fields"]}, ITEMS_CACHE_SECONDS)
+        context["items_html"] = mark_safe(html)
+    return context

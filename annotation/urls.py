@@ -1,0 +1,47 @@
+from django.urls import path, re_path
+
+from annotation.views import datasets, mturk, quality, surveys, task
+
+app_name = "annotation"
+
+urlpatterns = [
+    path("datasets/", datasets.dataset_list, name="dataset_list"),
+    path("datasets/upload/", datasets.dataset_upload, name="dataset_upload"),
+    path("datasets/<int:pk>/", datasets.dataset_detail, name="dataset_detail"),
+    path("datasets/<int:pk>/ratings/upload/", datasets.ratings_upload, name="ratings_upload"),
+    re_path(
+        r"^datasets/(?P<pk>[0-9]+)/download/(?P<what>dataset|ratings)\.(?P<fmt>jsonl|csv)$",
+        datasets.dataset_download,
+        name="dataset_download",
+    ),
+    # Researcher pages (login required, own surveys only).
+    path("surveys/", surveys.survey_list, name="survey_list"),
+    path("surveys/new/", surveys.survey_new, name="survey_new"),
+    path("surveys/<int:pk>/", surveys.survey_detail, name="survey_detail"),
+    path("surveys/<int:pk>/progress.json", surveys.survey_progress_json, name="survey_progress_json"),
+    path("surveys/<int:pk>/preview/", surveys.survey_preview, name="survey_preview"),
+    path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),
+    path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),
+    path("surveys/<int:pk>/annotators/<int:annotator_pk>/", surveys.survey_annotator, name="survey_annotator"),
+    path("surveys/<int:pk>/annotators/<int:annotator_pk>/review/", surveys.survey_review, name="survey_review"),
+    re_path(r"^surveys/(?P<pk>[0-9]+)/(?P<action>launch|pause|close)/$", surveys.survey_action, name="survey_action"),
+    # Annotator pages (the link is the credential).
+    path("s/<str:token>/", task.survey_entry, name="task_entry"),
+    path("a/<str:token>/", task.assignment_page, name="task_assignment"),
+    path("a/<str:token>/done/", task.assignment_done, name="task_done"),
+    path("mturk/<str:token>/", mturk.mturk_task, name="mturk_task"),
+    path("surveys/<int:pk>/mturk/", mturk.mturk_survey, name="mturk_survey"),
+    path("surveys/<int:pk>/mturk/action/", mturk.mturk_action, name="mturk_action"),
+    path("quality/", quality.quality_index, name="quality_index"),
+    path("surveys/<int:survey_id>/quality/", quality.survey_quality, name="quality_survey"),
+    path(
+        "surveys/<int:survey_id>/quality/annotators/<int:annotator_id>/",
+        quality.annotator_quality,
+        name="quality_annotator",
+    ),
+    path(
+        "surveys/<int:survey_id>/quality/annotators/<int:annotator_id>/override/",
+        quality.annotator_override,
+        name="quality_override",
+    ),
+]

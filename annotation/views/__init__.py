@@ -1,0 +1,1 @@
+"""Views, one module per area (datasets, surveys, annotator task pages, quality, ...)."""

@@ -1,0 +1,134 @@
+"""Researcher pages for datasets: list, detail, upload of datasets and ratings, download."""
+
+import io
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Prefetch, Q, TextField
+from django.db.models.functions import Cast
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from annotation import selectors
+from annotation.exporting import dataset_export, ratings_export
+from annotation.extensions import response_extras
+from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
+from annotation.importing import DataImportError
+from annotation.models import Response
+from annotation.services import dataset_import, ratings_import
+
+CONTEXTS_PER_PAGE = 20
+
+
+def _own_dataset(request, pk):
+    """The dataset if the user may see it; 404 otherwise, so others' studies are not even confirmed."""
+    return get_object_or_404(selectors.datasets_visible_to(user=request.user), pk=pk)
+
+
+@login_required
+def dataset_list(request):
+    datasets = selectors.datasets_visible_to(user=request.user)
+    return render(request, "annotation/dataset_list.html", {"datasets": datasets})
+
+
+@login_required
+def dataset_detail(request, pk):
+    dataset = _own_dataset(request, pk)
+    search = DatasetSearchForm(request.GET)
+    query = search.data.get("q", "").strip()[:200]
+    contexts = dataset.contexts.order_by("position")
+    if query:
+        # Turns are JSON; searching their text form finds words in any turn.
+        contexts = (
+            contexts.annotate(turns_text=Cast("turns", TextField()))
+            .filter(
+                Q(external_id__icontains=query)
+                | Q(turns_text__icontains=query)
+                | Q(responses__text__icontains=query)
+                | Q(references__text__icontains=query)
+            )
+            .distinct()
+        )
+    page = Paginator(contexts, CONTEXTS_PER_PAGE).get_page(request.GET.get("page"))
+    contexts_on_page = list(
+        page.object_list.prefetch_related(
+            "references", Prefetch("responses", queryset=Response.objects.select_related("system").order_by("system"))
+        )
+    )
+    response_ids = [r.pk for c in contexts_on_page for r in c.responses.all()]
+    extras = response_extras(dataset, response_ids)
+    for context in contexts_on_page:
+        for response in context.responses.all():
+            response.extras = extras.get(response.pk, {})
+    context = {
+        "dataset": dataset,
+        "page": page,
+        "contexts": contexts_on_page,
+        "search": search,
+        "query": query,
+        "systems": selectors.dataset_systems(dataset=dataset),
+        "surveys": selectors.surveys_visible_to(user=request.user).filter(dataset=dataset),
+    }
+    return render(request, "annotation/dataset_detail.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def dataset_upload(request):
+    form = DatasetUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            dataset = dataset_import(
+                file=form.cleaned_data["file"],
+                name=form.cleaned_data["name"],
+                owner=request.user,
+                fmt=form.cleaned_data["format"] or None,
+                description=form.cleaned_data["description"],
+            )
+        except DataImportError as exc:
+            form.add_error("file", f"{exc}. Nothing was imported.")
+        else:
+            messages.success(request, f"Imported dataset {dataset.name}.")
+            return redirect("annotation:dataset_detail", pk=dataset.pk)
+    return render(request, "annotation/dataset_upload.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def ratings_upload(request, pk):
+    dataset = _own_dataset(request, pk)
+    form = RatingsUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            survey = ratings_import(
+                file=form.cleaned_data["file"],
+                dataset=dataset,
+                survey_name=form.cleaned_data["survey_name"] or None,
+                owner=request.user,
+                fmt=form.cleaned_data["format"] or None,
+                scale_min=form.cleaned_data["scale_min"],
+                scale_max=form.cleaned_data["scale_max"],
+            )
+        except DataImportError as exc:
+            form.add_error("file", f"{exc}. Nothing was imported.")
+        else:
+            messages.success(request, f"Imported {survey.ratings.count()} ratings as survey {survey.name}.")
+            return redirect("annotation:dataset_detail", pk=dataset.pk)
+    return render(request, "annotation/ratings_upload.html", {"form": form, "dataset": dataset})
+
+
+@login_required
+def dataset_download(request, pk, what, fmt):
+    """The dataset or its ratings in the import format, as a file download."""
+    dataset = _own_dataset(request, pk)
+    stream = io.StringIO()
+    if what == "ratings":
+        ratings_export(dataset=dataset, stream=stream, fmt=fmt)
+    else:
+        dataset_export(dataset=dataset, stream=stream, fmt=fmt)
+    content_type = "text/csv" if fmt == "csv" else "application/jsonl"
+    response = HttpResponse(stream.getvalue(), content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{dataset.pk}-{what}.{fmt}"'
+    return response

@@ -1,0 +1,189 @@
+"""The task page inside MTurk's frame, and the researcher's MTurk pages for a survey."""
+
+import logging
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import selectors
+from annotation.crowd.base import ProviderError
+from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
+from annotation.crowd.mturk_pure import cost_estimate, dollars
+from annotation.forms_mturk import MTurkSettingsForm
+from annotation.models import HIT, Annotator, Assignment, Survey
+from annotation.models.mturk import MTurkAssignment
+from annotation.services import mturk as services
+from annotation.services.assignments import SubmissionRefused, assignment_submit, parse_answers
+from annotation.task_display import task_context
+
+logger = logging.getLogger(__name__)
+
+# Only MTurk's own sites may frame the task page; every other page keeps X-Frame-Options DENY.
+FRAME_ANCESTORS = "frame-ancestors https://www.mturk.com https://worker.mturk.com https://workersandbox.mturk.com"
+
+
+TASK_TEMPLATE = "annotation/mturk/task.html"
+
+
+def _frameable(response):
+    response["Content-Security-Policy"] = FRAME_ANCESTORS
+    return response
+
+
+def _submit_site(survey, given):
+    """Where the browser posts the finished assignment: MTurk's own site, never an arbitrary URL."""
+    given = (given or "").rstrip("/")
+    if given in WORKER_SITES.values() or given == "https://worker.mturk.com":
+        return given
+    return WORKER_SITES[services.mturk_settings_ensure(survey=survey).sandbox]
+
+
+@xframe_options_exempt
+@csrf_exempt  # inside MTurk's frame the CSRF cookie is third-party; the assignment token guards the POST
+@require_http_methods(["GET", "POST"])
+def mturk_task(request, token):
+    """The shared annotator page (templates/annotation/task/hit.html) inside MTurk's frame."""
+    survey = get_object_or_404(Survey, token=token, provider=Survey.Provider.MTURK)
+    params = request.POST if request.method == "POST" else request.GET
+    assignment_id = params.get("assignmentId", "")
+    hit = HIT.objects.filter(survey=survey, external_id=params.get("hitId", "")).first()
+
+    if not assignment_id or assignment_id == PREVIEW_ASSIGNMENT_ID:
+        # Preview: the worker sees the task before accepting it; nothing can be submitted.
+        hit = hit or HIT.objects.filter(survey=survey).order_by("position").first()
+        if hit is None:
+            return _frameable(HttpResponseBadRequest("This survey has no HITs yet."))
+        return _frameable(render(request, TASK_TEMPLATE, task_context(survey=survey, hit=hit, preview=True)))
+
+    worker_id = params.get("workerId", "")
+    if hit is None or not worker_id:
+        return _frameable(HttpResponseBadRequest("Unknown HIT or missing worker id."))
+    submit_site = _submit_site(survey, params.get("turkSubmitTo"))
+    mturk_fields = {"assignment_id": assignment_id, "hit": hit, "worker_id": worker_id, "submit_site": submit_site}
+    previous, error = None, ""
+    try:
+        if request.method == "GET":
+            slot = services.mturk_assignment_open(hit=hit, assignment_id=assignment_id, worker_id=worker_id)
+        else:
+            slot = get_object_or_404(
+                Assignment, hit=hit, external_id=assignment_id, token=request.POST.get("assignment_token", "")
+            )
+            previous = parse_answers(request.POST)
+            assignment_submit(assignment=slot, answers=previous)
+            slot.refresh_from_db()
+    except (services.TaskRefused, SubmissionRefused) as refusal:
+        if request.method == "GET":
+            context = {"survey": survey, "message": str(refusal)}
+            return _frameable(render(request, "annotation/task/no_work.html", context, status=409))
+        error = str(refusal)
+    if slot.status != Assignment.Status.ACTIVE and not error:
+        # Stored: hand the assignment back to MTurk from the worker's browser.
+        context = {**mturk_fields, "external_submit_url": f"{submit_site}/mturk/externalSubmit"}
+        return _frameable(render(request, "annotation/mturk/submitted.html", context))
+    context = task_context(survey=survey, assignment=slot, previous=previous, error=error)
+    context.update(mturk_fields, assignment_token=slot.token)
+    return _frameable(render(request, TASK_TEMPLATE, context, status=400 if error else 200))
+
+
+# --- researcher pages ----------------------------------------------------------------
+def _own_survey(request, pk):
+    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk, provider=Survey.Provider.MTURK)
+
+
+@login_required
+def mturk_survey(request, pk):
+    survey = _own_survey(request, pk)
+    mturk_settings = services.mturk_settings_ensure(survey=survey)
+    hits = list(services.mturk_hits(survey=survey))
+    estimate = cost_estimate(
+        n_hits=len(hits), assignments_per_hit=survey.assignments_per_hit, reward_cents=survey.reward_cents
+    )
+    balance, balance_error = None, ""
+    if request.GET.get("balance"):
+        try:
+            balance = dollars(services.mturk_balance_cents(survey=survey))
+        except ProviderError as error:
+            balance_error = str(error)
+    slots = (
+        Assignment.objects.filter(hit__survey=survey)
+        .exclude(external_id="")
+        .select_related("hit", "annotator", "mturk")
+        .order_by("hit__position", "slot")
+    )
+    unmatched = MTurkAssignment.objects.filter(mturk_hit__hit__survey=survey, assignment__isnull=True)
+    context = {
+        "survey": survey,
+        "settings_row": mturk_settings,
+        "form": MTurkSettingsForm(instance=mturk_settings),
+        "hits": hits,
+        "published": sum(1 for hit in hits if hit.external_id),
+        "estimate": estimate,
+        "estimate_dollars": {k: dollars(v) for k, v in estimate.items() if k.endswith("_cents")},
+        "balance": balance,
+        "balance_error": balance_error,
+        "slots": slots,
+        "unmatched": unmatched,
+    }
+    return render(request, "annotation/mturk/survey.html", context)
+
+
+@login_required
+@require_POST
+def mturk_action(request, pk):
+    """One POST endpoint for the page's buttons; each action calls one service."""
+    survey = _own_survey(request, pk)
+    action = request.POST.get("action", "")
+    post = request.POST
+    try:
+        if action == "settings":
+            form = MTurkSettingsForm(post, instance=services.mturk_settings_ensure(survey=survey))
+            if not form.is_valid():
+                messages.error(request, f"Settings not saved: {form.errors.as_text()}")
+                return redirect("annotation:mturk_survey", pk=survey.pk)
+            form.save()
+            note = "Settings saved."
+        elif action == "publish":
+            services.mturk_publish(survey=survey)
+            note = "Publishing queued; refresh to see the HITs."
+        elif action == "sync":
+            services.mturk_sync(survey=survey)
+            note = "Sync queued."
+        elif action == "apply_policy":
+            counts = services.mturk_apply_attention_policy(survey=survey, approve_rest=bool(post.get("approve_rest")))
+            note = f"Rejected {counts['rejected']} and approved {counts['approved']} assignments."
+        elif action == "expire":
+            note = f"Expired {services.mturk_expire(survey=survey)['expired']} HITs."
+        elif action == "extend":
+            result = services.mturk_extend(survey=survey, hours=float(post.get("hours") or 24))
+            note = f"Extended {result['extended']} HITs."
+        elif action == "notify":
+            failures = services.mturk_notify(
+                survey=survey, subject=post.get("subject", ""), message=post.get("message", "")
+            )
+            note = f"Message sent ({len(failures)} failures)."
+        elif action == "block":
+            annotator = get_object_or_404(Annotator, provider="mturk", worker_id=post.get("worker_id", ""))
+            services.mturk_block(survey=survey, annotator=annotator, reason=post.get("reason", ""))
+            note = f"Blocked {annotator.worker_id}."
+        elif action in {"approve", "reject", "bonus"}:
+            slot = services.mturk_find_assignment(survey=survey, assignment_id=post.get("assignment_id", ""))
+            if action == "approve":
+                services.mturk_approve(assignment=slot, feedback=post.get("feedback", ""))
+            elif action == "reject":
+                services.mturk_reject(assignment=slot, reason=post.get("reason", ""))
+            else:
+                cents = round(float(post.get("amount_dollars") or 0) * 100)
+                services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", ""))
+            note = f"{action.capitalize()}: {slot.external_id}."
+        else:
+            return HttpResponseBadRequest("Unknown action.")
+    except (ProviderError, ValueError) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, note)
+    return redirect("annotation:mturk_survey", pk=survey.pk)

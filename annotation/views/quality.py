@@ -1,0 +1,202 @@
+"""Quality-control pages: a survey's agreement report and a page per annotator.
+
+Nothing is computed in the request: the pages render the cached report and, when it is stale
+or missing, queue a recompute (debounced) and say so.
+"""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import selectors
+from annotation.models import Annotator, Rating, Survey
+from annotation.models.ratings import AttentionAnswer
+from annotation.quality import agreement, data
+from annotation.quality.selectors import cached_report
+from annotation.quality.services import QualityError, exclusion_override, exclusion_reset, quality_queue_recompute
+
+# Beyond this many annotators the pairwise matrix is unreadable; the page lists pairs instead.
+MATRIX_MAX_ANNOTATORS = 30
+LIST_MAX_ROWS = 500
+
+
+class OverrideForm(forms.Form):
+    action = forms.ChoiceField(
+        label="Decision",
+        widget=forms.RadioSelect,
+        choices=[
+            ("exclude", "Exclude this annotator"),
+            ("accept", "Accept this annotator"),
+            ("reset", "Follow the automatic rules again"),
+        ],
+    )
+    note = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
+
+
+def _survey_for(request, survey_id):
+    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=survey_id)
+
+
+def _report_or_queue(survey):
+    content, fresh = cached_report(survey=survey)
+    if not fresh:
+        quality_queue_recompute(survey=survey)
+        # Without a broker the task ran eagerly just now (development only); show its result.
+        content, fresh = cached_report(survey=survey)
+    return content, fresh
+
+
+def _kappa_band(value):
+    if value is None:
+        return "none"
+    if value < 0.2:
+        return "bad"
+    return "warn" if value < 0.4 else "ok"
+
+
+def _matrix(content):
+    weighting_key = agreement.WEIGHTINGS[content["settings"]["kappa_weighting"]]
+    workers = [a["worker"] for a in content["annotators"]]
+    if not 2 <= len(workers) <= MATRIX_MAX_ANNOTATORS:
+        return None
+    cells = {}
+    for pair in content["pairs"]:
+        cell = {
+            "kappa": pair[weighting_key],
+            "n": pair["n"],
+            "used": pair["used"],
+            "band": _kappa_band(pair[weighting_key]),
+        }
+        cells[(pair["a"], pair["b"])] = cells[(pair["b"], pair["a"])] = cell
+    return {
+        "workers": workers,
+        "rows": [
+            {"worker": w, "cells": [cells.get((w, other)) if w != other else "self" for other in workers]}
+            for w in workers
+        ],
+    }
+
+
+def _histogram(content):
+    bins = content.get("kappa_histogram") or []
+    top = max((b["count"] for b in bins), default=0) or 1
+    bar_width, gap, height = 48, 8, 120
+    bars = []
+    for index, b in enumerate(bins):
+        bar_height = round(height * b["count"] / top)
+        bars.append(
+            {
+                "x": index * (bar_width + gap),
+                "y": height - bar_height,
+                "height": bar_height,
+                "width": bar_width,
+                "label_x": index * (bar_width + gap) + bar_width / 2,
+                "low": b["low"],
+                "high": b["high"],
+                "count": b["count"],
+            }
+        )
+    return {"bars": bars, "width": len(bins) * (bar_width + gap), "height": height}
+
+
+@login_required
+def quality_index(request):
+    surveys = selectors.surveys_visible_to(user=request.user).select_related("quality_report")
+    return render(request, "annotation/quality/index.html", {"surveys": surveys})
+
+
+@login_required
+def survey_quality(request, survey_id):
+    survey = _survey_for(request, survey_id)
+    content, fresh = _report_or_queue(survey)
+    context = {"survey": survey, "report": content, "fresh": fresh}
+    if content:
+        annotators = content["annotators"]
+        for entry in annotators:
+            entry["band"] = _kappa_band(entry["kappa"])
+        context.update(
+            matrix=_matrix(content),
+            histogram=_histogram(content),
+            annotators=annotators[:LIST_MAX_ROWS],
+            more_annotators=max(0, len(annotators) - LIST_MAX_ROWS),
+            excluded=[a for a in annotators if a["excluded"]],
+            flagged=[a for a in annotators if a["flags"] and not a["excluded"]],
+            pairs=content["pairs"][:LIST_MAX_ROWS],
+            weighting_key=agreement.WEIGHTINGS[content["settings"]["kappa_weighting"]],
+            weighting_label=Survey.KappaWeighting(content["settings"]["kappa_weighting"]).label.lower(),
+        )
+    return render(request, "annotation/quality/survey.html", context)
+
+
+@login_required
+def annotator_quality(request, survey_id, annotator_id):
+    survey = _survey_for(request, survey_id)
+    annotator = get_object_or_404(Annotator, pk=annotator_id)
+    did_work = (
+        annotator.ratings.filter(survey=survey).exists() or annotator.assignments.filter(hit__survey=survey).exists()
+    )
+    if not did_work:
+        raise Http404("This annotator did no work in this survey.")
+    content, fresh = _report_or_queue(survey)
+    entry = None
+    pairs = []
+    if content:
+        entry = next((a for a in content["annotators"] if a["annotator_id"] == annotator.pk), None)
+        if entry:
+            pairs = [
+                {**p, "other": p["b"] if p["a"] == entry["worker"] else p["a"]}
+                for p in content["pairs"]
+                if entry["worker"] in (p["a"], p["b"])
+            ]
+    answers = (
+        AttentionAnswer.objects.filter(assignment__hit__survey=survey, assignment__annotator=annotator)
+        .select_related("item", "assignment__hit")
+        .order_by("assignment__hit__position", "item__position")
+    )
+    ratings = Rating.objects.filter(survey=survey, annotator=annotator)
+    distribution = dict.fromkeys((content or {}).get("scale", data.DEFAULT_SCALE), 0)
+    for score in ratings.values_list("score", flat=True):
+        distribution[score] = distribution.get(score, 0) + 1
+    context = {
+        "survey": survey,
+        "annotator": annotator,
+        "report": content,
+        "fresh": fresh,
+        "entry": entry,
+        "pairs": pairs,
+        "answers": answers,
+        "distribution": sorted(distribution.items()),
+        "n_ratings": ratings.count(),
+        "assignments": annotator.assignments.filter(hit__survey=survey).select_related("hit"),
+        "history": data.decision_history(survey=survey, annotator=annotator),
+        # Offer the opposite of the decision that holds now.
+        "form": OverrideForm(initial={"action": "accept" if entry and entry["excluded"] else "exclude"}),
+    }
+    return render(request, "annotation/quality/annotator.html", context)
+
+
+@login_required
+@require_POST
+def annotator_override(request, survey_id, annotator_id):
+    survey = _survey_for(request, survey_id)
+    annotator = get_object_or_404(Annotator, pk=annotator_id)
+    form = OverrideForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a decision and give a reason.")
+        return redirect("annotation:quality_annotator", survey_id=survey.pk, annotator_id=annotator.pk)
+    action, note = form.cleaned_data["action"], form.cleaned_data["note"]
+    try:
+        if action == "reset":
+            exclusion_reset(survey=survey, annotator=annotator, note=note, user=request.user)
+        else:
+            exclusion_override(
+                survey=survey, annotator=annotator, excluded=action == "exclude", note=note, user=request.user
+            )
+    except QualityError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "Decision recorded; the quality report is being recomputed.")
+    return redirect("annotation:quality_annotator", survey_id=survey.pk, annotator_id=annotator.pk)

@@ -1,0 +1,184 @@
+"""The researcher's survey pages: create, preview, launch/pause/close, progress, review, export."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import selectors, selectors_studies, services
+from annotation.exporting import ratings_export
+from annotation.forms_surveys import SurveyForm
+from annotation.models import Annotator, Assignment, Survey, WrittenResponse
+from annotation.task_display import task_context
+
+
+def _survey(request, pk):
+    # Others' surveys are a 404, not a 403: their existence is not revealed either.
+    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk)
+
+
+def _link(request, survey):
+    return request.build_absolute_uri(f"/s/{survey.token}/")
+
+
+@login_required
+def survey_list(request):
+    surveys = selectors.surveys_visible_to(user=request.user).exclude(provider=Survey.Provider.IMPORTED)
+    return render(request, "annotation/surveys/list.html", {"surveys": surveys})
+
+
+@login_required
+def survey_new(request):
+    datasets = selectors.datasets_visible_to(user=request.user)
+    form = SurveyForm(request.POST or None, datasets=datasets, initial={"dataset": request.GET.get("dataset")})
+    estimate = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        n_systems = len(data["system_names"]) or data["dataset"].systems.count()
+        estimate = services.survey_estimate(
+            n_contexts=data["dataset"].contexts.count(),
+            n_systems=n_systems,
+            n_aspects=1 + len(data["aspect_keys"]),
+            **form.settings(),
+        )
+        if "estimate" not in request.POST:
+            try:
+                survey = services.survey_create(
+                    dataset=data["dataset"],
+                    name=data["name"],
+                    owner=request.user,
+                    systems=data["system_names"],
+                    aspects=data["aspect_keys"],
+                    gold_checks=data["gold"],
+                    question=data["question"] or None,
+                    **form.settings(),
+                )
+            except (services.SurveyError, services.HITLayoutError) as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"Survey {survey.name} created as a draft. Preview it, then launch.")
+                return redirect("annotation:survey_detail", pk=survey.pk)
+    return render(request, "annotation/surveys/new.html", {"form": form, "estimate": estimate})
+
+
+@login_required
+def survey_detail(request, pk):
+    survey = _survey(request, pk)
+    return render(
+        request,
+        "annotation/surveys/detail.html",
+        {
+            "survey": survey,
+            "link": _link(request, survey),
+            "progress": selectors_studies.survey_progress(survey=survey),
+            "annotators": selectors_studies.survey_annotators(survey=survey),
+            "estimate": services.survey_estimate_for(survey=survey),
+            "aspects": survey.aspects.all(),
+        },
+    )
+
+
+@login_required
+def survey_progress_json(request, pk):
+
+    return JsonResponse(selectors_studies.survey_progress(survey=_survey(request, pk)))
+
+
+ACTIONS = {"launch": services.survey_launch, "pause": services.survey_pause, "close": services.survey_close}
+
+
+@login_required
+@require_POST
+def survey_action(request, pk, action):
+    survey = _survey(request, pk)
+    if action not in ACTIONS:
+        return redirect("annotation:survey_detail", pk=pk)
+    try:
+        ACTIONS[action](survey=survey)
+    except services.SurveyError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Survey {survey.name}: {action} done.")
+    return redirect("annotation:survey_detail", pk=pk)
+
+
+@login_required
+def survey_preview(request, pk):
+    """The first HIT exactly as an annotator sees it; the form accepts nothing."""
+    survey = _survey(request, pk)
+    hit = survey.hits.first()
+    if hit is None:
+        messages.error(request, "This survey has no HITs to preview.")
+        return redirect("annotation:survey_detail", pk=pk)
+    context = task_context(
+        survey=survey, hit=hit, preview=True, progress={"hit_number": 1, "max_hits": survey.max_hits_per_annotator}
+    )
+    return render(request, "annotation/task/hit.html", context)
+
+
+@login_required
+def survey_annotator(request, pk, annotator_pk):
+    survey = _survey(request, pk)
+    annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
+    work = selectors_studies.annotator_work(survey=survey, annotator=annotator)
+    return render(request, "annotation/surveys/annotator.html", {"survey": survey, "annotator": annotator, **work})
+
+
+@login_required
+@require_POST
+def survey_review(request, pk, annotator_pk):
+    """approve/reject one assignment, or exclude/include the annotator; the reason goes to the audit trail."""
+    survey = _survey(request, pk)
+    annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
+    action = request.POST.get("action", "")
+    reason = request.POST.get("reason", "")
+    try:
+        if action in ("approve", "reject"):
+            assignment = get_object_or_404(
+                Assignment, pk=request.POST.get("assignment"), hit__survey=survey, annotator=annotator
+            )
+            services.assignment_review(assignment=assignment, action=action, actor=request.user, reason=reason)
+        elif action == "exclude":
+            services.annotator_exclude(survey=survey, annotator=annotator, actor=request.user, reason=reason)
+        elif action == "include":
+            services.annotator_include(survey=survey, annotator=annotator, actor=request.user, reason=reason)
+        else:
+            raise services.ReviewError(f"Unknown action {action!r}.")
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{action.capitalize()}: recorded.")
+    return redirect("annotation:survey_annotator", pk=pk, annotator_pk=annotator_pk)
+
+
+@login_required
+def survey_written(request, pk):
+    survey = _survey(request, pk)
+    if request.method == "POST":
+        written = get_object_or_404(WrittenResponse, pk=request.POST.get("written"), assignment__hit__survey=survey)
+        try:
+            services.written_response_review(
+                written=written,
+                accept=request.POST.get("action") == "accept",
+                actor=request.user,
+                reason=request.POST.get("reason", ""),
+            )
+        except services.ReviewError as error:
+            messages.error(request, str(error))
+        return redirect("annotation:survey_written", pk=pk)
+    written = (
+        WrittenResponse.objects.filter(assignment__hit__survey=survey)
+        .select_related("context", "assignment__annotator")
+        .order_by("status", "pk")
+    )
+    return render(request, "annotation/surveys/written.html", {"survey": survey, "written": written})
+
+
+@login_required
+def survey_export(request, pk):
+    survey = _survey(request, pk)
+    response = HttpResponse(content_type="application/x-ndjson")
+    ratings_export(dataset=survey.dataset, survey=survey, stream=response)
+    response["Content-Disposition"] = f'attachment; filename="ratings-{survey.pk}.jsonl"'
+    return response

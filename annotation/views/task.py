@@ -1,0 +1,128 @@
+"""The annotator's pages: the survey's shareable link and one HIT per page.
+
+No login: an annotator is known by a worker id taken from `?worker=`, a form, or generated, and
+kept in a signed cookie. A HIT page answers only to the annotator who claimed it.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from annotation import services
+from annotation.models import Assignment, Survey
+from annotation.task_display import task_context
+
+WORKER_COOKIE = "ratelab_worker"
+WORKER_SALT = "annotation.worker"
+WORKER_COOKIE_AGE = 180 * 24 * 3600
+
+
+def worker_from_cookie(request):
+    return request.get_signed_cookie(WORKER_COOKIE, default=None, salt=WORKER_SALT)
+
+
+def _with_worker_cookie(response, worker_id):
+    response.set_signed_cookie(
+        WORKER_COOKIE,
+        worker_id,
+        salt=WORKER_SALT,
+        max_age=WORKER_COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
+        # Secure follows the session cookie: on in production, off for plain-http development.
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
+
+
+def _claim_and_go(request, survey, worker_id):
+    try:
+        assignment = services.assignment_claim(survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL)
+    except services.NoWorkAvailable as refusal:
+        response = render(request, "annotation/task/no_work.html", {"survey": survey, "message": str(refusal)})
+    else:
+        response = redirect("annotation:task_assignment", token=assignment.token)
+    return _with_worker_cookie(response, worker_id)
+
+
+@require_http_methods(["GET", "POST"])
+def survey_entry(request, token):
+    """The shareable link: identify the annotator, then hand out their next HIT."""
+    survey = get_object_or_404(Survey.objects.select_related("dataset"), token=token)
+    if survey.provider != Survey.Provider.LOCAL:
+        return render(
+            request, "annotation/task/no_work.html", {"survey": survey, "message": "This link is not active."}
+        )
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        return render(
+            request,
+            "annotation/task/no_work.html",
+            {"survey": survey, "message": "This study is not accepting work right now."},
+        )
+    error = ""
+    if request.method == "POST":
+        worker_id = request.POST.get("worker", "").strip() or f"anon-{secrets.token_hex(6)}"
+        if services.worker_id_valid(worker_id):
+            return _claim_and_go(request, survey, worker_id)
+        error = "Please use 1-64 letters, digits or . _ - @ : (or leave the field empty)."
+    else:
+        worker_id = request.GET.get("worker", "").strip() or worker_from_cookie(request)
+        if worker_id and services.worker_id_valid(worker_id):
+            return _claim_and_go(request, survey, worker_id)
+        if worker_id:
+            error = "The identifier in the link is not valid: use 1-64 letters, digits or . _ - @ :"
+    return render(
+        request, "annotation/task/entry.html", {"survey": survey, "error": error}, status=400 if error else 200
+    )
+
+
+def _progress(assignment):
+    survey = assignment.hit.survey
+    done = Assignment.objects.filter(
+        hit__survey=survey, annotator_id=assignment.annotator_id, status__in=["submitted", "approved", "rejected"]
+    ).count()
+    return {"hit_number": done + 1, "max_hits": survey.max_hits_per_annotator}
+
+
+@require_http_methods(["GET", "POST"])
+def assignment_page(request, token):
+    """One HIT: GET shows it, POST submits it (all items answered, or nothing is stored)."""
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
+    survey = assignment.hit.survey
+    if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(request):
+        message = "This HIT belongs to another annotator."
+        return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=403)
+    if assignment.status != Assignment.Status.ACTIVE:
+        return redirect("annotation:task_done", token=assignment.token)
+    previous, error = None, ""
+    if request.method == "POST":
+        previous = services.parse_answers(request.POST)
+        try:
+            services.assignment_submit(assignment=assignment, answers=previous, annotator=assignment.annotator)
+        except services.SubmissionRefused as refusal:
+            error = str(refusal)
+        else:
+            return redirect("annotation:task_done", token=assignment.token)
+    context = task_context(
+        survey=survey,
+        assignment=assignment,
+        submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
+        progress=_progress(assignment),
+        previous=previous,
+        error=error,
+    )
+    return render(request, "annotation/task/hit.html", context, status=400 if error else 200)
+
+
+def assignment_done(request, token):
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
+    survey = assignment.hit.survey
+    mine = assignment.annotator is not None and assignment.annotator.worker_id == worker_from_cookie(request)
+    return render(
+        request,
+        "annotation/task/done.html",
+        {"survey": survey, "assignment": assignment if mine else None, "more": survey.status == Survey.Status.LIVE},
+    )

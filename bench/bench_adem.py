@@ -1,0 +1,135 @@
+"""ADEM benchmark: encode + score triples (MiniLM, then from cached vectors), fit ADEM on rated
+responses, VHRED pre-training throughput. Targets (issue 7, 2-core CPU): 10,000 triples < 60 s
+with MiniLM, far less cached; fitting on 3,000 responses < 30 s.
+
+    .venv/bin/python bench/bench_adem.py --size 10000 --fit-size 3000 --vhred-steps 20 [--json]
+
+Triples come from the packaged Chit-Chat corpus (context: three turns; reference: the next
+turn; response: a turn of another dialogue), so every text is distinct and nothing is cached
+by accident. Fit scores are synthetic (similarity plus noise, 1-5) and the fit set is GloVe-encoded: the
+fit's cost depends on neither once vectors are PCA-reduced.
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scoring.adem.cache import VectorCache
+from scoring.adem.encoders.glove import GloveEncoder
+from scoring.adem.encoders.minilm import MiniLmEncoder
+from scoring.adem.pipeline import Example, encode_examples, train_and_evaluate
+from scoring.adem.training import TrainConfig
+from scoring.adem.vhred.corpus import chitchat_dialogues
+from scoring.adem.vhred.model import VhredConfig
+from scoring.adem.vhred.pretrain import default_device, pretrain
+
+
+def triples_from_corpus(dialogues, size, seed=0):
+    rng = np.random.default_rng(seed)
+    windows = [(d, i) for d in dialogues for i in range(3, len(d))]
+    chosen = rng.choice(len(windows), size=size, replace=len(windows) < size)
+    out = []
+    for n, k in enumerate(chosen):
+        dialogue, i = windows[k]
+        other = dialogues[rng.integers(len(dialogues))]
+        # A running number keeps every text distinct even when a window repeats.
+        out.append((dialogue[i - 3 : i], f"{dialogue[i]} ({n})", f"{other[rng.integers(len(other))]} [{n}]"))
+    return out
+
+
+def _rated(triples):
+    return [
+        Example(context=c, reference=r, response=h, score=0.0, context_id=f"c{i // 3}", system=f"s{i % 3}")
+        for i, (c, r, h) in enumerate(triples)
+    ]
+
+
+def _synthetic_scores(examples, vectors, seed=0):
+    """1-5 scores loosely following similarity, so the fit has something to learn."""
+    rng = np.random.default_rng(seed)
+    similarity = (vectors.r * vectors.rh).sum(1) + (vectors.c * vectors.rh).sum(1)
+    z = (similarity - similarity.mean()) / (similarity.std() + 1e-9)
+    for example, score in zip(examples, np.clip(np.rint(3 + 2 * z + rng.normal(0, 1, len(z))), 1, 5), strict=True):
+        example.score = float(score)
+
+
+def _note(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=10_000, help="triples to encode and score")
+    parser.add_argument("--fit-size", type=int, default=3_000, help="rated responses to fit ADEM on")
+    parser.add_argument("--vhred-steps", type=int, default=20)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    figures = {"threads": torch.get_num_threads(), "device": default_device()}
+    dialogues = chitchat_dialogues()
+    encoder = MiniLmEncoder()
+    encoder.encode_texts(["warm up"])  # model load is a one-off, not per triple
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = VectorCache(Path(tmp) / "vectors.sqlite")
+        # Fitting: the fit set is encoded with GloVe (seconds), because the fit's cost does not
+        # depend on the encoder once vectors are PCA-reduced to 50 dimensions.
+        examples = _rated(triples_from_corpus(dialogues, args.fit_size, seed=1))
+        vectors = encode_examples(examples, GloveEncoder(), cache=cache)
+        _synthetic_scores(examples, vectors)
+        started = time.perf_counter()
+        _, results = train_and_evaluate(examples, vectors, TrainConfig(), seed=0, encoder=("glove", GloveEncoder.id))
+        figures["fit_seconds"] = time.perf_counter() - started
+        figures["fit_responses"] = len(examples)
+        figures["fit_epochs"] = len(results["curve"])
+        _note(f"fitted ADEM on {len(examples)} responses in {figures['fit_seconds']:.1f} s")
+
+        # A MiniLM scorer to score with, trained on a small separate set.
+        examples = _rated(triples_from_corpus(dialogues, 300, seed=3))
+        vectors = encode_examples(examples, encoder, cache=cache)
+        _synthetic_scores(examples, vectors)
+        scorer, _ = train_and_evaluate(examples, vectors, TrainConfig(), seed=0, encoder=("minilm", encoder.id))
+
+        triples = triples_from_corpus(dialogues, args.size, seed=2)
+        started = time.perf_counter()
+        scorer.score(triples, encoder, cache=cache)
+        figures["score_minilm_seconds"] = time.perf_counter() - started
+        _note(f"encoded and scored {len(triples)} triples in {figures['score_minilm_seconds']:.1f} s")
+        started = time.perf_counter()
+        scorer.score(triples, encoder, cache=cache)
+        figures["score_cached_seconds"] = time.perf_counter() - started
+        figures["score_triples"] = len(triples)
+        cache.close()
+
+        if args.vhred_steps:
+            stats = pretrain(dialogues, Path(tmp) / "vhred.ckpt", config=VhredConfig(), max_steps=args.vhred_steps)
+            figures["vhred_tokens_per_second"] = stats["tokens_per_second"]
+            figures["vhred_steps"] = stats["steps"]
+            figures["vhred_tokens"] = stats["tokens"]
+
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    f = figures
+    print(f"threads {f['threads']}, device {f['device']}")
+    print(f"encode + score {f['score_triples']} triples with MiniLM: {f['score_minilm_seconds']:.1f} s (target < 60 s)")
+    print(f"score the same triples from cached vectors: {f['score_cached_seconds']:.2f} s")
+    print(
+        f"fit ADEM on {f['fit_responses']} rated responses: {f['fit_seconds']:.1f} s, "
+        f"{f['fit_epochs']} epochs (target < 30 s for 3,000)"
+    )
+    if args.vhred_steps:
+        print(
+            f"VHRED pre-training: {f['vhred_tokens_per_second']:.0f} tokens/s, {f['vhred_steps']} steps, {f['device']}"
+        )
+
+
+if __name__ == "__main__":
+    main()

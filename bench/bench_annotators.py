@@ -1,0 +1,235 @@
+#!/usr/bin/env python
+"""Benchmark: 1, 10 and 50 simultaneous annotators against gunicorn (DJANGO_DEBUG=0) on PostgreSQL.
+
+Each annotator is its own HTTP session (cookie jar): open the survey link (claim → HIT page),
+answer every item, submit, repeat `--hits` times. Prints HIT-page p50/p99, submit p50/p99,
+ratings stored per second, and ratings lost and doubled (counted in the database afterwards).
+
+    .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/ratelab_studies"
+
+
+def percentile(values, q):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def server_env(args):
+    env = dict(os.environ)
+    env.update(
+        DJANGO_DEBUG="0",
+        SECRET_KEY="bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGH",
+        SECURE_SSL_REDIRECT="0",
+        SECURE_HSTS_SECONDS="0",
+        DATABASE_URL=args.database_url,
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DB_CONN_MAX_AGE="60",
+        LOG_LEVEL="WARNING",
+    )
+    env.pop("CELERY_BROKER_URL", None)
+    return env
+
+
+def ensure_database(url):
+    import psycopg2
+
+    name = url.rsplit("/", 1)[-1]
+    admin = psycopg2.connect(url.rsplit("/", 1)[0] + "/postgres")
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        if not cursor.fetchone():
+            cursor.execute(f'CREATE DATABASE "{name}"')
+    admin.close()
+
+
+def make_survey(n_annotators, args, tag):
+    from annotation import services
+    from annotation.models import Context, Dataset, Response, System
+
+    # Enough HITs that every annotator can do `--hits` distinct ones.
+    hits = -(-n_annotators * args.hits // args.assignments) + args.hits
+    n_contexts = hits * args.contexts_per_hit
+    dataset = Dataset.objects.create(name=f"bench-{tag}")
+    systems = [System.objects.create(dataset=dataset, name=f"sys{i}") for i in range(args.systems)]
+    contexts = Context.objects.bulk_create(
+        Context(dataset=dataset, external_id=f"c{i}", position=i, turns=[{"speaker": "A", "text": f"turn {i}"}])
+        for i in range(n_contexts)
+    )
+    Response.objects.bulk_create(
+        Response(context=c, system=s, text=f"reply {c.position} {s.pk}") for c in contexts for s in systems
+    )
+    survey = services.survey_create(
+        dataset=dataset,
+        name=f"bench-{tag}",
+        owner=None,
+        contexts_per_hit=args.contexts_per_hit,
+        assignments_per_hit=args.assignments,
+        attention_checks_per_hit=1,
+        max_hits_per_annotator=args.hits,
+    )
+    return services.survey_launch(survey=survey)
+
+
+def run_size(n, args, tag):
+    from django.db.models import Count
+
+    from annotation.models import Rating
+    from tests.annotation.live_annotator import LiveAnnotator
+
+    survey = make_survey(n, args, tag)
+    base = f"http://127.0.0.1:{args.port}"
+    annotators = [LiveAnnotator(base, survey.token, f"bench-{tag}-{i:03d}") for i in range(n)]
+    barrier = threading.Barrier(n)
+    errors = []
+
+    def work(annotator):
+        barrier.wait()
+        try:
+            for _ in range(args.hits):
+                if not annotator.do_hit(think=args.think * random.uniform(0.5, 1.5)):
+                    break
+        except Exception as error:
+            errors.append(f"{annotator.worker_id}: {error}")
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in annotators]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    expected = sum(a.answered for a in annotators)
+    stored = Rating.objects.filter(survey=survey).count()
+    doubled = sum(
+        row["n"] - 1
+        for row in Rating.objects.filter(survey=survey)
+        .values("annotator", "response", "aspect")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+    )
+    pages = [t for a in annotators for t in a.page_times]
+    submits = [t for a in annotators for t in a.submit_times]
+    return {
+        "annotators": n,
+        "hits_submitted": sum(len(a.tokens) for a in annotators),
+        "page_p50_ms": round(1000 * percentile(pages, 50), 1),
+        "page_p99_ms": round(1000 * percentile(pages, 99), 1),
+        "submit_p50_ms": round(1000 * percentile(submits, 50), 1),
+        "submit_p99_ms": round(1000 * percentile(submits, 99), 1),
+        "ratings_stored": stored,
+        "ratings_per_s": round(stored / elapsed, 1),
+        "seconds": round(elapsed, 2),
+        "think_s": args.think,
+        "lost": max(expected - stored, 0),
+        "doubled": doubled + max(stored - expected, 0),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+    }
+
+
+def wait_for(url, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"server did not answer at {url}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,50", help="Comma-separated numbers of simultaneous annotators.")
+    parser.add_argument("--hits", type=int, default=2, help="HITs per annotator.")
+    parser.add_argument("--contexts-per-hit", type=int, default=5)
+    parser.add_argument("--systems", type=int, default=4, help="Responses per context.")
+    parser.add_argument("--assignments", type=int, default=3, help="Annotators per HIT.")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="Mean seconds an annotator spends on a HIT between page and submit (0: back-to-back, a stress test).",
+    )
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes.")
+    parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker.")
+    parser.add_argument("--port", type=int, default=8111)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
+    args = parser.parse_args()
+
+    env = server_env(args)
+    os.environ.update(env)
+    ensure_database(args.database_url)
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([python, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+
+    gunicorn = [
+        str(Path(python).parent / "gunicorn"),
+        "config.wsgi",
+        "--bind",
+        f"127.0.0.1:{args.port}",
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--worker-class",
+        "gthread",
+        "--log-level",
+        "warning",
+    ]
+    server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
+    results = []
+    try:
+        wait_for(f"http://127.0.0.1:{args.port}/accounts/login/")
+        tag = time.strftime("%Y%m%d%H%M%S")
+        for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
+            result = run_size(size, args, f"{tag}-{size}")
+            results.append(result)
+            print(
+                f"{size:>3} annotators (think {args.think} s): "
+                f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
+                f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
+                f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
+                f"doubled {result['doubled']} errors {result['errors']}",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"settings": vars(args), "results": results}, indent=2))
+    print(f"wrote {args.out}")
+    if any(r["lost"] or r["doubled"] or r["errors"] for r in results):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+"""Benchmark the metric engine against the nlg-eval route, and end to end through compute_metrics.
+
+    python bench/bench_metrics.py --pairs 10000 [--pairs 100000] [--baseline-pairs 3000]
+        [--no-meteor] [--no-e2e] [--neural] [--chunk-size 2000] [--json out.json]
+
+Generated (context, reference, response) triples with dialogue-like lengths. For each metric
+family it prints the engine's pairs/s, the nlg-eval route's pairs/s (pycocoevalcap scorers called
+pair by pair, each scorer built once; the embedding metrics as nlg-eval computes them word by
+word with sklearn's cosine_similarity) and their ratio; METEOR's Java start-up separately; then
+pairs/s end to end through `compute_metrics` on a fresh SQLite database (database writes
+included), and the peak memory of scoring one chunk.
+"""
+
+import argparse
+import importlib
+import io
+import json
+import logging
+import os
+import random
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.meteor.meteor import Meteor
+from pycocoevalcap.rouge.rouge import Rouge
+from sklearn.metrics.pairwise import cosine_similarity
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import scoring.metrics as engine  # noqa: E402  (after the path set-up above)
+from scoring.metrics.glove import glove  # noqa: E402
+from scoring.metrics.text import words  # noqa: E402
+
+FAMILIES = {
+    "bleu1-4": ["bleu1", "bleu2", "bleu3", "bleu4"],
+    "rouge_l": ["rouge_l"],
+    "cider": ["cider"],
+    "glove (3 metrics)": ["embedding_average", "greedy_matching", "vector_extrema"],
+    "meteor": ["meteor"],
+}
+WORDS = (  # noqa: SIM905  (one readable string)
+    "i you we they it the a an is are was were do does did not no yes to of and in on at for with my your "
+    "that this what how why where when like love good great really think know want go went see movie music "
+    "dog cat food pizza work school friend family weekend today tomorrow fun nice sure thanks hello hi ! ? , ."
+).split()
+
+
+def triples(n, seed=7):
+    rng = random.Random(seed)
+
+    def sentence():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 22)))
+
+    return [(sentence() + " ||| " + sentence(), sentence(), sentence()) for _ in range(n)]
+
+
+def rate(n, seconds):
+    return n / seconds if seconds > 0 else float("inf")
+
+
+def timed(fn):
+    """Wall-clock seconds. The machine is shared, so `cpu_timed` is reported beside it."""
+    return cpu_timed(fn)[0]
+
+
+def cpu_timed(fn):
+    """(wall, CPU of this process) seconds.
+
+    The machine is shared; CPU time is what other users do not steal. "cpu ratio" compares CPU
+    times (not meaningful for METEOR, whose work runs in the Java child process).
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+# --- the nlg-eval route ---------------------------------------------------------------------
+
+
+def nlgeval_route(family, hyps, refs):
+    """(start-up s, (wall, cpu) s) for pycocoevalcap scorers called pair by pair, each built once."""
+    startup = 0.0
+    if family == "glove (3 metrics)":
+        return startup, cpu_timed(lambda: [nlgeval_embedding(h, r) for h, r in zip(hyps, refs, strict=True)])
+    if family == "meteor":
+        start = time.perf_counter()
+        scorer = Meteor()
+        scorer.compute_score({0: ["warm up"]}, {0: ["warm up"]})
+        startup = time.perf_counter() - start
+    else:
+        scorer = {"bleu1-4": Bleu(4), "rouge_l": Rouge(), "cider": Cider()}[family]
+
+    def loop():
+        for h, r in zip(hyps, refs, strict=True):
+            if family == "bleu1-4":
+                scorer.compute_score({0: r}, {0: [h]}, verbose=0)
+            else:
+                scorer.compute_score({0: r}, {0: [h]})
+
+    return startup, cpu_timed(loop)
+
+
+_vocab = {}  # word -> row, as gensim's KeyedVectors lookup
+
+
+def nlgeval_embedding(hyp, refs):
+    """nlg-eval's eval_emb_metrics for one pair: word-by-word lookups, sklearn cosines, max over refs."""
+    emb = glove()
+    if not _vocab:
+        _vocab.update((w, i) for i, w in enumerate(emb.index))
+
+    def features(text):
+        vecs = [emb.vectors[_vocab.get(w, emb.unk_row)] for w in words(text)]
+        total = np.sum(vecs, axis=0)
+        high, low = np.max(vecs, axis=0), np.min(vecs, axis=0)
+        extrema = [
+            x if ((x > y or x < -y) and y > 0) or ((x < y or x > -y) and y < 0) else y
+            for x, y in zip(high, low, strict=True)
+        ]
+        return vecs, total / np.linalg.norm(total), extrema
+
+    hv, ha, hx = features(hyp)
+    best = [-1.0, -1.0, -1.0]
+    for ref in refs:
+        rv, ra, rx = features(ref)
+        sim = cosine_similarity(rv, hv)
+        best[0] = max(best[0], cosine_similarity([ra], [ha])[0, 0])
+        best[1] = max(best[1], (sim.max(axis=0).mean() + sim.max(axis=1).mean()) / 2)
+        best[2] = max(best[2], cosine_similarity([rx], [hx])[0, 0])
+    return best
+
+
+# --- end to end -----------------------------------------------------------------------------
+
+
+def setup_django(db_path):
+    os.environ["DATABASE_URL"] = f"sqlite:///{db_path}"
+    os.environ.pop("CELERY_BROKER_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    settings.DEBUG = False  # as in production: no per-query SQL logging
+    logging.getLogger("celery").setLevel(logging.WARNING)  # eager tasks log every success
+
+    call_command("migrate", verbosity=0)
+
+
+def load_dataset(data, name):
+    from annotation.models import Context, Dataset, Reference, Response, System
+
+    dataset = Dataset.objects.create(name=name)
+    system = System.objects.create(dataset=dataset, name="generated")
+    contexts = Context.objects.bulk_create(
+        Context(dataset=dataset, external_id=f"c{i}", position=i, turns=[{"speaker": None, "text": c}])
+        for i, (c, _, _) in enumerate(data)
+    )
+    Reference.objects.bulk_create(Reference(context=c, text=r) for c, (_, r, _) in zip(contexts, data, strict=True))
+    Response.objects.bulk_create(
+        Response(context=c, system=system, text=h) for c, (_, _, h) in zip(contexts, data, strict=True)
+    )
+    return dataset
+
+
+def end_to_end(dataset, names, chunk_size):
+    from django.core.management import call_command
+
+    return cpu_timed(
+        lambda: call_command(
+            "compute_metrics",
+            "--dataset",
+            dataset.name,
+            *[arg for name in names for arg in ("--metric", name)],
+            "--force",
+            "--chunk-size",
+            str(chunk_size),
+            "--no-progress",
+            stdout=io.StringIO(),
+        )
+    )
+
+
+def chunk_memory(names, hyps, refs):
+    tracemalloc.start()
+    engine.score(hyps, refs, names)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+HEADER = (
+    f"{'family':18} {'engine p/s':>11} {'nlg-eval p/s':>12} {'ratio':>6} {'cpu ratio':>9}"
+    f" {'e2e p/s':>9} {'e2e ratio':>9} {'e2e cpu ratio':>13} {'chunk MB':>8}"
+)
+
+
+def run_size(n, families, args):
+    data = triples(n)
+    hyps = [h for _, _, h in data]
+    refs = [[r] for _, r, _ in data]
+    base_n = min(n, args.baseline_pairs)
+    print(f"\n== {n} pairs (nlg-eval route timed on {base_n}; p/s are wall-clock) ==")
+    print(HEADER)
+    dataset = None if args.no_e2e else load_dataset(data, f"bench-{n}")
+    rows = {}
+    for family, names in families.items():
+        row = measure(family, names, hyps, refs, base_n=base_n, dataset=dataset, chunk_size=args.chunk_size)
+        rows[family] = row
+        nan = float("nan")
+        print(
+            f"{family:18} {row['engine_pairs_per_s']:11,.0f} {row.get('nlgeval_pairs_per_s', nan):12,.0f}"
+            f" {row.get('ratio', nan):6.1f} {row.get('cpu_ratio', nan):9.1f} {row.get('e2e_pairs_per_s', nan):9,.0f}"
+            f" {row.get('e2e_ratio', nan):9.1f} {row.get('e2e_cpu_ratio', nan):13.1f} {row['chunk_peak_mb']:8.1f}",
+            flush=True,
+        )
+        if family == "meteor":
+            startups = f"engine {row['engine_startup_s']:.1f} s, pycocoevalcap {row['nlgeval_startup_s']:.1f} s"
+            print(f"{'':18} METEOR start-up: {startups}")
+    return rows
+
+
+def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size):
+    n = len(hyps)
+    row = {}
+    if family == "meteor":
+        row["engine_startup_s"] = timed(lambda: engine.score(["warm up"], [["warm up"]], ["meteor"]))
+    wall, cpu = cpu_timed(lambda: engine.score(hyps, refs, names))
+    row["engine_pairs_per_s"] = rate(n, wall)
+    row["engine_cpu_pairs_per_s"] = rate(n, cpu)
+    if family in FAMILIES:
+        startup, (route_wall, route_cpu) = nlgeval_route(family, hyps[:base_n], refs[:base_n])
+        row["nlgeval_pairs_per_s"] = rate(base_n, route_wall)
+        row["ratio"] = row["engine_pairs_per_s"] / row["nlgeval_pairs_per_s"]
+        if family != "meteor":  # the jar's CPU time is not this process's
+            row["nlgeval_cpu_pairs_per_s"] = rate(base_n, route_cpu)
+            row["cpu_ratio"] = row["engine_cpu_pairs_per_s"] / row["nlgeval_cpu_pairs_per_s"]
+        else:
+            row["nlgeval_startup_s"] = startup
+    if dataset is not None:
+        e2e_wall, e2e_cpu = end_to_end(dataset, names, chunk_size)
+        row["e2e_pairs_per_s"] = rate(n, e2e_wall)
+        row["e2e_cpu_pairs_per_s"] = rate(n, e2e_cpu)
+        if "nlgeval_pairs_per_s" in row:
+            row["e2e_ratio"] = row["e2e_pairs_per_s"] / row["nlgeval_pairs_per_s"]
+        if "nlgeval_cpu_pairs_per_s" in row:
+            row["e2e_cpu_ratio"] = row["e2e_cpu_pairs_per_s"] / row["nlgeval_cpu_pairs_per_s"]
+    chunk = min(n, chunk_size)
+    row["chunk_peak_mb"] = chunk_memory(names, hyps[:chunk], refs[:chunk])
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, action="append", help="Number of triples; repeatable (default 10000).")
+    parser.add_argument("--baseline-pairs", type=int, default=3000, help="Pairs timed on the nlg-eval route.")
+    parser.add_argument("--chunk-size", type=int, default=2000)
+    parser.add_argument("--no-meteor", action="store_true")
+    parser.add_argument("--no-e2e", action="store_true")
+    parser.add_argument("--neural", action="store_true", help="Also time sentence_cosine and bertscore_f1.")
+    parser.add_argument("--json", help="Write the figures here too.")
+    args = parser.parse_args(argv)
+    families = dict(FAMILIES)
+    if args.no_meteor:
+        families.pop("meteor")
+    if args.neural:
+        families["neural (2 metrics)"] = ["sentence_cosine", "bertscore_f1"]
+    report = {"cpu_count": os.cpu_count(), "sizes": {}}
+    glove()  # resources load once per process; the route and the engine share them
+    tmp = tempfile.TemporaryDirectory()
+    if not args.no_e2e:
+        setup_django(Path(tmp.name) / "bench.sqlite3")
+        # Import the command (and torch, which the ADEM metrics pull in) before any timing.
+        importlib.import_module("scoring.management.commands.compute_metrics")
+    for n in args.pairs or [10000]:
+        report["sizes"][n] = run_size(n, families, args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Typed readers for environment variables.
+
+Every reader fails loudly with the variable's name and the offending value, so a
+typo in a deployment shows up at start-up rather than as odd behaviour later.
+"""
+
+import os
+from urllib.parse import urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name, default=""):
+    return os.environ.get(name, default)
+
+
+def env_bool(name, default):
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean: use 1/0, true/false, yes/no or on/off.")
+
+
+def env_int(name, default, *, minimum=None):
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} is below the minimum of {minimum}.")
+    return value
+
+
+def env_list(name, default=()):
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default)
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_url(name, default, *, schemes):
+    """A URL whose scheme must be one of `schemes`; returns it unchanged."""
+    raw = os.environ.get(name, default)
+    if not raw:
+        return raw
+    parsed = urlparse(raw)
+    if parsed.scheme not in schemes:
+        allowed = ", ".join(sorted(schemes))
+        raise ImproperlyConfigured(f"{name}={_redact(raw)!r} has scheme {parsed.scheme!r}; expected one of: {allowed}.")
+    return raw
+
+
+def _redact(url):
+    """Hide a password in a URL before it goes into an error message."""
+    parsed = urlparse(url)
+    if parsed.password:
+        return url.replace(f":{parsed.password}@", ":***@")
+    return url

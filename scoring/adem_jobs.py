@@ -1,0 +1,53 @@
+"""Queue ADEM background work: create the rows, then queue the task once they are committed.
+
+Kept apart from services_adem (which the tasks call) so tasks and services import each other
+in one direction only.
+"""
+
+from django.db import transaction
+
+from scoring.models import AdemModel, TrainingRun
+from scoring.services_adem import AdemRefusal, check_model_name
+from scoring.tasks import adem_experiment_task, adem_train_task, vhred_pretrain_task
+
+
+def adem_train_queue(*, dataset, name, owner, encoder="minilm", variant="full", seed=0, folds=None):
+    check_model_name(name)
+    if AdemModel.objects.filter(name=name).exists():
+        raise AdemRefusal(f"an ADEM model named {name!r} already exists; choose another name")
+    with transaction.atomic():
+        model = AdemModel.objects.create(
+            name=name, owner=owner, dataset=dataset, encoder=encoder, variant=variant, seed=seed, folds=folds
+        )
+        run = TrainingRun.objects.create(
+            kind=TrainingRun.Kind.TRAIN,
+            owner=owner,
+            adem_model=model,
+            dataset=dataset,
+            params={"name": name, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
+        )
+        transaction.on_commit(lambda: adem_train_task.delay(run.pk))
+    return run
+
+
+def adem_experiment_queue(*, dataset, owner, experiment, encoder="minilm", variant="full", seed=0, folds=5):
+    with transaction.atomic():
+        run = TrainingRun.objects.create(
+            kind=TrainingRun.Kind.EXPERIMENT,
+            owner=owner,
+            dataset=dataset,
+            params={"experiment": experiment, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
+        )
+        transaction.on_commit(lambda: adem_experiment_task.delay(run.pk))
+    return run
+
+
+def vhred_pretrain_queue(*, owner, corpus_path=None, epochs=1, resume=False):
+    with transaction.atomic():
+        run = TrainingRun.objects.create(
+            kind=TrainingRun.Kind.PRETRAIN,
+            owner=owner,
+            params={"corpus_path": corpus_path, "epochs": epochs, "resume": resume},
+        )
+        transaction.on_commit(lambda: vhred_pretrain_task.delay(run.pk))
+    return run

@@ -1,0 +1,47 @@
+from django import forms
+
+from annotation.selectors import datasets_visible_to
+from scoring.adem.experiments import KINDS
+from scoring.models import AdemModel
+from scoring.models.adem import model_name_validator
+
+
+class _DatasetForm(forms.Form):
+    dataset = forms.ModelChoiceField(queryset=None)
+    encoder = forms.ChoiceField(choices=AdemModel.Encoder.choices, initial=AdemModel.Encoder.MINILM)
+    variant = forms.ChoiceField(choices=AdemModel.Variant.choices, initial=AdemModel.Variant.FULL)
+    seed = forms.IntegerField(initial=0)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dataset"].queryset = datasets_visible_to(user=user)
+
+
+class TrainForm(_DatasetForm):
+    name = forms.CharField(max_length=100, validators=[model_name_validator], help_text="Becomes metric adem:<name>.")
+    folds = forms.IntegerField(
+        required=False, min_value=2, max_value=20, help_text="Leave empty for one 70/15/15 split by context."
+    )
+    field_order = ["name", "dataset", "encoder", "variant", "seed", "folds"]
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if AdemModel.objects.filter(name=name).exists():
+            raise forms.ValidationError("A model with this name exists; choose another.")
+        return name
+
+
+class ExperimentForm(_DatasetForm):
+    experiment = forms.ChoiceField(choices=[(k, k.replace("-", " ")) for k in KINDS])
+    folds = forms.IntegerField(initial=5, min_value=2, max_value=20)
+    field_order = ["experiment", "dataset", "encoder", "variant", "seed", "folds"]
+
+
+class PretrainForm(forms.Form):
+    corpus = forms.FileField(
+        required=False,
+        help_text="Optional: JSONL (a list of turns per line) or text (a turn per line, blank line between "
+        "dialogues). Default: the packaged Chit-Chat corpus.",
+    )
+    epochs = forms.IntegerField(initial=1, min_value=1, max_value=50)
+    resume = forms.BooleanField(required=False, help_text="Continue the existing VHRED checkpoint.")

@@ -1,0 +1,62 @@
+"""The ADEM paper's experiments on a dataset: leave-one-system-out and data efficiency."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Dataset
+from scoring.adem.encoders import ENCODERS
+from scoring.adem.experiments import KINDS
+from scoring.adem.model import VARIANTS
+from scoring.services_adem import AdemRefusal, adem_experiment
+
+
+class Command(BaseCommand):
+    help = "Run leave-one-system-out or data-efficiency (pooled k-fold by context) and print the correlations."
+
+    def add_arguments(self, parser):
+        parser.add_argument("experiment", choices=KINDS)
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--encoder", choices=ENCODERS, default="minilm")
+        parser.add_argument("--variant", choices=VARIANTS, default="full")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--folds", type=int, default=5)
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named {options['dataset']!r}")
+        try:
+            run = adem_experiment(
+                dataset=dataset,
+                kind=options["experiment"],
+                encoder=options["encoder"],
+                variant=options["variant"],
+                seed=options["seed"],
+                folds=options["folds"],
+            )
+        except (AdemRefusal, ValueError) as error:
+            raise CommandError(str(error)) from error
+        result = run.result
+        if options["json"]:
+            self.stdout.write(json.dumps(result, indent=2))
+            return
+        if result["experiment"] == "leave-one-system-out":
+            self.stdout.write("system: Spearman trained with / without it (n)")
+            for row in result["systems"]:
+                self.stdout.write(
+                    f"  {row['system']}: {_fmt(row['trained_with']['spearman'])} / "
+                    f"{_fmt(row['trained_without']['spearman'])} ({row['trained_without']['n']})"
+                )
+        else:
+            self.stdout.write("fraction of training data: Pearson / Spearman (n)")
+            for row in result["fractions"]:
+                test = row["test"]
+                self.stdout.write(
+                    f"  {row['fraction']:.0%}: {_fmt(test['pearson'])} / {_fmt(test['spearman'])} ({test['n']})"
+                )
+
+
+def _fmt(value):
+    return "n/a" if value is None else f"{value:.3f}"

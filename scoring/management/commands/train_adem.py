@@ -1,0 +1,95 @@
+"""Train an ADEM model on a dataset's human scores and print its held-out correlations."""
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Dataset
+from scoring.adem.encoders import ENCODERS
+from scoring.adem.model import VARIANTS
+from scoring.services_adem import AdemRefusal, adem_train
+
+
+class Command(BaseCommand):
+    help = "Train ADEM on the human ratings of a dataset (split by context, or --folds K cross-validation)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--name", required=True, help="Registry name; scores become metric adem:<name>.")
+        parser.add_argument("--encoder", choices=ENCODERS, default="minilm")
+        parser.add_argument("--variant", choices=VARIANTS, default="full")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--folds", type=int, default=None, help="k-fold by context; pooled out-of-fold test.")
+        parser.add_argument("--aspect", default="overall")
+        parser.add_argument("--no-exclusions", action="store_true", help="Keep ratings the quality checks excluded.")
+        parser.add_argument("--debias-length", action="store_true", help="Over-sample to decorrelate length.")
+        parser.add_argument("--owner", default=None, help="Username owning the model (sees it in the pages and API).")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named {options['dataset']!r}")
+        owner = None
+        if options["owner"]:
+            owner = get_user_model().objects.filter(username=options["owner"]).first()
+            if owner is None:
+                raise CommandError(f"no user named {options['owner']!r}")
+        quiet = options["json"]
+
+        def progress(epoch, train_loss, val_pearson):
+            if not quiet and options["verbosity"] > 1:
+                self.stderr.write(f"epoch {epoch}: train loss {train_loss:.4f}, validation r {val_pearson:.3f}")
+
+        try:
+            model = adem_train(
+                dataset=dataset,
+                name=options["name"],
+                encoder=options["encoder"],
+                variant=options["variant"],
+                seed=options["seed"],
+                folds=options["folds"],
+                aspect=options["aspect"],
+                apply_exclusions=not options["no_exclusions"],
+                config={"debias_length": options["debias_length"]},
+                owner=owner,
+                progress=progress,
+            )
+        except AdemRefusal as error:
+            raise CommandError(str(error)) from error
+        results = model.results
+        summary = {
+            "model": model.name,
+            "metric": model.metric_name,
+            "encoder": model.encoder,
+            "variant": model.variant,
+            "seed": model.seed,
+            "folds": model.folds,
+            "training_data": model.training_data,
+            "split": results["split"],
+            "best_epoch": results["best_epoch"],
+            "test": results["test"],
+            "system_level": results["system_level"],
+            "checkpoint": model.checkpoint_path,
+        }
+        if quiet:
+            self.stdout.write(json.dumps(summary, indent=2))
+            return
+        test = results["test"]
+        how = f"pooled over {model.folds} folds" if model.folds else "held-out contexts"
+        self.stdout.write(f"ADEM {model.name} ({model.encoder}, {model.variant}), test on {how}: n = {test['n']}")
+        self.stdout.write(f"  Pearson  {_fmt(test['pearson'])} (p = {_fmt(test['pearson_p'], '.3g')})")
+        self.stdout.write(f"  Spearman {_fmt(test['spearman'])} (p = {_fmt(test['spearman_p'], '.3g')})")
+        system = results["system_level"]
+        self.stdout.write(
+            f"  system level ({system['n']} systems): Pearson {_fmt(system['pearson'])}, "
+            f"Spearman {_fmt(system['spearman'])}"
+        )
+        for name, means in system["systems"].items():
+            self.stdout.write(f"    {name}: predicted {means['predicted']:.3f}, human {means['human']:.3f}")
+        self.stdout.write(f"  checkpoint {model.checkpoint_path}")
+
+
+def _fmt(value, spec=".3f"):
+    return "n/a" if value is None else format(value, spec)

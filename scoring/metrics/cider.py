@@ -1,0 +1,119 @@
+"""CIDEr as pycocoevalcap's Cider (the one nlg-eval runs), vectorised over a batch.
+
+Per n-gram order 1..4: tf-idf vectors with idf = log(N) - log(max(1, df)), where df counts the
+*items* (response + its references) of the corpus whose references contain the n-gram and N is the
+number of items; similarity = sum over the response's n-grams of min(w_hyp, w_ref) * w_ref divided
+by both norms, times a Gaussian length penalty exp(-delta^2 / (2 sigma^2)) with sigma 6, where
+(faithfully to pycocoevalcap) the "length" is the number of *bigrams*. The score averages the four
+orders, averages over the references and multiplies by 10. Tokens: `str.split()`.
+
+The corpus matters: idf comes from it. RateLab's corpus is the dataset being scored - every
+response of the dataset is one item with its context's references - exactly what
+`Cider().compute_score` gives when handed the whole dataset. Chunks of a dataset get a
+`CiderCorpus` built from the whole dataset, so chunking does not change the scores.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from scoring.metrics.ngrams import count_texts, lookup
+from scoring.metrics.registry import Metric, register
+
+ORDERS = 4
+SIGMA = 6.0
+
+
+@dataclass
+class CiderCorpus:
+    """Document frequencies of a corpus: per order, sorted n-gram hashes and their df."""
+
+    n_items: int
+    hashes: list
+    df: list
+
+    @classmethod
+    def from_refs(cls, refs, weights=None):
+        """`refs[i]`: the references of item i; `weights[i]`: how many items share them (default 1).
+
+        A dataset passes one entry per context with the number of its responses as the weight.
+        """
+        weights = np.ones(len(refs), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+        item_of_ref = np.repeat(np.arange(len(refs)), [len(rs) for rs in refs])
+        hashes, dfs = [], []
+        for c in count_texts([r for rs in refs for r in rs], ORDERS, hashes=True)[0]:
+            item_gram = _distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
+            df = np.bincount(item_gram % c.n_grams, weights=weights[item_gram // c.n_grams], minlength=c.n_grams)
+            present = df > 0
+            h, d = c.hashes[present], df[present]
+            order = np.argsort(h)
+            hashes.append(h[order])
+            dfs.append(d[order])
+        return cls(int(weights.sum()), hashes, dfs)
+
+
+def cider(hyps, refs, corpus=None, sigma=SIGMA):
+    """CIDEr of each response; `corpus` None means the batch itself is the corpus."""
+    n = len(hyps)
+    if n == 0:
+        return np.zeros(0)
+    n_refs = np.array([len(rs) for rs in refs], dtype=np.int64)
+    ref_pair = np.repeat(np.arange(n), n_refs)
+    counts, lengths = count_texts(list(hyps) + [r for rs in refs for r in rs], ORDERS, hashes=corpus is not None)
+    n_refs_total = len(lengths) - n
+    n_items = n if corpus is None else corpus.n_items
+    log_n = np.log(float(n_items))
+    # pycocoevalcap's length is the bigram count
+    hyp_len = np.maximum(0, lengths[:n] - 1)
+    ref_len = np.maximum(0, lengths[n:] - 1)
+    delta = (hyp_len[ref_pair] - ref_len).astype(float)
+    penalty = np.e ** (-(delta**2) / (2 * sigma**2))
+    total = np.zeros((ORDERS, n_refs_total))
+    for k, c in enumerate(counts):
+        is_hyp = c.seg < n
+        rrow = ~is_hyp
+        rseg = c.seg[rrow] - n
+        rgram = c.gram[rrow]
+        if corpus is None:
+            item_gram = _distinct(ref_pair[rseg] * c.n_grams + rgram)
+            df = np.bincount(item_gram % c.n_grams, minlength=c.n_grams).astype(float)
+        else:
+            df = lookup(corpus.hashes[k], corpus.df[k], c.hashes, default=0).astype(float)
+        weight = log_n - np.log(np.maximum(1.0, df))
+        hseg, hgram = c.seg[is_hyp], c.gram[is_hyp]
+        vh = c.count[is_hyp] * weight[hgram]
+        vr = c.count[rrow] * weight[rgram]
+        norm_h = np.sqrt(np.bincount(hseg, weights=vh**2, minlength=n))
+        norm_r = np.sqrt(np.bincount(rseg, weights=vr**2, minlength=n_refs_total))
+        vh_at_ref = lookup(hseg * c.n_grams + hgram, vh, ref_pair[rseg] * c.n_grams + rgram, default=0.0)
+        dot = np.bincount(rseg, weights=np.minimum(vh_at_ref, vr) * vr, minlength=n_refs_total)
+        denom = norm_h[ref_pair] * norm_r
+        val = np.where(denom != 0, dot / np.where(denom != 0, denom, 1.0), dot)
+        total[k] = val * penalty
+    per_pair = np.zeros((ORDERS, n))
+    for k in range(ORDERS):
+        per_pair[k] = np.bincount(ref_pair, weights=total[k], minlength=n)
+    return per_pair.mean(axis=0) / n_refs * 10.0
+
+
+def _distinct(values):
+    # pandas' hash table: numpy's hash-based np.unique degrades badly on these structured keys
+    return pd.unique(values) if len(values) else values.astype(np.int64)
+
+
+def _family(batch, names):
+    return {"cider": cider(batch.hyps, batch.refs, batch.corpus)}
+
+
+register(
+    Metric(
+        "cider",
+        "1",
+        _family,
+        {"n": ORDERS, "sigma": SIGMA, "corpus": "the dataset being scored (one item per response)"},
+        "CIDEr (pycocoevalcap Cider as used by nlg-eval); idf from the dataset being scored.",
+    )
+)
+assert math.isclose(SIGMA, 6.0)

@@ -1,0 +1,99 @@
+"""`meteor_nltk`: NLTK's METEOR (nltk.translate.meteor_score) with WordNet from Debian.
+
+A separately named metric, never a silent stand-in for `meteor` (the Java METEOR 1.5): NLTK's
+re-implementation differs (no paraphrase table, different matcher), so its numbers differ.
+
+WordNet comes from Debian's `wordnet-base` and `wordnet-sense-index` packages
+(/usr/share/wordnet). NLTK's reader wants them as real files in `<dir>/corpora/wordnet` plus a
+`lexnames` file Debian does not ship, so the folder is built once, lazily, under
+~/.cache/ratelab/nltk_data (or RATELAB_NLTK_DATA, or a path passed in). Nothing is downloaded.
+Tokens: text.words, lower-cased by NLTK's default preprocessing. Several references: NLTK's own
+rule (the best score over references).
+"""
+
+import os
+import shutil
+import warnings
+from functools import cache
+from pathlib import Path
+
+from scoring.metrics.registry import Metric, MetricUnavailable, register
+from scoring.metrics.text import words
+
+DEBIAN_WORDNET = Path("/usr/share/wordnet")
+# WordNet 3.0's lexicographer files, in id order (the "lexnames" file of the WordNet distribution)
+LEXNAMES = (  # noqa: SIM905  (a list literal of 45 strings reads worse)
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
+    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location "
+    "noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process "
+    "noun.quantity noun.relation noun.shape noun.state noun.substance noun.time verb.body verb.change "
+    "verb.cognition verb.communication verb.competition verb.consumption verb.contact verb.creation "
+    "verb.emotion verb.motion verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
+_SYNTACTIC_CATEGORY = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+
+def default_data_dir():
+    return Path(os.environ.get("RATELAB_NLTK_DATA") or Path.home() / ".cache" / "ratelab" / "nltk_data")
+
+
+def build_wordnet_dir(data_dir=None, source=DEBIAN_WORDNET):
+    """Copy Debian's WordNet files into `<data_dir>/corpora/wordnet` (once); returns that folder."""
+    target = Path(data_dir or default_data_dir()) / "corpora" / "wordnet"
+    if (target / "lexnames").is_file() and (target / "data.noun").is_file():
+        return target
+    if not (source / "data.noun").is_file():
+        raise MetricUnavailable(
+            f"meteor_nltk needs WordNet in {source}: install the Debian packages wordnet-base and wordnet-sense-index"
+        )
+    staging = target.with_name("wordnet.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in source.iterdir():
+        if path.is_file():
+            # NLTK's reader resolves paths itself and fails on symlinks into /usr/share, so copy
+            shutil.copyfile(path.resolve(), staging / path.name)
+    lines = [f"{i:02d}\t{name}\t{_SYNTACTIC_CATEGORY[name.split('.')[0]]}" for i, name in enumerate(LEXNAMES)]
+    (staging / "lexnames").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)  # atomic: a concurrent worker never sees a half-copied folder
+    return target
+
+
+@cache
+def wordnet(data_dir=None):
+    # nltk is imported on first use: it takes seconds to import and few runs need it
+    import nltk.data
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    folder = build_wordnet_dir(data_dir)
+    # NLTK only reads corpora under its data path (nltk.pathsec): register ours there
+    root = str(folder.parent.parent)
+    if root not in nltk.data.path:
+        nltk.data.path.append(root)
+    with warnings.catch_warnings():
+        # Debian ships no Open Multilingual Wordnet; English is all METEOR uses
+        warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
+        return WordNetCorpusReader(str(folder), None)
+
+
+def meteor_nltk(hyps, refs):
+    from nltk.translate.meteor_score import meteor_score  # see wordnet()
+
+    wn = wordnet()
+    return [meteor_score([words(r) for r in rs], words(h), wordnet=wn) for h, rs in zip(hyps, refs, strict=True)]
+
+
+def _family(batch, names):
+    return {"meteor_nltk": meteor_nltk(batch.hyps, batch.refs)}
+
+
+register(
+    Metric(
+        "meteor_nltk",
+        "1",
+        _family,
+        {"implementation": "nltk.translate.meteor_score", "wordnet": "Debian wordnet-base 3.0"},
+        "NLTK's METEOR with Debian's WordNet; differs from METEOR 1.5 (`meteor`).",
+    )
+)

@@ -1,0 +1,98 @@
+"""The metric registry: stable names, versions and parameters.
+
+A metric is scored by its *family*: one function that computes several related metrics in one
+pass (bleu1..bleu4 share their n-gram counts). Adding a metric is one small module that calls
+`register` at import time; `scoring.metrics.__init__` imports every such module.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class MetricUnavailable(RuntimeError):
+    """A metric cannot run on this machine (for example METEOR without Java)."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What every family receives: responses, their references, and the scoring corpus.
+
+    `refs[i]` lists the references of `hyps[i]` (at least one). `corpus` (a `cider.CiderCorpus`)
+    describes the whole set being scored; CIDEr's document frequencies come from it, so a chunk of
+    a dataset is scored exactly as the whole dataset would be. None means "this batch is the corpus".
+    """
+
+    hyps: list
+    refs: list
+    corpus: object = None
+
+    def __post_init__(self):
+        if len(self.hyps) != len(self.refs):
+            raise ValueError("hyps and refs differ in length")
+
+    def __len__(self):
+        return len(self.hyps)
+
+
+# family(batch, names) -> {name: sequence of float|None, one per hyp}
+Family = Callable[[Batch, frozenset], dict]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    version: str
+    family: Family = field(compare=False, repr=False)
+    params: dict = field(default_factory=dict, compare=False)
+    description: str = ""
+
+
+_REGISTRY: dict[str, Metric] = {}
+
+
+def register(metric: Metric) -> Metric:
+    existing = _REGISTRY.get(metric.name)
+    if existing is not None and existing.version != metric.version:
+        raise ValueError(f"metric {metric.name!r} registered twice with versions {existing.version}, {metric.version}")
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def get(name: str) -> Metric:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def all_metrics() -> list[Metric]:
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+
+
+def score(hyps, refs, names=None, *, corpus=None) -> dict:
+    """Score responses with the named metrics (all registered ones when `names` is None).
+
+    Returns `{name: list of float|None}` in the order of `hyps`.
+    """
+    batch = Batch(list(hyps), [list(r) for r in refs], corpus)
+    metrics = [get(n) for n in names] if names is not None else all_metrics()
+    by_family: dict = {}
+    for metric in metrics:
+        by_family.setdefault(metric.family, set()).add(metric.name)
+    out = {}
+    for family, wanted in by_family.items():
+        values = family(batch, frozenset(wanted))
+        for name in wanted:
+            out[name] = _as_floats(values[name])
+    return out
+
+
+def _as_floats(values):
+    """Plain Python floats (None where undefined) from an array or a list."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        floats = values.tolist()
+        return [None if math.isnan(v) else v for v in floats] if np.isnan(values).any() else floats
+    return [None if v is None else float(v) for v in values]

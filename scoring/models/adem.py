@@ -1,0 +1,122 @@
+"""Registry of trained ADEM models and the runs (training, pre-training, experiments) behind them."""
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+from annotation.models import Dataset
+
+model_name_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$",
+    "Use letters, digits, '.', '_' and '-' (it names a file and a URL), starting with a letter or digit.",
+)
+
+
+class AdemModel(models.Model):
+    """A trained ADEM: what it was trained on and how, where its checkpoint is, how well it did.
+
+    Scoring reads the checkpoint, whose sha256 is kept here so a replaced file is noticed;
+    `adem:<name>` metric scores carry that hash as their version.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Training"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    class Encoder(models.TextChoices):
+        VHRED = "vhred", "VHRED (pre-trained hierarchical encoder)"
+        MINILM = "minilm", "all-MiniLM-L6-v2"
+        GLOVE = "glove", "Averaged GloVe"
+
+    class Variant(models.TextChoices):
+        FULL = "full", "ADEM (context and reference)"
+        CONTEXT = "context", "C-ADEM (context only)"
+        REFERENCE = "reference", "R-ADEM (reference only)"
+
+    name = models.CharField(max_length=100, unique=True, validators=[model_name_validator])
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_models"
+    )
+    dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_models")
+    encoder = models.CharField(max_length=10, choices=Encoder.choices, default=Encoder.MINILM)
+    variant = models.CharField(max_length=10, choices=Variant.choices, default=Variant.FULL)
+    seed = models.IntegerField(default=0)
+    folds = models.PositiveIntegerField(null=True, blank=True)
+    config = models.JSONField(default=dict, blank=True, help_text="Training hyper-parameters.")
+    training_data = models.JSONField(
+        default=dict, blank=True, help_text="Dataset, surveys, aspect and exclusions used; counts of responses."
+    )
+    results = models.JSONField(default=dict, blank=True, help_text="Test correlations, system level, learning curve.")
+    checkpoint_path = models.CharField(max_length=500, blank=True)
+    checkpoint_sha256 = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def metric_name(self):
+        return f"adem:{self.name}"
+
+
+class TrainingRun(models.Model):
+    """One background job with live progress: ADEM training, VHRED pre-training or an experiment.
+
+    `progress` grows one point per epoch (`{"epoch", "train_loss", "val_pearson"}`), which the
+    progress page polls and the learning-curve plot draws.
+    """
+
+    class Kind(models.TextChoices):
+        TRAIN = "train", "Train ADEM"
+        PRETRAIN = "pretrain", "Pre-train VHRED"
+        EXPERIMENT = "experiment", "Experiment"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_runs"
+    )
+    adem_model = models.ForeignKey(AdemModel, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_runs")
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.JSONField(default=list, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.kind} run {self.pk} ({self.status})"
+
+
+class ApiToken(models.Model):
+    """A bearer token for the ADEM scoring endpoint (scripts cannot carry a session and CSRF token).
+
+    Only the sha256 of the key is stored; the key is shown once, when created.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True)
+    key_sha256 = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"token {self.name or self.pk} of {self.user}"

@@ -1,0 +1,24 @@
+from django.db import models
+
+from annotation.models import Response
+
+
+class MetricScore(models.Model):
+    """One metric's score for one response, tagged with the metric's version.
+
+    A changed implementation bumps the version, so old scores are recomputed rather than
+    mixed with new ones.
+    """
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="metric_scores")
+    metric = models.CharField(max_length=100)
+    version = models.CharField(max_length=40)
+    value = models.FloatField(null=True, help_text="Null when the metric is undefined for the response.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["response", "metric"], name="metricscore_unique")]
+        indexes = [models.Index(fields=["metric", "version"])]
+
+    def __str__(self):
+        return f"{self.metric}={self.value}"

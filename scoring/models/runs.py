@@ -1,0 +1,62 @@
+from django.conf import settings
+from django.db import models
+
+from annotation.models import Dataset
+
+
+class MetricRun(models.Model):
+    """One request to compute metrics for a dataset, split into chunks that workers score.
+
+    Progress is `done_chunks / total_chunks`; the page and the command read it.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="metric_runs")
+    metrics = models.JSONField(help_text="Metric names computed by this run.")
+    versions = models.JSONField(default=dict, help_text="{metric: version} at the time of the run.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total_chunks = models.PositiveIntegerField(default=0)
+    done_chunks = models.PositiveIntegerField(default=0)
+    total_responses = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"metrics for {self.dataset} ({self.done_chunks}/{self.total_chunks}, {self.status})"
+
+    @property
+    def progress(self):
+        return self.done_chunks / self.total_chunks if self.total_chunks else 1.0
+
+
+class MetricChunk(models.Model):
+    """A slice of a run's responses; one Celery task. A done chunk is never scored again."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey(MetricRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    response_ids = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="metricchunk_unique_index")]
+
+    def __str__(self):
+        return f"chunk {self.index} of run {self.run_id} ({self.status})"

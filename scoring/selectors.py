@@ -1,0 +1,61 @@
+"""Reads of metric scores shared by the scoring pages and the analysis app."""
+
+from django.db.models import Avg, Count
+
+from annotation.models import Reference, Response
+from scoring.metrics import bleu
+from scoring.models import MetricRun, MetricScore
+
+
+def metric_scores(*, dataset, metrics=None):
+    """`{metric: {response_id: value}}` for the dataset's responses (values may be None)."""
+    rows = MetricScore.objects.filter(response__context__dataset=dataset)
+    if metrics is not None:
+        rows = rows.filter(metric__in=list(metrics))
+    scores = {}
+    for metric, response_id, value in rows.values_list("metric", "response_id", "value").iterator(chunk_size=10_000):
+        scores.setdefault(metric, {})[response_id] = value
+    return scores
+
+
+def metric_extras(dataset, response_ids):
+    """Response-extras provider (annotation.extensions): `{response_id: {"metrics": {name: value}}}`."""
+    rows = MetricScore.objects.filter(response__context__dataset=dataset, response_id__in=list(response_ids))
+    extras = {}
+    for response_id, metric, value in rows.order_by("metric").values_list("response_id", "metric", "value"):
+        extras.setdefault(response_id, {"metrics": {}})["metrics"][metric] = value
+    return extras
+
+
+def metric_summary(*, dataset):
+    """Mean score per (system, metric): `{system: {metric: (mean, n)}}` for the metrics page."""
+    rows = (
+        MetricScore.objects.filter(response__context__dataset=dataset)
+        .values("response__system__name", "metric")
+        .annotate(mean=Avg("value"), n=Count("value"))
+        .order_by("response__system__name", "metric")
+    )
+    summary = {}
+    for row in rows:
+        summary.setdefault(row["response__system__name"], {})[row["metric"]] = (row["mean"], row["n"])
+    return summary
+
+
+def corpus_bleu_by_system(*, dataset):
+    """pycocoevalcap's corpus BLEU-1..4 per system over responses that have references."""
+    refs = {}
+    for context_id, text in Reference.objects.filter(context__dataset=dataset).values_list("context_id", "text"):
+        refs.setdefault(context_id, []).append(text)
+    by_system = {}
+    for system, text, context_id in Response.objects.filter(context__dataset=dataset).values_list(
+        "system__name", "text", "context_id"
+    ):
+        if context_id in refs:
+            hyps, system_refs = by_system.setdefault(system, ([], []))
+            hyps.append(text)
+            system_refs.append(refs[context_id])
+    return {system: bleu.corpus_bleu(hyps, system_refs) for system, (hyps, system_refs) in sorted(by_system.items())}
+
+
+def latest_run(*, dataset):
+    return MetricRun.objects.filter(dataset=dataset).first()

@@ -1,0 +1,478 @@
+"""ADEM writes: train and register a model, score triples, pre-train VHRED, run experiments.
+
+The pure work happens in scoring.adem; these functions gather human scores through
+`annotation.selectors.human_scores` (so survey choice and exclusions apply as everywhere
+else), pick files under settings.RATELAB_DATA_DIR, and record rows.
+"""
+
+import hashlib
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from annotation.models import Response, Survey
+from annotation.selectors import human_scores
+from scoring.adem import experiments
+from scoring.adem.cache import VectorCache
+from scoring.adem.checkpoint import CheckpointError, read_header
+from scoring.adem.encoders import ENCODERS, get_encoder
+from scoring.adem.model import VARIANTS
+from scoring.adem.pipeline import Example, Scorer, encode_examples, train_and_evaluate
+from scoring.adem.training import TrainConfig
+from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
+from scoring.adem.vhred.model import VhredConfig
+from scoring.adem.vhred.pretrain import pretrain
+from scoring.models import AdemModel, ApiToken, TrainingRun
+from scoring.models.adem import model_name_validator
+
+MIN_RATED_RESPONSES = 30
+MIN_CONTEXTS = 10
+
+
+class AdemRefusal(ValueError):
+    """Training or scoring refused; the message says what is missing."""
+
+
+# --- paths ---------------------------------------------------------------------------------
+
+
+def adem_root():
+    return Path(settings.RATELAB_DATA_DIR) / "adem"
+
+
+def vector_cache():
+    return VectorCache(adem_root() / "vectors.sqlite")
+
+
+def vhred_checkpoint_path():
+    return adem_root() / "vhred" / "vhred.ckpt"
+
+
+def encoder_load(name):
+    """The named encoder; vhred reads the pre-trained checkpoint (refused if there is none)."""
+    if name not in ENCODERS:
+        raise AdemRefusal(f"unknown encoder {name!r}; choose one of {', '.join(ENCODERS)}")
+    if name == "vhred" and not vhred_checkpoint_path().is_file():
+        raise AdemRefusal(
+            f"no pre-trained VHRED encoder at {vhred_checkpoint_path()}: run `manage.py pretrain_vhred` first"
+        )
+    return get_encoder(name, vhred_checkpoint=vhred_checkpoint_path() if name == "vhred" else None)
+
+
+# --- training data -------------------------------------------------------------------------
+
+
+def adem_training_examples(*, dataset, surveys=None, aspect="overall", apply_exclusions=True, variant="full"):
+    """Rated responses of the dataset as ADEM examples, or an AdemRefusal saying what is missing."""
+    scores = human_scores(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    if len(scores) < MIN_RATED_RESPONSES:
+        raise AdemRefusal(
+            f"too few ratings: {len(scores)} rated responses in {dataset.name} (aspect {aspect!r}); "
+            f"ADEM needs at least {MIN_RATED_RESPONSES}"
+        )
+    responses = (
+        Response.objects.filter(pk__in=scores.keys())
+        .select_related("context", "system")
+        .prefetch_related("context__references")
+        .order_by("context__position", "system__name")
+    )
+    examples, unreferenced = [], []
+    for response in responses:
+        references = list(response.context.references.all())
+        if not references and variant != "context":
+            unreferenced.append(response.context.external_id)
+            continue
+        examples.append(
+            Example(
+                context=[
+                    turn.get("text", "") if isinstance(turn, dict) else str(turn) for turn in response.context.turns
+                ],
+                reference=references[0].text if references else "",
+                response=response.text,
+                score=float(scores[response.pk][0]),
+                context_id=response.context.external_id,
+                system=response.system.name,
+                response_id=response.pk,
+            )
+        )
+    if unreferenced:
+        shown = ", ".join(sorted(set(unreferenced))[:5])
+        raise AdemRefusal(
+            f"{len(unreferenced)} rated responses have no reference (contexts {shown}…); "
+            "ADEM and R-ADEM compare the response to a reference: add references or use --variant context"
+        )
+    systems = {e.system for e in examples}
+    if len(systems) < 2:
+        raise AdemRefusal(
+            f"the ratings cover a single system ({', '.join(systems)}); ADEM must learn to tell systems' "
+            "responses apart: rate responses of at least two systems"
+        )
+    contexts = {e.context_id for e in examples}
+    if len(contexts) < MIN_CONTEXTS:
+        raise AdemRefusal(
+            f"too few rated contexts: {len(contexts)}; splitting by context needs at least {MIN_CONTEXTS}"
+        )
+    return examples
+
+
+# --- training ------------------------------------------------------------------------------
+
+
+def check_model_name(name):
+    try:
+        model_name_validator(name)
+    except ValidationError as error:
+        raise AdemRefusal(f"model name {name!r}: {' '.join(error.messages)}") from error
+
+
+def adem_train(
+    *,
+    dataset,
+    name,
+    encoder="minilm",
+    variant="full",
+    seed=0,
+    folds=None,
+    surveys=None,
+    aspect="overall",
+    apply_exclusions=True,
+    owner=None,
+    config=None,
+    run=None,
+    progress=None,
+):
+    """Train ADEM on the dataset's human scores, save its checkpoint, register it. Returns the AdemModel.
+
+    `run` (a TrainingRun) receives live progress; `progress(epoch, train_loss, val_pearson)`
+    is called as well (the command prints with it). A name already registered is refused
+    unless it is the queued row this run was created for.
+    """
+    check_model_name(name)
+    if variant not in VARIANTS:
+        raise AdemRefusal(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    existing = AdemModel.objects.filter(name=name).first()
+    if existing is not None and not (run is not None and run.adem_model_id == existing.pk):
+        raise AdemRefusal(f"an ADEM model named {name!r} already exists; choose another name")
+    examples = adem_training_examples(
+        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions, variant=variant
+    )
+    if folds is not None and not 2 <= folds <= len({e.context_id for e in examples}):
+        raise AdemRefusal(f"--folds must be between 2 and the number of rated contexts, not {folds}")
+    text_encoder = encoder_load(encoder)
+    train_config = TrainConfig.from_dict({**(config or {}), "variant": variant})
+    survey_list = list(surveys) if surveys is not None else list(Survey.objects.filter(dataset=dataset))
+    model = existing or AdemModel(name=name)
+    model.owner = owner if owner is not None else model.owner
+    model.dataset = dataset
+    model.encoder, model.variant, model.seed, model.folds = encoder, variant, seed, folds
+    model.training_data = {
+        "dataset": dataset.name,
+        "surveys": [s.name for s in survey_list],
+        "aspect": aspect,
+        "apply_exclusions": apply_exclusions,
+        "responses": len(examples),
+        "contexts": len({e.context_id for e in examples}),
+        "systems": sorted({e.system for e in examples}),
+    }
+    model.status = AdemModel.Status.RUNNING
+    model.save()
+    if run is not None:
+        run.adem_model = model
+        run.status = TrainingRun.Status.RUNNING
+        run.save(update_fields=["adem_model", "status", "updated_at"])
+
+    def report(epoch, train_loss, val_pearson):
+        if run is not None:
+            run.progress = [*run.progress, {"epoch": epoch, "train_loss": train_loss, "val_pearson": val_pearson}]
+            run.save(update_fields=["progress", "updated_at"])
+        if progress is not None:
+            progress(epoch, train_loss, val_pearson)
+
+    try:
+        cache = vector_cache()
+        try:
+            vectors = encode_examples(examples, text_encoder, cache=cache)
+        finally:
+            cache.close()
+        scorer, results = train_and_evaluate(
+            examples, vectors, train_config, seed=seed, encoder=(encoder, text_encoder.id), folds=folds, progress=report
+        )
+        path = adem_root() / "models" / f"{name}.ckpt"
+        sha = scorer.save(path, extra={"name": name, "dataset": dataset.name})
+    except Exception as error:
+        _fail(model, run, error)
+        raise
+    model.config = train_config.as_dict()
+    model.results = results
+    model.checkpoint_path = str(path)
+    model.checkpoint_sha256 = sha
+    model.status = AdemModel.Status.READY
+    model.finished_at = timezone.now()
+    model.save()
+    if run is not None:
+        run.status = TrainingRun.Status.DONE
+        run.result = {"model": name, "test": results["test"]}
+        run.save(update_fields=["status", "result", "updated_at"])
+    return model
+
+
+def _fail(model, run, error):
+    model.status = AdemModel.Status.FAILED
+    model.error = str(error)
+    model.save(update_fields=["status", "error"])
+    if run is not None:
+        run.status = TrainingRun.Status.FAILED
+        run.error = str(error)
+        run.save(update_fields=["status", "error", "updated_at"])
+
+
+def adem_train_from_run(*, run):
+    """The Celery task's body: train what the run's params say; a refusal marks the run failed."""
+    params = run.params
+    try:
+        return adem_train(
+            dataset=run.dataset,
+            name=params["name"],
+            encoder=params["encoder"],
+            variant=params["variant"],
+            seed=params["seed"],
+            folds=params.get("folds"),
+            owner=run.owner,
+            run=run,
+        )
+    except AdemRefusal as error:
+        run.status, run.error = TrainingRun.Status.FAILED, str(error)
+        run.save(update_fields=["status", "error", "updated_at"])
+        AdemModel.objects.filter(pk=run.adem_model_id, status=AdemModel.Status.QUEUED).update(
+            status=AdemModel.Status.FAILED, error=str(error)
+        )
+        return None
+
+
+# --- scoring -------------------------------------------------------------------------------
+
+_SCORERS = {}
+
+
+def adem_scorer(*, model):
+    """The loaded Scorer of a registered model (cached per checkpoint hash)."""
+    if isinstance(model, str):
+        found = AdemModel.objects.filter(name=model).first()
+        if found is None:
+            raise AdemRefusal(f"no ADEM model named {model!r}")
+        model = found
+    if model.status != AdemModel.Status.READY:
+        raise AdemRefusal(f"ADEM model {model.name!r} is not ready (status: {model.status})")
+    key = (model.checkpoint_path, model.checkpoint_sha256)
+    if key not in _SCORERS:
+        try:
+            scorer = Scorer.load(model.checkpoint_path)  # verifies the payload against its header
+            sha = read_header(model.checkpoint_path)["sha256"]
+        except CheckpointError as error:
+            raise AdemRefusal(f"the checkpoint of ADEM model {model.name!r} cannot be used: {error}") from error
+        if model.checkpoint_sha256 and sha != model.checkpoint_sha256:
+            raise AdemRefusal(f"the checkpoint of {model.name!r} was replaced since training; retrain the model")
+        _SCORERS[key] = scorer
+    return _SCORERS[key]
+
+
+def adem_score(*, model, triples):
+    """Scores (list of floats) for triples of (context turns or text, reference, response)."""
+    scorer = adem_scorer(model=model)
+    normalised = []
+    for index, item in enumerate(triples):
+        try:
+            context, reference, response = (
+                (item["context"], item["reference"], item["response"]) if isinstance(item, dict) else item
+            )
+        except KeyError as error:
+            raise AdemRefusal(f"triple {index}: missing field {error.args[0]!r}") from error
+        except (TypeError, ValueError) as error:
+            raise AdemRefusal(f"triple {index}: expected context, reference and response") from error
+        if not isinstance(context, (str, list)):
+            raise AdemRefusal(f"triple {index}: context must be a list of turns or a text")
+        if isinstance(context, str):
+            context = [line for line in context.split("\n") if line.strip()] or [context]
+        if not all(isinstance(x, str) for x in [*context, reference, response]):
+            raise AdemRefusal(f"triple {index}: context turns, reference and response must be strings")
+        normalised.append((list(context), reference, response))
+    cache = vector_cache()
+    try:
+        scores = scorer.score(normalised, encoder_load(scorer.encoder_name), cache=cache)
+    finally:
+        cache.close()
+    return [float(s) for s in scores]
+
+
+ADEM_METRIC_PREFIX = "adem:"
+
+
+def adem_metric_names():
+    """Metric names of the ready ADEM models (`adem:<name>`), for the metric registry's listing."""
+    names = AdemModel.objects.filter(status=AdemModel.Status.READY).values_list("name", flat=True)
+    return [ADEM_METRIC_PREFIX + name for name in names]
+
+
+def adem_metric_version(*, metric):
+    """The version of metric `adem:<name>`: its checkpoint's sha256 prefix, so a retrained model
+    under the same name is recomputed, never mixed."""
+    return _metric_model(metric).checkpoint_sha256[:12]
+
+
+def _metric_model(metric):
+    name = metric.removeprefix(ADEM_METRIC_PREFIX)
+    model = AdemModel.objects.filter(name=name, status=AdemModel.Status.READY).first()
+    if model is None:
+        raise AdemRefusal(f"no trained ADEM model named {name!r} (metric {metric})")
+    return model
+
+
+def adem_metric_values(*, metric, response_ids):
+    """`{response_id: score or None}` of metric `adem:<name>` for these responses.
+
+    The hook through which `scoring.services` computes `adem:<name>` like any other metric.
+    Responses of contexts without a reference get None for the variants that need one.
+    """
+    model = _metric_model(metric)
+    responses = (
+        Response.objects.filter(pk__in=list(response_ids))
+        .select_related("context")
+        .prefetch_related("context__references")
+    )
+    triples, scorable, everyone = [], [], []
+    for response in responses:
+        everyone.append(response.pk)
+        references = list(response.context.references.all())
+        if references or model.variant == AdemModel.Variant.CONTEXT:
+            turns = [t.get("text", "") if isinstance(t, dict) else str(t) for t in response.context.turns]
+            triples.append((turns, references[0].text if references else "", response.text))
+            scorable.append(response.pk)
+    values = dict(zip(scorable, adem_score(model=model, triples=triples), strict=True)) if triples else {}
+    return {pk: values.get(pk) for pk in everyone}
+
+
+# --- experiments ---------------------------------------------------------------------------
+
+
+def adem_experiment(*, dataset, kind, encoder="minilm", variant="full", seed=0, folds=5, owner=None, run=None):
+    """Leave-one-system-out or data-efficiency results (dict), recorded on a TrainingRun."""
+    if kind not in experiments.KINDS:
+        raise AdemRefusal(f"unknown experiment {kind!r}; choose one of {', '.join(experiments.KINDS)}")
+    examples = adem_training_examples(dataset=dataset, variant=variant)
+    text_encoder = encoder_load(encoder)
+    if run is None:
+        run = TrainingRun.objects.create(
+            kind=TrainingRun.Kind.EXPERIMENT,
+            owner=owner,
+            dataset=dataset,
+            params={"experiment": kind, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
+        )
+    run.status = TrainingRun.Status.RUNNING
+    run.save(update_fields=["status", "updated_at"])
+    try:
+        cache = vector_cache()
+        try:
+            vectors = encode_examples(examples, text_encoder, cache=cache)
+        finally:
+            cache.close()
+        result = experiments.run(
+            kind,
+            examples,
+            vectors,
+            TrainConfig(variant=variant),
+            seed=seed,
+            folds=folds,
+            encoder=(encoder, text_encoder.id),
+        )
+    except Exception as error:
+        run.status, run.error = TrainingRun.Status.FAILED, str(error)
+        run.save(update_fields=["status", "error", "updated_at"])
+        raise
+    run.status, run.result = TrainingRun.Status.DONE, result
+    run.save(update_fields=["status", "result", "updated_at"])
+    return run
+
+
+# --- VHRED pre-training --------------------------------------------------------------------
+
+
+def corpus_store(*, upload):
+    """Save an uploaded corpus file under the data directory; returns its path (as a string)."""
+    suffix = ".jsonl" if upload.name.endswith((".jsonl", ".json")) else ".txt"
+    path = adem_root() / "corpora" / f"{secrets.token_hex(8)}{suffix}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        for chunk in upload.chunks():
+            handle.write(chunk)
+    return str(path)
+
+
+def vhred_pretrain(
+    *, corpus=None, epochs=1, resume=False, max_steps=None, config=None, seed=0, owner=None, run=None, progress=None
+):
+    """Pre-train (or resume) the VHRED encoder ADEM's `vhred` option uses. Returns the stats dict.
+
+    `corpus` is a dialogue file (see scoring.adem.vhred.corpus); default the packaged
+    Chit-Chat dataset. `config` overrides VhredConfig fields (small models for tests).
+    """
+    try:
+        dialogues = file_dialogues(corpus) if corpus else chitchat_dialogues()
+    except CorpusError as error:
+        raise AdemRefusal(str(error)) from error
+    path = vhred_checkpoint_path()
+    if resume and not path.is_file():
+        raise AdemRefusal(f"nothing to resume: no VHRED checkpoint at {path}")
+    if run is None:
+        run = TrainingRun.objects.create(
+            kind=TrainingRun.Kind.PRETRAIN,
+            owner=owner,
+            params={"corpus": str(corpus or "chitchat-dataset"), "epochs": epochs, "resume": resume},
+        )
+    run.status = TrainingRun.Status.RUNNING
+    run.save(update_fields=["status", "updated_at"])
+
+    def report(epoch, step, loss, kl_weight):
+        run.progress = [*run.progress, {"epoch": epoch, "step": step, "train_loss": loss, "kl_weight": kl_weight}]
+        run.save(update_fields=["progress", "updated_at"])
+        if progress is not None:
+            progress(epoch, step, loss, kl_weight)
+
+    try:
+        stats = pretrain(
+            dialogues,
+            path,
+            config=VhredConfig.from_dict(config) if config else None,
+            epochs=epochs,
+            resume=resume,
+            max_steps=max_steps,
+            seed=seed,
+            progress=report,
+        )
+    except Exception as error:
+        run.status, run.error = TrainingRun.Status.FAILED, str(error)
+        run.save(update_fields=["status", "error", "updated_at"])
+        raise
+    stats["checkpoint"] = str(path)
+    stats["dialogues"] = len(dialogues)
+    run.status, run.result = TrainingRun.Status.DONE, stats
+    run.save(update_fields=["status", "result", "updated_at"])
+    return stats
+
+
+def api_token_create(*, user, name=""):
+    """A new scoring-API key for the user; returns the key (only its hash is kept)."""
+    key = secrets.token_urlsafe(32)
+    ApiToken.objects.create(user=user, name=name, key_sha256=hashlib.sha256(key.encode()).hexdigest())
+    return key
+
+
+def api_token_user(*, key):
+    """The user a bearer key belongs to, or None."""
+    token = ApiToken.objects.select_related("user").filter(key_sha256=hashlib.sha256(key.encode()).hexdigest()).first()
+    if token is None or not token.user.is_active:
+        return None
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token.user

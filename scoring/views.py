@@ -1,0 +1,57 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+import scoring.metrics as engine
+from annotation.selectors import datasets_visible_to
+from scoring import selectors, services
+from scoring.models import MetricRun
+
+
+def _may_compute(user, dataset):
+    return dataset.owner_id == user.id or user.is_staff
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def dataset_metrics(request, dataset_id):
+    dataset = get_object_or_404(datasets_visible_to(user=request.user), pk=dataset_id)
+    if request.method == "POST":
+        if not _may_compute(request.user, dataset):
+            raise PermissionDenied
+        names = request.POST.getlist("metric")
+        try:
+            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user)
+        except KeyError as exc:
+            messages.error(request, exc.args[0])
+        else:
+            messages.success(request, f"Computing {len(run.metrics)} metric(s) for {run.total_responses} responses.")
+        return redirect("scoring:dataset_metrics", dataset_id=dataset.pk)
+    context = {
+        "dataset": dataset,
+        "run": selectors.latest_run(dataset=dataset),
+        "metrics": engine.all_metrics(),
+        "summary": selectors.metric_summary(dataset=dataset),
+        "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
+        "may_compute": _may_compute(request.user, dataset),
+    }
+    return render(request, "scoring/dataset_metrics.html", context)
+
+
+@login_required
+@require_GET
+def run_progress(request, run_id):
+    visible = datasets_visible_to(user=request.user).values("pk")
+    run = get_object_or_404(MetricRun.objects.filter(dataset__in=visible), pk=run_id)
+    return JsonResponse(
+        {
+            "status": run.status,
+            "done_chunks": run.done_chunks,
+            "total_chunks": run.total_chunks,
+            "progress": run.progress,
+            "error": run.error,
+        }
+    )

@@ -1,0 +1,174 @@
+"""ADEM pages (model list, train form, live progress, learning curve, experiments) and the scoring API."""
+
+import io
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+from matplotlib.figure import Figure  # the object API: no pyplot state, no display needed
+
+from scoring.adem_jobs import adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
+from scoring.forms_adem import ExperimentForm, PretrainForm, TrainForm
+from scoring.models import AdemModel, TrainingRun
+from scoring.services_adem import AdemRefusal, adem_score, api_token_user, corpus_store
+
+MAX_TRIPLES = 1000
+
+
+def _mine(queryset, user):
+    return queryset if user.is_staff else queryset.filter(owner=user)
+
+
+@login_required
+def model_list(request):
+    models = _mine(AdemModel.objects.select_related("dataset"), request.user)
+    return render(request, "scoring/adem/model_list.html", {"models": models})
+
+
+@login_required
+def model_detail(request, name):
+    model = get_object_or_404(_mine(AdemModel.objects.all(), request.user), name=name)
+    run = model.runs.order_by("-created_at").first()
+    return render(request, "scoring/adem/model_detail.html", {"model": model, "run": run})
+
+
+@login_required
+def train(request):
+    form = TrainForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = adem_train_queue(
+                dataset=data["dataset"],
+                name=data["name"],
+                owner=request.user,
+                encoder=data["encoder"],
+                variant=data["variant"],
+                seed=data["seed"],
+                folds=data["folds"],
+            )
+        except AdemRefusal as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("scoring:adem_run", run_id=run.pk)
+    return render(request, "scoring/adem/train.html", {"form": form, "pretrain_form": PretrainForm()})
+
+
+@login_required
+@require_POST
+def pretrain(request):
+    form = PretrainForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return render(request, "scoring/adem/train.html", {"form": TrainForm(user=request.user), "pretrain_form": form})
+    upload = form.cleaned_data["corpus"]
+    corpus_path = corpus_store(upload=upload) if upload else None
+    run = vhred_pretrain_queue(
+        owner=request.user,
+        corpus_path=corpus_path,
+        epochs=form.cleaned_data["epochs"],
+        resume=form.cleaned_data["resume"],
+    )
+    return redirect("scoring:adem_run", run_id=run.pk)
+
+
+@login_required
+def experiments(request):
+    form = ExperimentForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        run = adem_experiment_queue(
+            dataset=data["dataset"],
+            owner=request.user,
+            experiment=data["experiment"],
+            encoder=data["encoder"],
+            variant=data["variant"],
+            seed=data["seed"],
+            folds=data["folds"],
+        )
+        return redirect("scoring:adem_run", run_id=run.pk)
+    runs = _mine(TrainingRun.objects.filter(kind=TrainingRun.Kind.EXPERIMENT), request.user)[:20]
+    return render(request, "scoring/adem/experiments.html", {"form": form, "runs": runs})
+
+
+def _run(request, run_id):
+    return get_object_or_404(
+        _mine(TrainingRun.objects.select_related("adem_model", "dataset"), request.user), pk=run_id
+    )
+
+
+@login_required
+def run_detail(request, run_id):
+    return render(request, "scoring/adem/run.html", {"run": _run(request, run_id)})
+
+
+@login_required
+def run_progress(request, run_id):
+    """What the progress page polls: status, the epochs so far, the result or the error."""
+    run = _run(request, run_id)
+    return JsonResponse({"status": run.status, "progress": run.progress, "result": run.result, "error": run.error})
+
+
+@login_required
+def run_curve(request, run_id):
+    """Learning curve (training loss and validation correlation per epoch) as SVG."""
+    run = _run(request, run_id)
+    points = [p for p in run.progress if "train_loss" in p]
+    figure = Figure(figsize=(7, 3.2))
+    axis = figure.subplots()
+    x = [p.get("epoch") if "step" not in p else p["step"] for p in points]
+    axis.plot(x, [p["train_loss"] for p in points], color="#0b5394", label="training loss")
+    axis.set_xlabel("step" if points and "step" in points[0] else "epoch")
+    axis.set_ylabel("training loss")
+    if points and "val_pearson" in points[0]:
+        other = axis.twinx()
+        other.plot(x, [p["val_pearson"] for p in points], color="#a1131b", label="validation Pearson")
+        other.set_ylabel("validation Pearson r")
+        figure.legend(loc="upper right")
+    figure.tight_layout()
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    return HttpResponse(buffer.getvalue(), content_type="image/svg+xml")
+
+
+@csrf_exempt
+@require_POST
+def score_api(request, name):
+    """POST {"triples": [{"context": [...], "reference": "...", "response": "..."}, ...]} → {"scores": [...]}.
+
+    Authenticated by `Authorization: Bearer <token>` (scripts; no cookies, so no CSRF risk),
+    or by the session, in which case Django's CSRF check runs as on any form post.
+    """
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        user = api_token_user(key=header[len("Bearer ") :].strip())
+        if user is None:
+            return JsonResponse({"error": "invalid token"}, status=401)
+    elif request.user.is_authenticated:
+        rejected = CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})
+        if rejected is not None:
+            return JsonResponse({"error": "CSRF check failed: send the X-CSRFToken header"}, status=403)
+        user = request.user
+    else:
+        return JsonResponse({"error": "authentication required (session or Bearer token)"}, status=401)
+    try:
+        model = _mine(AdemModel.objects.all(), user).get(name=name)
+    except AdemModel.DoesNotExist:
+        raise Http404("no such ADEM model") from None
+    try:
+        body = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError) as error:
+        return JsonResponse({"error": f"body is not JSON: {error}"}, status=400)
+    triples = body.get("triples") if isinstance(body, dict) else None
+    if not isinstance(triples, list):
+        return JsonResponse({"error": 'expected {"triples": [{"context", "reference", "response"}, ...]}'}, status=400)
+    if len(triples) > MAX_TRIPLES:
+        return JsonResponse({"error": f"at most {MAX_TRIPLES} triples per request"}, status=400)
+    try:
+        scores = adem_score(model=model, triples=triples)
+    except AdemRefusal as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    return JsonResponse({"model": model.name, "metric": model.metric_name, "scores": scores})

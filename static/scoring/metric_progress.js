@@ -1,0 +1,26 @@
+// Polls the latest metric run of the page and moves its progress bar until the run ends.
+(function () {
+  "use strict";
+  var box = document.getElementById("metric-run");
+  if (!box) { return; }
+  var bar = document.getElementById("run-progress");
+  var label = document.getElementById("run-status");
+  var finished = function (status) { return status === "done" || status === "failed"; };
+  if (finished(box.dataset.status)) { return; }
+  var poll = function () {
+    fetch(box.dataset.progressUrl, { credentials: "same-origin" })
+      .then(function (response) { return response.json(); })
+      .then(function (run) {
+        bar.max = Math.max(run.total_chunks, 1);
+        bar.value = run.done_chunks;
+        label.textContent = run.status + ": " + run.done_chunks + "/" + run.total_chunks + " chunks";
+        if (finished(run.status)) {
+          window.location.reload();  // show the new scores
+        } else {
+          window.setTimeout(poll, 1500);
+        }
+      })
+      .catch(function () { window.setTimeout(poll, 5000); });
+  };
+  window.setTimeout(poll, 1000);
+})();

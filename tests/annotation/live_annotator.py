@@ -1,0 +1,68 @@
+"""An annotator driven over HTTP (urllib, its own cookie jar): used by the concurrency test and the benchmark."""
+
+import http.cookiejar
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+FIELD_RE = re.compile(r'name="(score-\d+-[\w-]+)"')
+SECONDS_RE = re.compile(r'name="seconds-(\d+)"')
+CHECK_RE = re.compile(
+    r'data-item="(\d+)">\s*<p class="candidate"[^>]*><span class="candidate-label">[^<]*</span>'
+    r" This is an attention check[^<]*choose (\d)"
+)
+
+
+class LiveAnnotator:
+    def __init__(self, base_url, survey_token, worker_id, timeout=60):
+        self.base_url = base_url.rstrip("/")
+        self.survey_token = survey_token
+        self.worker_id = worker_id
+        self.timeout = timeout
+        # Production cookies are Secure; the benchmark talks plain http to a local gunicorn, so send them anyway.
+        policy = http.cookiejar.DefaultCookiePolicy(secure_protocols=("https", "wss", "http"))
+        jar = http.cookiejar.CookieJar(policy)
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        self.page_times, self.submit_times = [], []
+        self.tokens = []  # assignment tokens handed to this annotator
+        self.answered = 0  # rating questions answered on submitted HITs
+
+    def _open(self, url, data=None):
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        started = time.perf_counter()
+        try:
+            with self.opener.open(url, data=body, timeout=self.timeout) as response:
+                return response.geturl(), response.status, response.read().decode(), time.perf_counter() - started
+        except urllib.error.HTTPError as error:
+            return error.geturl(), error.code, error.read().decode(), time.perf_counter() - started
+
+    def do_hit(self, replay=False, score=3, think=0.0):
+        """Claim a HIT, answer it, submit it (twice with `replay`). False when no work is left."""
+        url, status, html, seconds = self._open(f"{self.base_url}/s/{self.survey_token}/?worker={self.worker_id}")
+        self.page_times.append(seconds)
+        if "/a/" not in url:
+            return False
+        if status != 200:
+            raise RuntimeError(f"{self.worker_id}: HIT page answered {status}")
+        token = url.rstrip("/").rsplit("/", 1)[-1]
+        self.tokens.append(token)
+        checks = dict(CHECK_RE.findall(html))
+        data = {"csrfmiddlewaretoken": CSRF_RE.search(html).group(1)}
+        fields = sorted(set(FIELD_RE.findall(html)))
+        for name in fields:
+            item = name.split("-")[1]
+            data[name] = checks.get(item, str(score))
+        for item in SECONDS_RE.findall(html):
+            data[f"seconds-{item}"] = "3.0"
+        if think:
+            time.sleep(think)  # the annotator reading and rating (not part of any measured request)
+        for _ in range(2 if replay else 1):
+            done_url, status, _body, seconds = self._open(url, data)
+            self.submit_times.append(seconds)
+            if not done_url.endswith("/done/"):
+                raise RuntimeError(f"{self.worker_id}: submit answered {status} at {done_url}")
+        self.answered += len(fields) - len(checks)
+        return True

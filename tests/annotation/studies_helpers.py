@@ -1,0 +1,52 @@
+"""Small study builders shared by the studies tests (import-format records → dataset → survey)."""
+
+from annotation import services
+from annotation.models import Aspect, HITItem
+from tests.factories import load_dataset_records
+
+SYSTEMS = ("hred", "tfidf", "human", "de")
+
+
+def dataset_records(n_contexts=12, systems=SYSTEMS):
+    return [
+        {
+            "context_id": f"c{i:03d}",
+            "context": [f"hello number {i}", {"speaker": "B", "text": f"how are you {i}?"}],
+            "references": [f"secret reference {i}"],
+            "responses": [{"system": s, "text": f"reply {i} option {j}"} for j, s in enumerate(systems)],
+        }
+        for i in range(n_contexts)
+    ]
+
+
+def make_survey(
+    owner, *, n_contexts=12, name="study", launch=True, dataset_systems=SYSTEMS, dataset_name=None, **settings
+):
+    dataset = load_dataset_records(
+        records=dataset_records(n_contexts, dataset_systems), name=dataset_name or f"ds-{name}", owner=owner
+    )
+    settings.setdefault("contexts_per_hit", 3)
+    settings.setdefault("assignments_per_hit", 2)
+    survey = services.survey_create(dataset=dataset, name=name, owner=owner, **settings)
+    if launch:
+        survey = services.survey_launch(survey=survey)
+    return survey
+
+
+def good_answers(assignment, score=3, seconds=4.0):
+    """Answers that fill every item and pass every attention check."""
+    items = services.assignment_items(assignment=assignment)
+    aspects = list(assignment.hit.survey.aspects.values_list("key", flat=True))
+    answers = {}
+    for item in items:
+        if item.kind == HITItem.Kind.RESPONSE:
+            scores = dict.fromkeys(aspects, score)
+        elif item.kind == HITItem.Kind.INSTRUCTED:
+            scores = {Aspect.OVERALL: item.instructed_score}
+        elif item.kind == HITItem.Kind.GOLD:
+            scores = {Aspect.OVERALL: item.attention_check.accepted_scores[0]}
+        else:
+            answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"my reply to {item.context_id}"}
+            continue
+        answers[item.pk] = {"scores": scores, "seconds": seconds}
+    return answers

@@ -1,0 +1,28 @@
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from annotation import models
+from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS
+from tests.factories import load_dataset_records, load_rating_records
+
+ANNOTATION_MODELS = [m for m in vars(models).values() if isinstance(m, type) and m._meta.app_label == "annotation"]
+
+
+def test_every_annotation_model_is_in_the_admin():
+    missing = [m.__name__ for m in ANNOTATION_MODELS if m not in admin.site._registry]
+    assert missing == []
+    assert len(ANNOTATION_MODELS) >= 15
+
+
+@pytest.mark.parametrize("model", ANNOTATION_MODELS, ids=lambda m: m.__name__)
+def test_admin_changelist_renders_with_search_and_filters(client, admin_user, model):
+    dataset = load_dataset_records(records=SMALL_DATASET, name="study", owner=admin_user)
+    load_rating_records(records=SMALL_RATINGS, dataset=dataset, survey_name="study-ratings")
+    client.force_login(admin_user)
+    url = reverse(f"admin:annotation_{model._meta.model_name}_changelist")
+    assert client.get(url).status_code == 200
+    assert client.get(url, {"q": "c1"}).status_code == 200
+    model_admin = admin.site._registry[model]
+    assert model_admin.search_fields
+    assert model_admin.list_display != ("__str__",)

@@ -1,0 +1,18 @@
+"""Design rule: nothing outside annotation/crowd/mturk.py imports boto3 or botocore."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+IMPORT = re.compile(r"^\s*(import|from)\s+(boto3|botocore)\b", re.MULTILINE)
+
+
+def test_only_the_mturk_provider_module_imports_boto3():
+    importers = sorted(
+        str(path.relative_to(ROOT))
+        for folder in ("annotation", "scoring", "analysis", "config")
+        if (ROOT / folder).is_dir()
+        for path in (ROOT / folder).rglob("*.py")
+        if IMPORT.search(path.read_text())
+    )
+    assert importers == ["annotation/crowd/mturk.py"]

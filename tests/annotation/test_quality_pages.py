@@ -1,0 +1,125 @@
+"""The quality pages: cached report only, owner isolation, overrides with a reason."""
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from annotation.models import Annotator, ExclusionDecision
+from annotation.quality.services import quality_recompute
+from tests.annotation.collected import build_collected_survey
+from tests.factories import load_dataset_records, load_rating_records
+from tests.shared_loaders import usr_personachat
+
+
+@pytest.fixture(autouse=True)
+def _fresh_debounce():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def survey(researcher):
+    return build_collected_survey(owner=researcher)
+
+
+def _survey_url(survey):
+    return reverse("annotation:quality_survey", args=[survey.pk])
+
+
+def _annotator_url(survey, worker):
+    return reverse("annotation:quality_annotator", args=[survey.pk, Annotator.objects.get(worker_id=worker).pk])
+
+
+def test_the_page_queues_a_recompute_and_says_computing_when_there_is_no_report(
+    researcher_client, survey, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = researcher_client.get(_survey_url(survey))
+    assert response.status_code == 200
+    assert "Computing…" in response.content.decode()
+    assert len(callbacks) == 1  # the recompute, queued for after the request's transaction
+
+
+def test_the_survey_page_renders_the_report_of_a_survey_collected_in_the_app(researcher_client, survey):
+    report = quality_recompute(survey=survey).data
+    response = researcher_client.get(_survey_url(survey))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Computing…" not in page
+    assert f"{report['median_kappa']:.3f}" in page
+    assert f"{report['alpha']:.3f}" in page
+    assert "mean kappa -0.080 below 0.2" in page  # why careless is excluded
+    assert "median 0.50 s per item, below 1.5 s" in page
+    assert "failed 1 of 2 attention checks" in page
+    assert page.count('<th scope="row">') == 6  # the pairwise matrix
+    assert "<svg" in page and "Used pairs per kappa band" in page
+    assert "Median 5.5 s per rated item" in page
+
+
+def test_the_annotator_page_shows_checks_pairs_and_history(researcher_client, survey):
+    quality_recompute(survey=survey)
+    page = researcher_client.get(_annotator_url(survey, "inattentive")).content.decode()
+    assert "Annotator inattentive" in page
+    assert page.count("<td>passed</td>") == 1
+    assert page.count('<td><span class="status-excluded">failed</span></td>') == 1
+    assert "failed 1 of 2 attention checks" in page
+    assert "Record decision" in page
+    assert "<td>ann</td>" in page  # agreement with each other annotator
+
+
+def test_an_override_from_the_page_is_recorded_with_its_reason(researcher_client, researcher, survey):
+    quality_recompute(survey=survey)
+    url = reverse("annotation:quality_override", args=[survey.pk, Annotator.objects.get(worker_id="careless").pk])
+    response = researcher_client.post(url, {"action": "accept", "note": "known good annotator"})
+    assert response.status_code == 302
+    decision = ExclusionDecision.objects.filter(source="manual").get()
+    assert (decision.excluded, decision.note, decision.decided_by) == (False, "known good annotator", researcher)
+    assert researcher_client.post(url, {"action": "exclude", "note": ""}).status_code == 302
+    assert ExclusionDecision.objects.filter(source="manual").count() == 1
+
+
+@pytest.mark.shared_data
+def test_the_page_renders_the_imported_usr_survey(researcher_client, researcher, shared_data):
+    dataset_records, rating_records = usr_personachat(shared_data)
+    dataset = load_dataset_records(records=dataset_records, name="usr", owner=researcher)
+    survey = load_rating_records(records=rating_records, dataset=dataset, survey_name="usr", owner=researcher)
+    report = quality_recompute(survey=survey).data
+    page = researcher_client.get(_survey_url(survey)).content.decode()
+    assert "shikib" in page and "yulan" in page
+    assert f"{report['median_kappa']:.3f}" in page
+    assert "No timings" in page and "No attention-check answers" in page
+    assert researcher_client.get(_annotator_url(survey, "maxine")).status_code == 200
+
+
+def test_other_researchers_and_anonymous_users_see_nothing(client, other_researcher, survey):
+    quality_recompute(survey=survey)
+    careless = Annotator.objects.get(worker_id="careless")
+    urls = [
+        _survey_url(survey),
+        reverse("annotation:quality_annotator", args=[survey.pk, careless.pk]),
+    ]
+    for url in urls:
+        assert client.get(url).status_code == 302  # to the login page
+    client.force_login(other_researcher)
+    for url in urls:
+        assert client.get(url).status_code == 404
+    override = reverse("annotation:quality_override", args=[survey.pk, careless.pk])
+    assert client.post(override, {"action": "accept", "note": "mine now"}).status_code == 404
+    assert not ExclusionDecision.objects.filter(source="manual").exists()
+    index = client.get(reverse("annotation:quality_index")).content.decode()
+    assert survey.name not in index
+
+
+def test_an_annotator_of_another_survey_is_not_found(researcher_client, survey, researcher):
+    other = build_collected_survey(owner=researcher, name="second")
+    stranger = Annotator.objects.create(provider="local", worker_id="stranger")
+    url = reverse("annotation:quality_annotator", args=[other.pk, stranger.pk])
+    assert researcher_client.get(url).status_code == 404
+    assert researcher_client.get(reverse("annotation:quality_index")).status_code == 200
+
+
+def test_staff_see_every_survey(client, admin_user, survey):
+    quality_recompute(survey=survey)
+    client.force_login(admin_user)
+    assert client.get(_survey_url(survey)).status_code == 200

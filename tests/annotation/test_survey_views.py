@@ -1,0 +1,219 @@
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from annotation import services
+from annotation.models import Assignment, Rating, Response, Survey, WrittenResponse
+from tests.annotation.studies_helpers import SYSTEMS, make_survey
+from tests.factories import load_dataset_records
+
+pytestmark = pytest.mark.django_db
+
+EVIL = "<script>alert('x')</script>"
+
+
+def _fill(html, score=3):
+    """POST data answering every radio group on a task page with `score` (instructed checks too)."""
+    data = {}
+    for name in sorted(set(re.findall(r'name="(score-\d+-[\w-]+)"', html))):
+        data[name] = str(score)
+    for item in re.findall(r'name="seconds-(\d+)"', html):
+        data[f"seconds-{item}"] = "2.5"
+    return data
+
+
+def _start(client, survey, worker):
+    response = client.get(f"/s/{survey.token}/?worker={worker}")
+    assert response.status_code == 302, response.content[:300]
+    return response["Location"]
+
+
+def test_researcher_pages_need_login(client, researcher):
+    survey = make_survey(researcher)
+    for url in ("/surveys/", "/surveys/new/", f"/surveys/{survey.pk}/", f"/surveys/{survey.pk}/ratings.jsonl"):
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_other_researchers_cannot_see_or_act_on_a_survey(client, researcher, other_researcher):
+    survey = make_survey(researcher)
+    client.force_login(other_researcher)
+    assert survey.name not in client.get("/surveys/").content.decode()
+    for url in (f"/surveys/{survey.pk}/", f"/surveys/{survey.pk}/preview/", f"/surveys/{survey.pk}/ratings.jsonl"):
+        assert client.get(url).status_code == 404
+    assert client.post(f"/surveys/{survey.pk}/close/").status_code == 404
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.LIVE
+
+
+def test_create_form_shows_an_estimate_then_creates_a_draft(researcher_client, researcher):
+    dataset = load_dataset_records(
+        records=[
+            {"context_id": f"c{i}", "context": ["hi"], "responses": [{"system": s, "text": "yo"} for s in SYSTEMS]}
+            for i in range(10)
+        ],
+        name="d",
+        owner=researcher,
+    )
+    form = {
+        "dataset": dataset.pk,
+        "name": "pilot",
+        "task_type": "rate",
+        "systems": "hred,human",
+        "instructions": "Rate.",
+        "contexts_per_hit": 5,
+        "assignments_per_hit": 3,
+        "attention_checks_per_hit": 1,
+        "overlap_contexts": 0,
+        "max_hits_per_annotator": 10,
+        "assignment_minutes": 60,
+        "reward_cents": 40,
+        "attention_policy": "flag",
+    }
+    page = researcher_client.post("/surveys/new/", {**form, "estimate": "1"}).content.decode()
+    assert "<dd>6</dd>" in page and "$2.40" in page and not Survey.objects.exists()
+    bad = researcher_client.post("/surveys/new/", {**form, "gold_checks": "no arrows here"}).content.decode()
+    assert "Line 1" in bad and not Survey.objects.exists()
+    form["gold_checks"] = "Is fire cold? | Why? => Yes, freezing. => 1,2"
+    response = researcher_client.post("/surveys/new/", form)
+    survey = Survey.objects.get(name="pilot")
+    assert response.status_code == 302 and response["Location"] == f"/surveys/{survey.pk}/"
+    assert survey.owner == researcher and survey.hits.count() == 2
+    assert sorted(survey.systems.values_list("name", flat=True)) == ["hred", "human"]
+    gold = survey.attention_checks.get()
+    assert gold.turns == ["Is fire cold?", "Why?"] and gold.accepted_scores == [1, 2]
+    assert survey.hits.first().items.filter(kind="gold").count() == 1
+    researcher_client.post(f"/surveys/{survey.pk}/launch/")
+    survey.refresh_from_db()
+    assert survey.status == "live"
+
+
+def test_annotator_page_escapes_text_and_hides_system_names(client, researcher):
+    dataset = load_dataset_records(
+        records=[
+            {
+                "context_id": "c0",
+                "context": [EVIL, "second turn"],
+                "references": ["the-hidden-reference"],
+                "responses": [{"system": "secret-system-name", "text": f"{EVIL} reply"}],
+            }
+        ],
+        name="evil",
+        owner=researcher,
+    )
+    survey = services.survey_launch(survey=services.survey_create(dataset=dataset, name="e", owner=researcher))
+    page = client.get(_start(client, survey, "w1")).content.decode()
+    assert EVIL not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "secret-system-name" not in page and "the-hidden-reference" not in page
+    assert 'type="radio"' in page and "<legend>" in page and '<label class="choice">' in page
+
+
+def test_annotator_completes_a_hit_and_a_double_submit_stores_once(client, researcher):
+    survey = make_survey(researcher)
+    url = _start(client, survey, "w1")
+    page = client.get(url).content.decode()
+    assert "HIT 1 of at most 10" in page
+    data = _fill(page)
+    first = client.post(url, data)
+    assert first.status_code == 302 and first["Location"].endswith("/done/")
+    again = client.post(url, data)
+    assert again.status_code == 302
+    assert Rating.objects.count() == 12
+    assert set(Rating.objects.values_list("seconds", flat=True)) == {2.5}
+
+
+def test_unanswered_item_is_refused_server_side(client, researcher):
+    survey = make_survey(researcher)
+    url = _start(client, survey, "w1")
+    data = _fill(client.get(url).content.decode())
+    data.pop(next(iter(data)))
+    response = client.post(url, data)
+    page = response.content.decode()
+    assert response.status_code == 400 and "answer every item" in page
+    assert page.count(" checked") == sum(k.startswith("score-") for k in data), "the answers given so far are kept"
+    assert Rating.objects.count() == 0
+
+
+def test_another_annotator_cannot_open_or_submit_my_hit(client, researcher):
+    survey = make_survey(researcher)
+    url = _start(client, survey, "w1")
+    data = _fill(client.get(url).content.decode())
+    intruder = Client()
+    intruder.get(f"/s/{survey.token}/?worker=w2")
+    assert intruder.get(url).status_code == 403
+    assert intruder.post(url, data).status_code == 403
+    assert Rating.objects.count() == 0
+
+
+def test_link_without_worker_generates_an_identifier_kept_in_a_cookie(client, researcher):
+    survey = make_survey(researcher)
+    assert "Your identifier" in client.get(f"/s/{survey.token}/").content.decode()
+    response = client.post(f"/s/{survey.token}/", {"worker": ""})
+    assignment = Assignment.objects.get(status="active")
+    assert response["Location"] == f"/a/{assignment.token}/"
+    assert assignment.annotator.worker_id.startswith("anon-")
+    assert client.get(f"/s/{survey.token}/")["Location"] == f"/a/{assignment.token}/", "the cookie resumes the HIT"
+
+
+def test_preview_renders_the_hit_and_accepts_nothing(researcher_client, researcher):
+    survey = make_survey(researcher, launch=False)
+    page = researcher_client.get(f"/surveys/{survey.pk}/preview/").content.decode()
+    assert "Preview" in page and "disabled" in page and "hred" not in page
+    assert page.count('type="radio"') == 5 * (12 + 1)
+
+
+def test_progress_review_and_export(client, researcher_client, researcher):
+    survey = make_survey(researcher)
+    url = _start(client, survey, "w1")
+    client.post(url, _fill(client.get(url).content.decode(), score=4))
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert "w1" in detail and f"/s/{survey.token}/" in detail
+    progress = researcher_client.get(f"/surveys/{survey.pk}/progress.json").json()
+    assert progress["ratings"] == 12 and progress["annotators"] == 1
+    annotator = Assignment.objects.get(status="submitted").annotator
+    assignment = Assignment.objects.get(status="submitted")
+    review_url = f"/surveys/{survey.pk}/annotators/{annotator.pk}/review/"
+    researcher_client.post(review_url, {"action": "reject", "assignment": assignment.pk, "reason": "too fast"})
+    researcher_client.post(review_url, {"action": "exclude", "reason": "straight-lining"})
+    page = researcher_client.get(f"/surveys/{survey.pk}/annotators/{annotator.pk}/").content.decode()
+    assert "too fast" in page and "straight-lining" in page and "alice" in page
+    lines = researcher_client.get(f"/surveys/{survey.pk}/ratings.jsonl").content.decode().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 12 and set(rows[0]) >= {"context_id", "system", "worker", "score", "aspect"}
+    assert {r["score"] for r in rows} == {4} and {r["worker"] for r in rows} == {"w1"}
+
+
+def test_write_task_page_takes_written_replies_for_review(client, researcher_client, researcher):
+    survey = make_survey(researcher, n_contexts=2, contexts_per_hit=2, task_type="write", write_system_name="crowd")
+    url = _start(client, survey, "w1")
+    page = client.get(url).content.decode()
+    items = re.findall(r'name="text-(\d+)"', page)
+    assert len(items) == 2 and 'type="radio"' not in page
+    client.post(url, {f"text-{item}": f"<b>reply</b> {item}" for item in items})
+    review = researcher_client.get(f"/surveys/{survey.pk}/written/").content.decode()
+    assert "&lt;b&gt;reply&lt;/b&gt;" in review
+    written = WrittenResponse.objects.order_by("pk").first()
+    researcher_client.post(f"/surveys/{survey.pk}/written/", {"written": written.pk, "action": "accept"})
+    assert Response.objects.get(system__name="crowd").text == written.text
+
+
+def test_two_annotators_of_one_hit_see_the_same_items_and_overlap_is_shown_once(researcher):
+    survey = make_survey(researcher, n_contexts=7, contexts_per_hit=3, overlap_contexts=1, assignments_per_hit=2)
+    first, second = Client(), Client()
+    pages = [c.get(_start(c, survey, f"w{i}")).content.decode() for i, c in enumerate((first, second))]
+    fields = [sorted(set(re.findall(r'name="(score-[\w-]+)"', p))) for p in pages]
+    assert fields[0] == fields[1] and len(fields[0]) == 4 * 4 + 1
+    url = _start(first, survey, "w0")
+    first.post(url, _fill(pages[0]))
+    later = first.get(_start(first, survey, "w0")).content.decode()
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 1, "the overlap context is not repeated"
+
+
+def test_link_with_an_invalid_worker_id_asks_for_another(client, researcher):
+    survey = make_survey(researcher)
+    response = client.get(f"/s/{survey.token}/", {"worker": "<script>"})
+    page = response.content.decode()
+    assert response.status_code == 400 and "not valid" in page and "<script>" not in page
+    assert not Assignment.objects.exclude(status="open").exists()

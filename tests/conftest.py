@@ -1,0 +1,76 @@
+"""Shared test fixtures: named users who must not see each other's data, and the shared data folder."""
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from config.celery import app as celery_app
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+PASSWORD = "correct-horse-battery-staple"
+
+
+def _user(username, **extra):
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+
+
+@pytest.fixture
+def researcher(db):
+    """Owns the study under test."""
+    return _user("alice")
+
+
+@pytest.fixture
+def other_researcher(db):
+    """Has studies of her own and must never see alice's."""
+    return _user("bob")
+
+
+@pytest.fixture
+def outsider(db):
+    """A logged-in account with no studies: must see nothing."""
+    return _user("mallory")
+
+
+@pytest.fixture
+def admin_user(db):
+    return _user("root", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def researcher_client(client, researcher):
+    client.force_login(researcher)
+    return client
+
+
+@pytest.fixture
+def shared_data():
+    """The folder of public human-judgement data beside the checkout; skips when absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Creating users with the production hasher costs about a second each on a busy machine."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process_unless_worker(request, settings):
+    """Tasks run in-process, as in the embedded default, even when CI sets CELERY_BROKER_URL.
+
+    Only tests marked `worker` talk to the real broker (and start a real worker); the rest
+    would otherwise queue tasks that no worker ever runs. The configuration is restored after
+    each test, so no test leaks eager mode into another.
+    """
+    real_broker = request.node.get_closest_marker("worker") is not None
+    conf = celery_app.conf
+    before = (conf.task_always_eager, conf.task_eager_propagates)
+    conf.task_always_eager = not real_broker
+    conf.task_eager_propagates = True
+    settings.CELERY_TASK_ALWAYS_EAGER = not real_broker
+    yield
+    conf.task_always_eager, conf.task_eager_propagates = before

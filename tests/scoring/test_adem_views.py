@@ -1,0 +1,180 @@
+"""ADEM pages and the scoring API: owners only, live progress, curve, token or session+CSRF auth."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Rating
+from scoring.models import AdemModel, TrainingRun
+from scoring.services_adem import adem_train, api_token_create
+from tests.factories import load_dataset_records, load_rating_records
+from tests.shared_loaders import usr_personachat
+
+FAST = {"max_epochs": 4, "patience": 4}
+TRIPLE = {"context": ["do you like dogs ?"], "reference": "yes i do", "response": "i have a dog"}
+
+
+@pytest.fixture(autouse=True)
+def data_dir(settings, tmp_path):
+    settings.RATELAB_DATA_DIR = tmp_path
+    return tmp_path
+
+
+@pytest.fixture
+def usr(db, shared_data, researcher):
+    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
+    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
+    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
+    return dataset
+
+
+@pytest.fixture
+def trained(usr, researcher):
+    return adem_train(dataset=usr, name="mine", encoder="glove", owner=researcher, config=FAST)
+
+
+@pytest.mark.shared_data
+def test_train_form_runs_the_task_and_the_run_page_shows_progress_and_curve(
+    researcher_client, usr, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(
+            reverse("scoring:adem_train"),
+            {"name": "web", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0},
+        )
+    run = TrainingRun.objects.get(kind="train")
+    assert response.status_code == 302 and response.url == reverse("scoring:adem_run", args=[run.pk])
+    assert run.status == "done" and run.adem_model.status == "ready"  # eager Celery in tests
+    progress = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
+    assert progress["status"] == "done" and progress["progress"][0]["epoch"] == 1
+    assert {"train_loss", "val_pearson"} <= progress["progress"][0].keys()
+    svg = researcher_client.get(reverse("scoring:adem_run_curve", args=[run.pk]))
+    assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
+    page = researcher_client.get(reverse("scoring:adem_run", args=[run.pk]))
+    assert b"adem_run.js" in page.content and b"web" in page.content
+    listing = researcher_client.get(reverse("scoring:adem_models")).content.decode()
+    assert "web" in listing
+
+
+@pytest.mark.shared_data
+def test_a_queued_run_that_is_refused_is_marked_failed_with_the_reason(
+    researcher_client, usr, django_capture_on_commit_callbacks
+):
+    Rating.objects.exclude(response__system__name="Seq2Seq").delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.post(
+            reverse("scoring:adem_train"),
+            {"name": "one", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0},
+        )
+    run = TrainingRun.objects.get(kind="train")
+    # On one system alone every annotator's kappa is below 0.2, so no rating is accepted.
+    assert run.status == "failed" and "too few ratings" in run.error
+    assert AdemModel.objects.get(name="one").status == "failed"
+
+
+@pytest.mark.shared_data
+def test_other_researchers_see_no_model_or_run(client, other_researcher, trained):
+    client.force_login(other_researcher)
+    assert client.get(reverse("scoring:adem_model", args=["mine"])).status_code == 404
+    assert "mine" not in client.get(reverse("scoring:adem_models")).content.decode()
+
+
+@pytest.mark.shared_data
+def test_score_api_with_a_bearer_token(trained, researcher):
+    key = api_token_create(user=researcher)
+    response = Client().post(
+        reverse("scoring:adem_score", args=["mine"]),
+        data=json.dumps({"triples": [TRIPLE, {**TRIPLE, "response": "no"}]}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["metric"] == "adem:mine" and len(body["scores"]) == 2
+
+
+@pytest.mark.shared_data
+def test_score_api_refuses_bad_json_bad_tokens_anonymous_and_other_owners(trained, other_researcher, researcher):
+    url = reverse("scoring:adem_score", args=["mine"])
+    key = api_token_create(user=researcher)
+    bad = Client().post(
+        url, data="{not json", content_type="application/json", headers={"Authorization": f"Bearer {key}"}
+    )
+    assert bad.status_code == 400 and "not JSON" in bad.json()["error"]
+    shape = Client().post(url, data="[1]", content_type="application/json", headers={"Authorization": f"Bearer {key}"})
+    assert shape.status_code == 400 and "triples" in shape.json()["error"]
+    missing = Client().post(
+        url,
+        data=json.dumps({"triples": [{"context": ["a"]}]}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert missing.status_code == 400 and "missing field" in missing.json()["error"]
+    assert (
+        Client()
+        .post(url, data="{}", content_type="application/json", headers={"Authorization": "Bearer nope"})
+        .status_code
+        == 401
+    )
+    assert Client().post(url, data="{}", content_type="application/json").status_code == 401
+    other = api_token_create(user=other_researcher)
+    assert (
+        Client()
+        .post(url, data="{}", content_type="application/json", headers={"Authorization": f"Bearer {other}"})
+        .status_code
+        == 404
+    )
+
+
+@pytest.mark.shared_data
+def test_score_api_with_a_session_needs_the_csrf_token(trained, researcher):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(researcher)
+    url = reverse("scoring:adem_score", args=["mine"])
+    payload = json.dumps({"triples": [TRIPLE]})
+    assert client.post(url, data=payload, content_type="application/json").status_code == 403
+    client.get(reverse("scoring:adem_train"))  # sets the CSRF cookie
+    token = client.cookies["csrftoken"].value
+    ok = client.post(url, data=payload, content_type="application/json", headers={"X-CSRFToken": token})
+    assert ok.status_code == 200 and len(ok.json()["scores"]) == 1
+
+
+@pytest.mark.shared_data
+def test_experiment_page_runs_data_efficiency_and_shows_the_table(
+    researcher_client, usr, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr("scoring.adem.experiments.FRACTIONS", (0.25, 1.0))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(
+            reverse("scoring:adem_experiments"),
+            {
+                "experiment": "data-efficiency",
+                "dataset": usr.pk,
+                "encoder": "glove",
+                "variant": "full",
+                "seed": 0,
+                "folds": 2,
+            },
+        )
+    run = TrainingRun.objects.get(kind="experiment")
+    assert response.status_code == 302 and run.status == "done", run.error
+    assert [row["fraction"] for row in run.result["fractions"]] == [0.25, 1.0]
+    assert all(row["test"]["n"] == 240 for row in run.result["fractions"])
+    page = researcher_client.get(reverse("scoring:adem_experiments")).content.decode()
+    assert "100%" in page and "25%" in page
+
+
+def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
+    researcher_client, django_capture_on_commit_callbacks, data_dir
+):
+    corpus = "hi there\nhello , how are you ?\nfine thanks\n\nwhat do you do ?\ni teach music\nnice\n"
+    upload = SimpleUploadedFile("tiny.txt", corpus.encode(), content_type="text/plain")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(reverse("scoring:adem_pretrain"), {"corpus": upload, "epochs": 1})
+    run = TrainingRun.objects.get(kind="pretrain")
+    assert response.status_code == 302 and run.status == "done", run.error
+    assert run.result["dialogues"] == 2 and run.result["total_steps"] == 1
+    assert (data_dir / "adem" / "vhred" / "vhred.ckpt").is_file()

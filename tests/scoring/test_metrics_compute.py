@@ -1,0 +1,247 @@
+"""Computing metrics for a dataset: runs, chunks, versions, the command, the page (eager Celery)."""
+
+import json
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import OperationalError
+from django.test import Client
+from django.urls import reverse
+
+import scoring.metrics as engine
+from annotation.extensions import response_extras
+from annotation.models import Response
+from config.celery import app as celery_app
+from scoring import services, tasks
+from scoring.metrics.cider import cider
+from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.selectors import corpus_bleu_by_system, metric_scores
+from tests.factories import load_dataset_records
+
+FAST = ["bleu1", "bleu4", "rouge_l", "cider", "response_len"]
+
+RECORDS = [
+    {
+        "context_id": f"c{i}",
+        "context": ["hi there", "how are you?"],
+        "references": ["i am fine thanks", "fine , and you ?"] if i % 3 == 0 else ["i am good thank you"],
+        "responses": [
+            {"system": "seq2seq", "text": ["i am fine", "good", "", "i am good thank you", "😀 über"][i % 5]},
+            {"system": "human", "text": "i am good , thanks for asking"},
+        ],
+    }
+    for i in range(12)
+] + [{"context_id": "noref", "context": ["hello"], "references": [], "responses": [{"system": "human", "text": "hi"}]}]
+
+
+@pytest.fixture(autouse=True)
+def eager(monkeypatch):
+    """These tests run the tasks in process even when CELERY_BROKER_URL names a broker."""
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
+
+
+@pytest.fixture
+def compute(django_capture_on_commit_callbacks):
+    """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
+
+    def run(**kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return services.metrics_compute(**kwargs)
+
+    return run
+
+
+@pytest.fixture
+def dataset(researcher):
+    return load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+
+
+def engine_scores(dataset, names):
+    responses = list(
+        Response.objects.filter(context__dataset=dataset, context__references__isnull=False)
+        .distinct()
+        .order_by("id")
+        .values_list("id", "text", "context_id")
+    )
+    refs = {}
+    for record in RECORDS:
+        refs[record["context_id"]] = record["references"]
+    external = {r.pk: r.context.external_id for r in Response.objects.filter(context__dataset=dataset)}
+    hyps = [text for _, text, _ in responses]
+    ref_lists = [refs[external[rid]] for rid, _, _ in responses]
+    values = engine.score(hyps, ref_lists, names)
+    return {name: dict(zip([rid for rid, _, _ in responses], values[name], strict=True)) for name in names}
+
+
+def test_metrics_compute_stores_every_score_with_its_version(compute, dataset):
+    run = compute(dataset=dataset, metrics=FAST, chunk_size=5)
+    run.refresh_from_db()
+    assert run.status == MetricRun.Status.DONE
+    assert (run.total_chunks, run.done_chunks, run.total_responses) == (5, 5, 25)
+    stored = metric_scores(dataset=dataset)
+    expected = engine_scores(dataset, FAST)
+    for name in FAST:
+        for response_id, value in expected[name].items():
+            assert stored[name][response_id] == pytest.approx(value, abs=1e-12)
+    assert set(MetricScore.objects.values_list("version", flat=True)) == {"1"}
+    # the response without reference gets rows whose value is undefined
+    noref = Response.objects.get(context__external_id="noref")
+    assert [stored[name][noref.pk] for name in FAST] == [None] * len(FAST)
+
+
+def test_cider_in_chunks_uses_the_whole_dataset_as_corpus(compute, dataset):
+    compute(dataset=dataset, metrics=["cider"], chunk_size=3)
+    expected = engine_scores(dataset, ["cider"])["cider"]
+    whole = cider(*_texts(dataset, expected))
+    stored = metric_scores(dataset=dataset)["cider"]
+    assert [stored[rid] for rid in expected] == pytest.approx(list(whole), abs=1e-12)
+
+
+def _texts(dataset, ids):
+    by_id = {r.pk: r for r in Response.objects.filter(pk__in=list(ids)).select_related("context")}
+    refs = {record["context_id"]: record["references"] for record in RECORDS}
+    return [by_id[i].text for i in ids], [refs[by_id[i].context.external_id] for i in ids]
+
+
+def test_a_second_run_skips_up_to_date_scores_and_recomputes_stale_versions(compute, dataset):
+    compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
+    again = compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
+    assert (again.total_responses, again.total_chunks, again.status) == (0, 0, MetricRun.Status.DONE)
+    stale = MetricScore.objects.filter(metric="rouge_l").first()
+    MetricScore.objects.filter(pk=stale.pk).update(version="0", value=-1.0)
+    third = compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
+    assert third.total_responses == 1
+    stale.refresh_from_db()
+    assert stale.version == "1"
+    assert stale.value != -1.0
+
+
+def test_finished_chunks_are_not_redone(dataset):
+    run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=10, dispatch=False)
+    first = run.chunks.get(index=0)
+    services.metric_chunk_compute(chunk=first)
+    MetricScore.objects.filter(response_id__in=first.response_ids).update(value=42.0)
+    tasks.compute_metrics.delay(run.pk)  # eager: runs here
+    run.refresh_from_db()
+    assert run.status == MetricRun.Status.DONE
+    assert run.done_chunks == run.total_chunks == 3
+    assert set(MetricScore.objects.filter(response_id__in=first.response_ids).values_list("value", flat=True)) == {42.0}
+    assert list(run.chunks.values_list("attempts", flat=True)) == [1, 1, 1]
+
+
+def test_a_chunk_that_loses_the_database_is_retried(dataset, monkeypatch):
+    real = engine.score
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "score", flaky)
+    monkeypatch.setattr(tasks.compute_metrics_chunk, "default_retry_delay", 0)
+    run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=100, dispatch=False)
+    chunk = run.chunks.get()
+    tasks.compute_metrics_chunk.apply(args=(run.pk, chunk.pk))
+    chunk.refresh_from_db()
+    assert chunk.status == MetricChunk.Status.DONE
+    assert chunk.attempts == 2
+    assert MetricScore.objects.filter(metric="bleu1").count() == 25
+
+
+def test_a_chunk_with_a_programming_error_fails_the_run_without_retry(compute, dataset, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("hyps and refs differ in length")
+
+    monkeypatch.setattr(engine, "score", broken)
+    with pytest.raises(ValueError, match="differ in length"):
+        compute(dataset=dataset, metrics=["bleu1"])
+    run = MetricRun.objects.get()
+    assert run.status == MetricRun.Status.FAILED
+    assert "differ in length" in run.error
+    assert run.chunks.get().attempts == 1
+
+
+def test_command_computes_named_metrics_with_a_progress_bar(dataset, capsys):
+    call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--metric", "length_diff")
+    out = capsys.readouterr()
+    assert "done, 1/1 chunks" in out.out
+    assert "1/1" in out.err  # tqdm's bar
+    assert set(MetricScore.objects.values_list("metric", flat=True)) == {"bleu4", "length_diff"}
+
+
+def test_command_rejects_unknown_metric_and_dataset(dataset):
+    with pytest.raises(CommandError, match="unknown metric 'bleu9'"):
+        call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu9")
+    with pytest.raises(CommandError, match="no dataset named 'nope'"):
+        call_command("compute_metrics", "--dataset", "nope")
+
+
+def test_response_extras_show_scores_beside_each_response(compute, dataset):
+    compute(dataset=dataset, metrics=["bleu1", "rouge_l"])
+    response = Response.objects.filter(context__dataset=dataset, text="i am fine").first()
+    extras = response_extras(dataset, [response.pk])
+    assert set(extras[response.pk]["metrics"]) == {"bleu1", "rouge_l"}
+    assert extras[response.pk]["metrics"]["bleu1"] == pytest.approx(np.exp(1 - 4 / 3), rel=1e-6)
+
+
+def test_corpus_bleu_by_system_covers_responses_with_references(dataset):
+    scores = corpus_bleu_by_system(dataset=dataset)
+    assert set(scores) == {"seq2seq", "human"}
+    assert all(len(values) == 4 for values in scores.values())
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+def test_metrics_page_needs_login(client, dataset):
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    assert client.get(url).status_code == 302
+
+
+def test_metrics_page_is_hidden_from_other_researchers(client, other_researcher, dataset):
+    client.force_login(other_researcher)
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    assert client.get(url).status_code == 404
+    assert client.post(url).status_code == 404
+    assert not MetricRun.objects.exists()
+
+
+def test_owner_computes_metrics_with_the_button_and_sees_progress(
+    researcher_client, dataset, django_capture_on_commit_callbacks
+):
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    page = researcher_client.get(url)
+    assert b"Compute metrics" in page.content
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(url, {"metric": ["bleu4", "rouge_l"]})
+    assert response.status_code == 302
+    run = MetricRun.objects.get()
+    assert run.status == MetricRun.Status.DONE
+    assert MetricScore.objects.filter(metric="bleu4").count() == 25
+    page = researcher_client.get(url)
+    assert b"done: 1/1 chunks" in page.content
+    assert b"rouge_l" in page.content
+    progress = researcher_client.get(reverse("scoring:run_progress", args=[run.pk]))
+    assert json.loads(progress.content) == {
+        "status": "done",
+        "done_chunks": 1,
+        "total_chunks": 1,
+        "progress": 1.0,
+        "error": "",
+    }
+
+
+def test_button_post_needs_csrf_token(researcher, dataset):
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(researcher)
+    assert strict.post(reverse("scoring:dataset_metrics", args=[dataset.pk])).status_code == 403
+    assert not MetricRun.objects.exists()
+
+
+def test_progress_of_another_researchers_run_is_hidden(client, other_researcher, compute, dataset):
+    run = compute(dataset=dataset, metrics=["bleu1"])
+    client.force_login(other_researcher)
+    assert client.get(reverse("scoring:run_progress", args=[run.pk])).status_code == 404
