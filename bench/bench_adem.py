@@ -61,6 +61,22 @@ def _synthetic_scores(examples, vectors, seed=0):
         example.score = float(score)
 
 
+def _compare_precisions(scorer, triples):
+    """float32 against the encoder's faster precision on the same triples: speed and agreement."""
+    figures = {"compare_triples": len(triples)}
+    vectors, scores = {}, {}
+    for precision in ("float32", "bfloat16"):
+        encoder = MiniLmEncoder(precision=precision)
+        started = time.perf_counter()
+        scores[precision] = scorer.score(triples, encoder)
+        figures[f"compare_{precision}_seconds"] = time.perf_counter() - started
+        vectors[precision] = encoder.encode_texts([response for _, _, response in triples[:200]])
+    figures["compare_min_cosine"] = float((vectors["float32"] * vectors["bfloat16"]).sum(1).min())
+    figures["compare_score_pearson"] = float(np.corrcoef(scores["float32"], scores["bfloat16"])[0, 1])
+    figures["compare_score_max_abs_diff"] = float(np.abs(np.subtract(scores["float32"], scores["bfloat16"])).max())
+    return figures
+
+
 def _note(text):
     print(text, file=sys.stderr, flush=True)
 
@@ -70,12 +86,16 @@ def main():
     parser.add_argument("--size", type=int, default=10_000, help="triples to encode and score")
     parser.add_argument("--fit-size", type=int, default=3_000, help="rated responses to fit ADEM on")
     parser.add_argument("--vhred-steps", type=int, default=20)
+    parser.add_argument(
+        "--compare-size", type=int, default=1_000, help="triples scored in float32 too, to compare (0: skip)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     figures = {"threads": torch.get_num_threads(), "device": default_device()}
     dialogues = chitchat_dialogues()
     encoder = MiniLmEncoder()
     encoder.encode_texts(["warm up"])  # model load is a one-off, not per triple
+    figures["precision"] = encoder.precision
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = VectorCache(Path(tmp) / "vectors.sqlite")
@@ -108,6 +128,9 @@ def main():
         figures["score_triples"] = len(triples)
         cache.close()
 
+        if args.compare_size and encoder.precision != "float32":
+            figures.update(_compare_precisions(scorer, triples_from_corpus(dialogues, args.compare_size, seed=4)))
+
         if args.vhred_steps:
             stats = pretrain(dialogues, Path(tmp) / "vhred.ckpt", config=VhredConfig(), max_steps=args.vhred_steps)
             figures["vhred_tokens_per_second"] = stats["tokens_per_second"]
@@ -118,8 +141,16 @@ def main():
         print(json.dumps(figures, indent=2))
         return
     f = figures
-    print(f"threads {f['threads']}, device {f['device']}")
+    print(f"threads {f['threads']}, device {f['device']}, MiniLM precision {f['precision']}")
     print(f"encode + score {f['score_triples']} triples with MiniLM: {f['score_minilm_seconds']:.1f} s (target < 60 s)")
+    if "compare_triples" in f:
+        print(
+            f"  {f['compare_triples']} triples in float32 {f['compare_float32_seconds']:.1f} s, "
+            f"bfloat16 {f['compare_bfloat16_seconds']:.1f} s "
+            f"({f['compare_float32_seconds'] / f['compare_bfloat16_seconds']:.1f}x); vectors' min cosine "
+            f"{f['compare_min_cosine']:.5f}, ADEM scores Pearson {f['compare_score_pearson']:.5f}, "
+            f"max |diff| {f['compare_score_max_abs_diff']:.4f}"
+        )
     print(f"score the same triples from cached vectors: {f['score_cached_seconds']:.2f} s")
     print(
         f"fit ADEM on {f['fit_responses']} rated responses: {f['fit_seconds']:.1f} s, "

@@ -208,3 +208,28 @@ def test_minilm_adem_trains_on_a_grade_sample(shared_data, corpus):
     )
     assert results["curve"][-1]["train_loss"] < results["curve"][0]["train_loss"]
     assert results["test"]["n"] == results["split"]["test"]
+
+
+def test_minilm_bfloat16_vectors_agree_with_float32():
+    texts = ["hello there, how are you?", "i love hiking in the mountains", "what? <b>no</b> way!!", "ok"]
+    exact = MiniLmEncoder(precision="float32").encode_texts(texts)
+    fast = MiniLmEncoder(precision="bfloat16").encode_texts(texts)
+    cosine = (exact * fast).sum(axis=1)
+    assert cosine.min() > 0.999
+    # Different texts stay different: the agreement is not an artefact of collapsed vectors.
+    assert (exact @ exact.T)[0, 1] < 0.9
+
+
+def test_minilm_long_texts_keep_their_most_recent_tokens():
+    encoder = MiniLmEncoder(precision="float32", max_length=32)
+    ending = "so what do you think about the new library downtown? " * 3  # longer than 32 tokens
+    first, second, other = encoder.encode_texts(
+        ["apples " * 60 + ending, "oranges and pears " * 40 + ending, ending + " apples" * 60]
+    )
+    assert float(first @ second) > 0.9999  # only the cut-off starts differ
+    assert float(first @ other) < 0.99
+
+
+def test_minilm_rejects_an_unknown_precision():
+    with pytest.raises(ValueError, match="unknown precision 'half'"):
+        MiniLmEncoder(precision="half")
