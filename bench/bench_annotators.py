@@ -101,8 +101,9 @@ def run_size(n, args, tag):
     barrier = threading.Barrier(n)
     errors = []
 
-    def work(annotator):
+    def work(annotator, delay):
         barrier.wait()
+        time.sleep(delay)  # arrivals spread over --ramp seconds (0: all at once)
         try:
             for _ in range(args.hits):
                 if not annotator.do_hit(think=args.think * random.uniform(0.5, 1.5)):
@@ -110,7 +111,7 @@ def run_size(n, args, tag):
         except Exception as error:
             errors.append(f"{annotator.worker_id}: {error}")
 
-    threads = [threading.Thread(target=work, args=(a,)) for a in annotators]
+    threads = [threading.Thread(target=work, args=(a, args.ramp * i / n)) for i, a in enumerate(annotators)]
     started = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -139,6 +140,7 @@ def run_size(n, args, tag):
         "ratings_per_s": round(stored / elapsed, 1),
         "seconds": round(elapsed, 2),
         "think_s": args.think,
+        "ramp_s": args.ramp,
         "lost": max(expected - stored, 0),
         "doubled": doubled + max(stored - expected, 0),
         "errors": len(errors),
@@ -171,6 +173,12 @@ def main():
         type=float,
         default=0.0,
         help="Mean seconds an annotator spends on a HIT between page and submit (0: back-to-back, a stress test).",
+    )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=0.0,
+        help="Seconds over which the annotators arrive, evenly spaced (0: all at the same instant, a burst).",
     )
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes.")
     parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker.")
@@ -214,7 +222,7 @@ def main():
             result = run_size(size, args, f"{tag}-{size}")
             results.append(result)
             print(
-                f"{size:>3} annotators (think {args.think} s): "
+                f"{size:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
                 f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
                 f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
                 f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "

@@ -10,7 +10,9 @@ class MetricScore(models.Model):
     mixed with new ones.
     """
 
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="metric_scores")
+    # No index of its own: the unique (response, metric) index leads with the response and serves
+    # every lookup by response, and each extra index costs every one of the many score writes.
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="metric_scores", db_index=False)
     metric = models.CharField(max_length=100)
     version = models.CharField(max_length=40)
     value = models.FloatField(null=True, help_text="Null when the metric is undefined for the response.")
@@ -18,7 +20,6 @@ class MetricScore(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["response", "metric"], name="metricscore_unique")]
-        indexes = [models.Index(fields=["metric", "version"])]
 
     def __str__(self):
         return f"{self.metric}={self.value}"

@@ -117,6 +117,18 @@ def test_a_second_run_skips_up_to_date_scores_and_recomputes_stale_versions(comp
     assert stale.value != -1.0
 
 
+def test_a_forced_run_overwrites_scores_in_place_across_several_statements(compute, dataset, monkeypatch):
+    monkeypatch.setattr(services, "WRITE_BATCH", 7)  # 25 responses x 2 metrics: eight statements
+    compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
+    before = dict(MetricScore.objects.values_list("pk", "value"))
+    MetricScore.objects.update(value=-1.0, version="0")
+    compute(dataset=dataset, metrics=["bleu4", "rouge_l"], force=True)
+    after = MetricScore.objects.values_list("pk", "value", "version")
+    assert len(after) == 50
+    assert {pk: value for pk, value, _ in after} == before  # same rows, values restored
+    assert {version for _, _, version in after} == {"1"}
+
+
 def test_finished_chunks_are_not_redone(dataset):
     run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=10, dispatch=False)
     first = run.chunks.get(index=0)

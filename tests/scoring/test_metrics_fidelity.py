@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pytest
 from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.bleu.bleu_scorer import cook_refs, cook_test
 from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.meteor.meteor import Meteor
 from pycocoevalcap.rouge.rouge import Rouge
@@ -44,6 +45,83 @@ def test_sentence_bleu_equals_pycocoevalcap_called_pair_by_pair(pairs):
     for i in range(300):
         _, theirs = Bleu(4).compute_score({0: refs[i][:1]}, {0: [hyps[i]]}, verbose=0)
         assert np.abs(np.array(theirs)[:, 0] - mine[:, i]).max() < 1e-9
+
+
+def coco_counts(hyps, refs):
+    """pycocoevalcap's own BLEU statistics per response: testlen, closest reflen, correct[k], guess[k]."""
+    cooked = [cook_test(h, cook_refs(rs), eff="closest") for h, rs in zip(hyps, refs, strict=True)]
+    return [[c[key] for c in cooked] for key in ("testlen", "reflen", "correct", "guess")]
+
+
+def assert_bleu_counts_equal(hyps, refs):
+    testlen, reflen, matches, guesses = bleu.bleu_stats(hyps, refs)
+    theirs = coco_counts(hyps, refs)
+    mine = [testlen.tolist(), reflen.tolist(), matches.T.tolist(), guesses.T.tolist()]
+    assert mine == theirs  # integer counts (floats holding integers): exactly equal
+
+
+EDGE_PAIRS = [
+    ("", [""]),
+    ("a", [""]),
+    ("", ["a b"]),
+    ("   ", ["a", "  b  "]),
+    ("a a a a", ["a a", "a a a"]),  # clipped to the reference holding the most
+    ("a b a b a b", ["b a b", "a b a b", "a"]),
+    ("über café 😀 über café", ["café über", "über café 😀 😀"]),
+    ("x y z w v", ["x y z w v"] * 5),  # five references: three tag bits
+]
+
+
+def test_bleu_counts_equal_pycocoevalcap_exactly(pairs):
+    hyps, refs = pairs
+    edge_hyps, edge_refs = [h for h, _ in EDGE_PAIRS], [rs for _, rs in EDGE_PAIRS]
+    # multi-reference and single-reference pairs in one batch, then one reference each
+    assert_bleu_counts_equal(edge_hyps + hyps, edge_refs + refs)
+    assert_bleu_counts_equal(hyps, [r[:1] for r in refs])
+
+
+def test_bleu_counts_of_only_empty_texts_are_zero():
+    assert_bleu_counts_equal(["", " "], [[""], ["  ", ""]])
+    assert bleu.sentence_bleu([], []).shape == (4, 0)
+
+
+def test_bleu_pair_with_too_many_distinct_tokens_takes_the_hashing_route(pairs, monkeypatch):
+    hyps, refs = pairs
+    # 9000 distinct tokens shared by a response and its reference: more than the 13 bits a token
+    # that 4 tokens per key leave beside 41 pairs and 3 references
+    words = [f"t{i}" for i in range(9000)]
+    huge = " ".join(words)
+    hyps = [*hyps[:20], huge, *hyps[20:40]]
+    refs = [*refs[:20], [" ".join(words[::-1]), "t5 t6 t7 t8 t9"], *refs[20:40]]
+    routed = []
+    factorized = bleu._factorized_stats
+
+    def spy(sub_hyps, sub_refs, n):
+        routed.append(list(sub_hyps))
+        return factorized(sub_hyps, sub_refs, n)
+
+    monkeypatch.setattr(bleu, "_factorized_stats", spy)
+    assert_bleu_counts_equal(hyps, refs)
+    assert routed == [[huge]]
+
+
+@pytest.mark.parametrize("key_bits", [40, 24, 16, 8])
+def test_bleu_counts_stay_exact_when_keys_have_fewer_bits(pairs, monkeypatch, key_bits):
+    # narrower keys push pairs, then whole batches, onto the fallbacks: argsort instead of a packed
+    # sort, the hashing route for pairs with many distinct tokens, and for all when nothing fits
+    hyps, refs = pairs
+    edge_hyps, edge_refs = [h for h, _ in EDGE_PAIRS], [rs for _, rs in EDGE_PAIRS]
+    monkeypatch.setattr(bleu, "KEY_BITS", key_bits)
+    assert_bleu_counts_equal(edge_hyps + hyps[:300], edge_refs + refs[:300])
+
+
+def test_argsort_keys_is_a_stable_argsort_with_and_without_room_for_positions(monkeypatch):
+    keys = np.random.default_rng(3).integers(0, 50, 1000)
+    for key_bits in (63, 12):  # 6 key bits + 10 position bits fit in 63, not in 12
+        monkeypatch.setattr(bleu, "KEY_BITS", key_bits)
+        order, sorted_keys = bleu._argsort_keys(keys, 6)
+        assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+        assert sorted_keys.tolist() == np.sort(keys).tolist()
 
 
 def test_rouge_l_equals_pycocoevalcap(pairs):
