@@ -61,6 +61,11 @@ class Command(BaseCommand):
 
         self._stage("Correlation with humans")
         call_command("report", dataset=DEMO_DATASET, survey=SIMULATED_SURVEY, format="summary", stdout=self.stdout)
+        # The table scores every response, most of which ADEM was trained on: say which figure is fair.
+        self.stdout.write(
+            f"Note: adem:{ADEM_MODEL} above is scored on all responses, including those it was trained on;"
+            " its fair figure is the held-out test printed after training."
+        )
 
         live = Survey.objects.get(name=LIVE_SURVEY)
         self.stdout.write("")
