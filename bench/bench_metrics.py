@@ -1,7 +1,7 @@
 """Benchmark the metric engine against the nlg-eval route, and end to end through compute_metrics.
 
     python bench/bench_metrics.py --pairs 10000 [--pairs 100000] [--baseline-pairs 3000]
-        [--no-meteor] [--no-e2e] [--neural] [--chunk-size 2000] [--json out.json]
+        [--no-meteor] [--no-e2e] [--neural] [--family bleu1-4]... [--chunk-size 2000] [--json out.json]
 
 Generated (context, reference, response) triples with dialogue-like lengths. For each metric
 family it prints the engine's pairs/s (best of three calls; METEOR: one), the nlg-eval route's
@@ -271,11 +271,14 @@ def main(argv=None):
     parser.add_argument("--no-meteor", action="store_true")
     parser.add_argument("--no-e2e", action="store_true")
     parser.add_argument("--neural", action="store_true", help="Also time sentence_cosine and bertscore_f1.")
+    parser.add_argument(
+        "--family", action="append", choices=sorted(FAMILIES), help="Only these metric families; repeatable."
+    )
     parser.add_argument("--json", help="Write the figures here too.")
     args = parser.parse_args(argv)
-    families = dict(FAMILIES)
+    families = {name: FAMILIES[name] for name in args.family} if args.family else dict(FAMILIES)
     if args.no_meteor:
-        families.pop("meteor")
+        families.pop("meteor", None)
     if args.neural:
         families["neural (2 metrics)"] = ["sentence_cosine", "bertscore_f1"]
     report = {"cpu_count": os.cpu_count(), "sizes": {}}

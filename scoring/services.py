@@ -95,8 +95,8 @@ def metric_chunk_compute(*, chunk):
         return 0
     run = chunk.run
     MetricChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
-    responses = _chunk_responses(run.dataset_id, chunk.response_ids)
-    references = _references(run.dataset_id, [ctx for _, _, ctx in responses])
+    responses = _chunk_responses(chunk.response_ids)
+    references = _references([ctx for _, _, ctx in responses])
     scored = [(rid, text, references[ctx]) for rid, text, ctx in responses if references.get(ctx)]
     learned = [name for name in run.metrics if name.startswith(services_adem.ADEM_METRIC_PREFIX)]
     reference_based = [name for name in run.metrics if name not in learned]
@@ -212,27 +212,36 @@ def metric_run_fail(*, run, chunk=None, error=""):
     )
 
 
-def _chunk_responses(dataset_id, response_ids):
-    # an id range and a set test: a 2,000-element IN list costs Django more than the query itself
+def _chunk_responses(response_ids):
+    """`[(id, text, context_id)]` of a chunk's responses (the run took their ids from its dataset).
+
+    An id range and a set test: a 2,000-element IN list costs Django more than the query itself.
+    No join on the dataset: SQLite plans that as a walk over every context of the dataset for each
+    chunk, which made a run quadratic in the dataset's size. order_by(): the model's default
+    ordering would join four tables and sort, to no purpose here.
+    """
     wanted = set(response_ids)
-    # order_by(): the model's default ordering would join four tables and sort, to no purpose here
     rows = (
-        Response.objects.filter(context__dataset_id=dataset_id, id__gte=min(response_ids), id__lte=max(response_ids))
+        Response.objects.filter(id__gte=min(response_ids), id__lte=max(response_ids))
         .order_by()
         .values_list("id", "text", "context_id")
     )
     return [row for row in _fetch_plain(rows) if row[0] in wanted]
 
 
-def _references(dataset_id, context_ids):
-    """`{context_id: [reference texts in order]}` for the given contexts of a dataset."""
+def _references(context_ids):
+    """`{context_id: [reference texts in order]}` for the given contexts (all of one dataset).
+
+    As in `_chunk_responses`, a range of context ids and a set test rather than a join on the
+    dataset (the contexts come from it already).
+    """
     refs = {}
     if not context_ids:
         return refs
     wanted = set(context_ids)
-    rows = Reference.objects.filter(
-        context__dataset_id=dataset_id, context_id__gte=min(wanted), context_id__lte=max(wanted)
-    ).order_by("context_id", "position")
+    rows = Reference.objects.filter(context_id__gte=min(wanted), context_id__lte=max(wanted)).order_by(
+        "context_id", "position"
+    )
     for context_id, text in _fetch_plain(rows.values_list("context_id", "text")):
         if context_id in wanted:
             refs.setdefault(context_id, []).append(text)
@@ -264,7 +273,7 @@ def cider_corpus(run):
 def dataset_cider_corpus(dataset):
     """One item per response that has references: each context's references, weighted by its responses."""
     counts = dict(Context.objects.filter(dataset=dataset).annotate(n=Count("responses")).values_list("id", "n"))
-    refs = _references(dataset.pk, list(counts))
+    refs = _references(list(counts))
     contexts = [ctx for ctx in refs if counts.get(ctx)]
     return CiderCorpus.from_refs([refs[c] for c in contexts], [counts[c] for c in contexts])
 
