@@ -138,7 +138,7 @@ def scores_upsert(*, response_ids, scores, versions):
     sequence), without building a tuple per row. Works on SQLite (>= 3.24) and PostgreSQL.
     """
     metrics = list(scores)
-    per_response, n_rows = len(metrics), len(response_ids) * len(metrics)
+    n_rows = len(response_ids) * len(metrics)
     if not n_rows:
         return 0
     width = 5  # response, metric, version, value, computed_at
@@ -147,7 +147,7 @@ def scores_upsert(*, response_ids, scores, versions):
     params[1::width] = metrics * len(response_ids)
     params[2::width] = [versions[name] for name in metrics] * len(response_ids)
     for offset, name in enumerate(metrics):
-        params[3 + width * offset :: width * per_response] = scores[name]
+        params[3 + width * offset :: width * len(metrics)] = scores[name]
     params[4::width] = [connection.ops.adapt_datetimefield_value(timezone.now())] * n_rows
     statement, rows_per_statement = _upsert_statement(), _rows_per_statement(width)
     with connection.cursor() as cursor:

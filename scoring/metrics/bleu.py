@@ -27,7 +27,7 @@ def bleu_stats(hyps, refs, n=ORDERS):
     """Per response: hyp length, closest ref length, matches[k], guesses[k] (arrays, k = 0..n-1).
 
     Clipped counts come from sorting packed n-gram keys (`_packed_matches`); pairs whose tokens do
-    not fit the 63 bits of a key are counted by the hashing route (`_factorized_stats`) instead.
+    not fit the 63 bits of a key are counted by the hashing route (`_factorized_matches`) instead.
     """
     hyps, refs = list(hyps), list(refs)  # indexed below to pick the pairs left out
     n_pairs = len(hyps)
@@ -41,7 +41,7 @@ def bleu_stats(hyps, refs, n=ORDERS):
     if len(left_out):
         sub_hyps = [hyps[i] for i in left_out]
         sub_refs = [refs[i] for i in left_out]
-        matches[:, left_out] = _factorized_stats(sub_hyps, sub_refs, n)[2]
+        matches[:, left_out] = _factorized_matches(sub_hyps, sub_refs, n)
     return testlen, reflen, matches, guesses
 
 
@@ -186,8 +186,8 @@ def _changes(sorted_values):
     return new
 
 
-def _factorized_stats(hyps, refs, n=ORDERS):
-    """`bleu_stats` by hashing: the route for pairs `_packed_matches` cannot pack.
+def _factorized_matches(hyps, refs, n=ORDERS):
+    """Clipped matches `(n, len(hyps))` by hashing: the route for pairs `_packed_matches` cannot pack.
 
     Every n-gram occurrence gets a code for (response, n-gram) by hashing (pandas factorize), so
     clipped counts are bincounts: no sorting, no Python loop over sentences.
@@ -197,7 +197,6 @@ def _factorized_stats(hyps, refs, n=ORDERS):
     ref_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), ref_counts)
     ids, lengths, _ = tokenize_many(list(hyps) + [r for rs in refs for r in rs])
     testlen = lengths[:n_pairs]
-    reflen = _closest_ref_len(testlen, lengths[n_pairs:], ref_pair, n_pairs)
     n_segs = len(lengths)
     seg = np.repeat(np.arange(n_segs, dtype=np.int64), lengths)
     pair_of_seg = np.concatenate((np.arange(n_pairs, dtype=np.int64), ref_pair))
@@ -211,7 +210,6 @@ def _factorized_stats(hyps, refs, n=ORDERS):
     # code of the n-gram starting at each position, tied to its response
     code = _factorize(pair_of_seg[seg] * vocab + ids)
     matches = np.zeros((n, n_pairs))
-    guesses = np.maximum(0, testlen[None, :] - np.arange(n)[:, None]).astype(float)
     for k in range(n):
         if k:  # extend by one token; positions whose n-gram would leave the sentence drop out
             keep = left[pos] > k
@@ -235,7 +233,7 @@ def _factorized_stats(hyps, refs, n=ORDERS):
         owner = np.zeros(n_codes, np.int64)
         owner[hyp_code] = seg[:nh]
         matches[k] = np.bincount(owner, weights=clipped, minlength=n_pairs)
-    return testlen, reflen, matches, guesses
+    return matches
 
 
 def _factorize(values):

@@ -94,13 +94,13 @@ def test_bleu_pair_with_too_many_distinct_tokens_takes_the_hashing_route(pairs, 
     hyps = [*hyps[:20], huge, *hyps[20:40]]
     refs = [*refs[:20], [" ".join(words[::-1]), "t5 t6 t7 t8 t9"], *refs[20:40]]
     routed = []
-    factorized = bleu._factorized_stats
+    factorized = bleu._factorized_matches
 
     def spy(sub_hyps, sub_refs, n):
         routed.append(list(sub_hyps))
         return factorized(sub_hyps, sub_refs, n)
 
-    monkeypatch.setattr(bleu, "_factorized_stats", spy)
+    monkeypatch.setattr(bleu, "_factorized_matches", spy)
     assert_bleu_counts_equal(hyps, refs)
     assert routed == [[huge]]
 
