@@ -1,8 +1,9 @@
 """Reads shared by several places. Everything a researcher sees is filtered by owner here."""
 
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
-from annotation.models import Dataset, Survey, System
+from annotation.models import Assignment, Dataset, Survey, System
 from annotation.quality.selectors import accepted_ratings
 
 
@@ -39,3 +40,30 @@ def human_scores(*, dataset, surveys=None, aspect="overall", apply_exclusions=Tr
 def dataset_systems(*, dataset):
     """The dataset's systems with their number of responses (`n_responses`)."""
     return System.objects.filter(dataset=dataset).annotate(n_responses=Count("responses")).order_by("name")
+
+
+def assignment_for_page(*, token):
+    """The assignment behind an annotator's link, with its survey and annotator, or None.
+
+    Annotated with `hits_done`, how many HITs of the survey its annotator has finished (for the
+    page's "HIT n of at most m"), so the page needs one query for all three.
+    """
+    finished = (
+        Assignment.objects.filter(
+            hit__survey_id=OuterRef("hit__survey_id"),
+            annotator_id=OuterRef("annotator_id"),
+            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED],
+        )
+        .order_by()
+        .values("annotator_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    rows = Assignment.objects.select_related("hit__survey", "annotator").annotate(
+        hits_done=Coalesce(Subquery(finished), 0)
+    )
+    try:
+        # get() drops the models' default ordering, which would join and sort for nothing here.
+        return rows.get(token=token)
+    except Assignment.DoesNotExist:
+        return None

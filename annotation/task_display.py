@@ -31,7 +31,26 @@ def _turns(raw):
     return turns
 
 
-def _item(item, aspects, number, previous):
+# Where a scale's fragment takes the item id. Escaped text never holds a bare "<", so the marker
+# can only match the places the fragment template put it.
+ITEM_MARK = mark_safe("<ITEM>")
+
+
+class _Fieldsets:
+    """Each scale's fieldset rendered once per selected value, then copied per item with its id."""
+
+    def __init__(self):
+        self.rendered = {}
+
+    def html(self, scale, item_id, selected):
+        key = (scale["key"], selected)
+        if key not in self.rendered:
+            context = {"field": scale, "selected": selected, "item_id": ITEM_MARK}
+            self.rendered[key] = render_to_string("annotation/task/_scale.html", context).rstrip("\n")
+        return mark_safe(self.rendered[key].replace(ITEM_MARK, str(item_id)))
+
+
+def _item(item, aspects, number, previous, fieldsets):
     if item.kind == HITItem.Kind.RESPONSE:
         text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.GOLD:
@@ -44,9 +63,13 @@ def _item(item, aspects, number, previous):
     fields = []
     for scale in scales:
         selected = str(before.get("scores", {}).get(scale["key"], ""))
-        # Checked state is worked out here, not in the template: the radio loop is the page's hot path.
-        choices = [{**choice, "checked": str(choice["value"]) == selected} for choice in scale["choices"]]
-        fields.append({**scale, "choices": choices, "name": f"score-{item.pk}-{scale['key']}"})
+        fields.append(
+            {
+                "key": scale["key"],
+                "name": f"score-{item.pk}-{scale['key']}",
+                "html": fieldsets.html(scale, item.pk, selected),
+            }
+        )
     return {
         "id": item.pk,
         "kind": item.kind,
@@ -65,7 +88,8 @@ def _aspects(survey):
             {
                 "key": aspect.key,
                 "question": aspect.question,
-                "choices": [{"value": v, "label": labels.get(str(v), "")} for v in aspect.values],
+                # Values as text: they are compared with submitted ones and printed, never computed with.
+                "choices": [{"value": str(v), "label": labels.get(str(v), "")} for v in aspect.values],
                 "low": labels.get(str(aspect.scale_min), ""),
                 "high": labels.get(str(aspect.scale_max), ""),
             }
@@ -77,6 +101,7 @@ def _aspects(survey):
 def hit_blocks(*, survey, items, previous=None):
     """Group consecutive items that share a context into one block shown under that conversation."""
     aspects = _aspects(survey)
+    fieldsets = _Fieldsets()
     blocks = []
     for number, item in enumerate(items, start=1):
         if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE):
@@ -88,10 +113,17 @@ def hit_blocks(*, survey, items, previous=None):
             key, turns = ("instructed", item.pk), []
         if not blocks or blocks[-1]["key"] != key:
             blocks.append({"key": key, "turns": _turns(turns), "items": [], "write": item.kind == HITItem.Kind.WRITE})
-        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}))
+        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets))
     for block in blocks:
         del block["key"]
     return blocks
+
+
+def _items_cache_key(survey, hit, items=None):
+    # The survey's random token and the HIT's creation time keep a key from ever meaning another
+    # HIT, even where a database reuses the ids of deleted rows (SQLite). `items` None: all of them.
+    shown = "all" if items is None else hashlib.sha1(",".join(str(item.pk) for item in items).encode()).hexdigest()
+    return f"annotation:hit-items:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{shown}"
 
 
 def task_context(
@@ -101,17 +133,14 @@ def task_context(
 
     A HIT's items never change once annotators have started on it, so a blank page's item HTML is
     cached per (HIT, items shown): the radio loops are most of the page's cost, and under load every
-    annotator of a HIT would otherwise render the same HTML again. Pages with answers to keep
+    annotator of a HIT would otherwise render the same HTML again. A HIT without overlap items
+    shows every annotator all its items; its HTML is kept under an "all" key that is looked up
+    before the items are read, so a cached page reads no items at all. Pages with answers to keep
     (after a refused submission) and previews are rendered afresh.
     """
-    if assignment is not None:
-        items = assignment_items(assignment=assignment)
-    else:
-        items = list(hit.items.select_related("context", "response", "attention_check"))
     context = {
         "survey": survey,
         "assignment": assignment,
-        "n_items": len(items),
         "preview": preview,
         "submit_url": submit_url,
         "progress": progress,
@@ -119,22 +148,29 @@ def task_context(
         "error": error,
         "items_html": None,
     }
-    cache_key = None
-    if assignment is not None and not previous and not preview:
-        digest = hashlib.sha1(",".join(str(item.pk) for item in items).encode()).hexdigest()
-        # The survey's random token and the HIT's creation time keep a key from ever meaning another
-        # HIT, even where a database reuses the ids of deleted rows (SQLite).
-        hit = assignment.hit
-        cache_key = f"annotation:hit-items:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{digest}"
-        cached = cache.get(cache_key)
+    cacheable = assignment is not None and not previous and not preview
+    if cacheable:
+        cached = cache.get(_items_cache_key(survey, assignment.hit))
         if cached:
-            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"])
+            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"], n_items=cached["n_items"])
+            return context
+    hit_items = list((hit or assignment.hit).items.select_related("context", "response", "attention_check"))
+    items = hit_items if assignment is None else assignment_items(assignment=assignment, hit_items=hit_items)
+    cache_key = None
+    if cacheable:
+        # Only a HIT without overlap items looks the same to every annotator.
+        whole = not any(item.is_overlap for item in hit_items)
+        cache_key = _items_cache_key(survey, assignment.hit, None if whole else items)
+        cached = None if whole else cache.get(cache_key)
+        if cached:
+            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"], n_items=cached["n_items"])
             return context
     blocks = hit_blocks(survey=survey, items=items, previous=previous)
-    context.update(blocks=blocks, n_fields=sum(len(item["fields"]) or 1 for block in blocks for item in block["items"]))
+    n_fields = sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])
+    context.update(blocks=blocks, n_fields=n_fields, n_items=len(items))
     if cache_key:
         # Rendered by our own template from escaped values, so it is safe to mark safe on the way back.
         html = render_to_string("annotation/task/_items.html", {"blocks": blocks, "preview": False})
-        cache.set(cache_key, {"html": html, "n_fields": context["n_fields"]}, ITEMS_CACHE_SECONDS)
+        cache.set(cache_key, {"html": html, "n_fields": n_fields, "n_items": len(items)}, ITEMS_CACHE_SECONDS)
         context["items_html"] = mark_safe(html)
     return context

@@ -2,6 +2,7 @@
 published BLEU-4 / METEOR / ROUGE-L figures. Pure pipeline, no database:
 
     .venv/bin/python bench/adem_correlations.py --encoder minilm --folds 5 [--variant full] [--seed 0]
+        [--precision auto|float32|bfloat16|int8]
 """
 
 import argparse
@@ -14,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scoring.adem.cache import VectorCache
 from scoring.adem.encoders import get_encoder
+from scoring.adem.encoders.minilm import MiniLmEncoder
 from scoring.adem.pipeline import encode_examples, train_and_evaluate
 from scoring.adem.training import TrainConfig
 from tests.scoring.adem_helpers import examples_from_records
@@ -36,8 +38,12 @@ def main():
     parser.add_argument("--debias-length", action="store_true")
     parser.add_argument("--vhred-checkpoint", default=None)
     parser.add_argument("--cache", default="var/adem/vectors.sqlite")
+    parser.add_argument("--precision", default="auto", choices=MiniLmEncoder.PRECISIONS, help="minilm only")
     args = parser.parse_args()
-    encoder = get_encoder(args.encoder, vhred_checkpoint=args.vhred_checkpoint)
+    if args.encoder == "minilm":
+        encoder = MiniLmEncoder(precision=args.precision)
+    else:
+        encoder = get_encoder(args.encoder, vhred_checkpoint=args.vhred_checkpoint)
     cache = VectorCache(args.cache)
     sets = {
         "usr-personachat": usr_personachat(SHARED, include_ground_truth=False),
@@ -56,7 +62,7 @@ def main():
         test = results["test"]
         out[name] = {"test": test, "seconds": round(time.perf_counter() - started, 1)}
         print(
-            f"{name}: ADEM ({args.encoder}, {args.variant}, "
+            f"{name}: ADEM ({encoder.id}, {args.variant}, "
             f"{f'{args.folds}-fold pooled' if args.folds else '70/15/15 split'}, seed {args.seed}) "
             f"Pearson {test['pearson']:.3f} (p={test['pearson_p']:.2g}) Spearman {test['spearman']:.3f} "
             f"(p={test['spearman_p']:.2g}) n={test['n']}  |  "

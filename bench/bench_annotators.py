@@ -1,15 +1,18 @@
 #!/usr/bin/env python
 """Benchmark: 1, 10 and 50 simultaneous annotators against gunicorn (DJANGO_DEBUG=0) on PostgreSQL.
 
-Each annotator is its own HTTP session (cookie jar): open the survey link (claim → HIT page),
-answer every item, submit, repeat `--hits` times. Prints HIT-page p50/p99, submit p50/p99,
-ratings stored per second, and ratings lost and doubled (counted in the database afterwards).
+Each annotator is its own HTTP session (cookie jar, CSRF token): open the survey link (claim → HIT
+page), answer every item, think, submit, repeat `--hits` times. The annotators are shared among
+`--client-processes` processes (a thread each). Prints HIT-page p50/p99, submit p50/p99, ratings
+stored per second, ratings lost and doubled (counted in the database afterwards), and the CPU
+seconds gunicorn, PostgreSQL and the client used.
 
-    .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2
+    .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2 --think 3 [--ramp 3]
 """
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import subprocess
@@ -89,36 +92,113 @@ def make_survey(n_annotators, args, tag):
     return services.survey_launch(survey=survey)
 
 
-def run_size(n, args, tag):
-    from django.db.models import Count
+def drive(plan, conn):
+    """One client process: its share of the annotators, a thread each, from the instant `start_at`.
 
-    from annotation.models import Rating
+    Runs in its own process so that the client's threads do not queue on one interpreter lock and
+    time responses late; the results go back to the parent through `conn`.
+    """
     from tests.annotation.live_annotator import LiveAnnotator
 
-    survey = make_survey(n, args, tag)
-    base = f"http://127.0.0.1:{args.port}"
-    annotators = [LiveAnnotator(base, survey.token, f"bench-{tag}-{i:03d}") for i in range(n)]
-    barrier = threading.Barrier(n)
+    base, survey_token, jobs = plan["base"], plan["survey_token"], plan["jobs"]
+    hits, think, start_at = plan["hits"], plan["think"], plan["start_at"]
+    started = time.process_time()
+    annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
     errors = []
 
     def work(annotator, delay):
-        barrier.wait()
-        time.sleep(delay)  # arrivals spread over --ramp seconds (0: all at once)
+        time.sleep(max(0.0, start_at + delay - time.time()))  # arrivals spread over --ramp seconds
         try:
-            for _ in range(args.hits):
-                if not annotator.do_hit(think=args.think * random.uniform(0.5, 1.5)):
+            for _ in range(hits):
+                if not annotator.do_hit(think=think * random.uniform(0.5, 1.5)):
                     break
         except Exception as error:
             errors.append(f"{annotator.worker_id}: {error}")
 
-    threads = [threading.Thread(target=work, args=(a, args.ramp * i / n)) for i, a in enumerate(annotators)]
-    started = time.perf_counter()
+    threads = [threading.Thread(target=work, args=pair) for pair in annotators]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    conn.send(
+        {
+            "pages": [t for a, _ in annotators for t in a.page_times],
+            "submits": [t for a, _ in annotators for t in a.submit_times],
+            "hits": sum(len(a.tokens) for a, _ in annotators),
+            "answered": sum(a.answered for a, _ in annotators),
+            "errors": errors,
+            "cpu_s": time.process_time() - started,
+        }
+    )
+    conn.close()
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds the processes have used so far (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def server_pids(master):
+    """gunicorn's master and workers, and the PostgreSQL processes (the database's side)."""
+    gunicorn, postgres = [master], []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, rest = stat.read_text().split(" (", 1)
+        except OSError:
+            continue
+        name, fields = rest.rsplit(")", 1)
+        if fields.split()[1] == str(master):
+            gunicorn.append(int(pid))
+        elif name == "postgres":
+            postgres.append(int(pid))
+    return gunicorn, postgres
+
+
+def run_size(n, args, tag, server):
+    from django.db.models import Count
+
+    from annotation.models import Rating
+
+    survey = make_survey(n, args, tag)
+    base = f"http://127.0.0.1:{args.port}"
+    jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
+    n_proc = max(1, min(args.client_processes, n))
+    context = multiprocessing.get_context("spawn")
+    start_at = time.time() + 2.0 + 0.5 * n_proc  # after every client process has started
+    children = []
+    for k in range(n_proc):
+        receive, send = context.Pipe(duplex=False)
+        plan = {
+            "base": base,
+            "survey_token": survey.token,
+            "jobs": jobs[k::n_proc],
+            "hits": args.hits,
+            "think": args.think,
+            "start_at": start_at,
+        }
+        process = context.Process(target=drive, args=(plan, send))
+        process.start()
+        children.append((process, receive))
+    time.sleep(max(0.0, start_at - time.time()))
+    gunicorn, postgres = server_pids(server.pid)
+    before = {pid: cpu_seconds([pid]) for pid in gunicorn + postgres}
+    started = time.perf_counter()
+    parts = [receive.recv() for _, receive in children]
     elapsed = time.perf_counter() - started
-    expected = sum(a.answered for a in annotators)
+    # Database connections opened during the run are new processes: count all of theirs.
+    gunicorn, postgres = server_pids(server.pid)
+    after = tuple(sum(cpu_seconds([pid]) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
+    for process, _ in children:
+        process.join()
+    expected = sum(p["answered"] for p in parts)
     stored = Rating.objects.filter(survey=survey).count()
     doubled = sum(
         row["n"] - 1
@@ -127,11 +207,12 @@ def run_size(n, args, tag):
         .annotate(n=Count("pk"))
         .filter(n__gt=1)
     )
-    pages = [t for a in annotators for t in a.page_times]
-    submits = [t for a in annotators for t in a.submit_times]
+    pages = [t for p in parts for t in p["pages"]]
+    submits = [t for p in parts for t in p["submits"]]
+    errors = [e for p in parts for e in p["errors"]]
     return {
         "annotators": n,
-        "hits_submitted": sum(len(a.tokens) for a in annotators),
+        "hits_submitted": sum(p["hits"] for p in parts),
         "page_p50_ms": round(1000 * percentile(pages, 50), 1),
         "page_p99_ms": round(1000 * percentile(pages, 99), 1),
         "submit_p50_ms": round(1000 * percentile(submits, 50), 1),
@@ -141,6 +222,11 @@ def run_size(n, args, tag):
         "seconds": round(elapsed, 2),
         "think_s": args.think,
         "ramp_s": args.ramp,
+        "cpu_s": {
+            "server": round(after[0], 2),
+            "database": round(after[1], 2),
+            "client": round(sum(p["cpu_s"] for p in parts), 2),
+        },
         "lost": max(expected - stored, 0),
         "doubled": doubled + max(stored - expected, 0),
         "errors": len(errors),
@@ -181,7 +267,15 @@ def main():
         help="Seconds over which the annotators arrive, evenly spaced (0: all at the same instant, a burst).",
     )
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes.")
-    parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker.")
+    parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker (gthread only).")
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=2,
+        help="Client processes the annotators are shared among (threads in each), so the client's own "
+        "interpreter lock does not delay the timing of responses.",
+    )
     parser.add_argument("--port", type=int, default=8111)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
@@ -209,24 +303,32 @@ def main():
         "--threads",
         str(args.threads),
         "--worker-class",
-        "gthread",
+        args.worker_class,
         "--log-level",
         "warning",
     ]
     server = subprocess.Popen(gunicorn, cwd=ROOT, env=env)
+    print(
+        f"gunicorn {args.workers} {args.worker_class} workers"
+        + (f" x {args.threads} threads" if args.worker_class == "gthread" else "")
+        + f", {args.client_processes} client processes, {args.hits} HITs per annotator",
+        flush=True,
+    )
     results = []
     try:
         wait_for(f"http://127.0.0.1:{args.port}/accounts/login/")
         tag = time.strftime("%Y%m%d%H%M%S")
-        for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
-            result = run_size(size, args, f"{tag}-{size}")
+        for run, size in enumerate(int(s) for s in args.sizes.split(",") if s.strip()):
+            result = run_size(size, args, f"{tag}-{run}-{size}", server)
             results.append(result)
+            cpu = result["cpu_s"]
             print(
                 f"{size:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
                 f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
                 f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
                 f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
-                f"doubled {result['doubled']} errors {result['errors']}",
+                f"doubled {result['doubled']} errors {result['errors']} | CPU s: server {cpu['server']}, "
+                f"database {cpu['database']}, client {cpu['client']}",
                 flush=True,
             )
     finally:

@@ -1,7 +1,8 @@
 """Benchmark the metric engine against the nlg-eval route, and end to end through compute_metrics.
 
     python bench/bench_metrics.py --pairs 10000 [--pairs 100000] [--baseline-pairs 3000]
-        [--no-meteor] [--no-e2e] [--neural] [--family bleu1-4]... [--chunk-size 2000] [--json out.json]
+        [--no-meteor] [--no-e2e] [--neural] [--family bleu1-4]... [--chunk-size 2000]
+        [--e2e-processes 2] [--json out.json]
 
 Generated (context, reference, response) triples with dialogue-like lengths. For each metric
 family it prints the engine's pairs/s (best of three calls; METEOR: one), the nlg-eval route's
@@ -9,6 +10,9 @@ pairs/s (pycocoevalcap scorers called pair by pair, each scorer built once; the 
 metrics as nlg-eval computes them word by word with sklearn's cosine_similarity) and their
 ratio; METEOR's Java start-up separately; then pairs/s end to end through `compute_metrics` on
 a fresh SQLite database (database writes included), and the peak memory of scoring one chunk.
+With `--e2e-processes N` the run end to end is timed a second time with `compute_metrics
+--processes N` (this process and N - 1 forked ones, each scoring its share of the chunks), in
+columns of its own: "e2e" alone is always one process.
 """
 
 import argparse
@@ -173,8 +177,14 @@ def load_dataset(data, name):
     return dataset
 
 
-def end_to_end(dataset, names, chunk_size):
+def end_to_end(dataset, names, chunk_size, processes=1):
     from django.core.management import call_command
+
+    from scoring.models import MetricScore
+
+    # every timed run writes its rows afresh, as on a dataset never scored: the rows of an earlier
+    # run of the same metrics (with --e2e-processes) are deleted first, untimed
+    MetricScore.objects.filter(metric__in=names).delete()
 
     return cpu_timed(
         lambda: call_command(
@@ -186,6 +196,8 @@ def end_to_end(dataset, names, chunk_size):
             "--chunk-size",
             str(chunk_size),
             "--no-progress",
+            "--processes",
+            str(processes),
             stdout=io.StringIO(),
         )
     )
@@ -211,17 +223,26 @@ def run_size(n, families, args):
     refs = [[r] for _, r, _ in data]
     base_n = min(n, args.baseline_pairs)
     print(f"\n== {n} pairs (nlg-eval route timed on {base_n}; p/s are wall-clock) ==")
-    print(HEADER)
+    processes = args.e2e_processes if not args.no_e2e else 1
+    multi = f"e2e {processes} proc"
+    print(HEADER + (f" {multi + ' p/s':>16} {multi + ' ratio':>18}" if processes > 1 else ""))
     dataset = None if args.no_e2e else load_dataset(data, f"bench-{n}")
     rows = {}
     for family, names in families.items():
-        row = measure(family, names, hyps, refs, base_n=base_n, dataset=dataset, chunk_size=args.chunk_size)
+        row = measure(
+            family, names, hyps, refs, base_n=base_n, dataset=dataset, chunk_size=args.chunk_size, processes=processes
+        )
         rows[family] = row
         nan = float("nan")
         print(
             f"{family:18} {row['engine_pairs_per_s']:11,.0f} {row.get('nlgeval_pairs_per_s', nan):12,.0f}"
             f" {row.get('ratio', nan):6.1f} {row.get('cpu_ratio', nan):9.1f} {row.get('e2e_pairs_per_s', nan):9,.0f}"
-            f" {row.get('e2e_ratio', nan):9.1f} {row.get('e2e_cpu_ratio', nan):13.1f} {row['chunk_peak_mb']:8.1f}",
+            f" {row.get('e2e_ratio', nan):9.1f} {row.get('e2e_cpu_ratio', nan):13.1f} {row['chunk_peak_mb']:8.1f}"
+            + (
+                f" {row.get('e2e_multi_pairs_per_s', nan):16,.0f} {row.get('e2e_multi_ratio', nan):18.1f}"
+                if processes > 1
+                else ""
+            ),
             flush=True,
         )
         if family == "meteor":
@@ -230,7 +251,7 @@ def run_size(n, families, args):
     return rows
 
 
-def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size):
+def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size, processes=1):
     n = len(hyps)
     row = {}
     if family == "meteor":
@@ -258,6 +279,11 @@ def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size):
             row["e2e_ratio"] = row["e2e_pairs_per_s"] / row["nlgeval_pairs_per_s"]
         if "nlgeval_cpu_pairs_per_s" in row:
             row["e2e_cpu_ratio"] = row["e2e_cpu_pairs_per_s"] / row["nlgeval_cpu_pairs_per_s"]
+        if processes > 1:  # the same run with forked processes, reported apart (several cores)
+            row["e2e_processes"] = processes
+            row["e2e_multi_pairs_per_s"] = rate(n, end_to_end(dataset, names, chunk_size, processes)[0])
+            if "nlgeval_pairs_per_s" in row:
+                row["e2e_multi_ratio"] = row["e2e_multi_pairs_per_s"] / row["nlgeval_pairs_per_s"]
     chunk = min(n, chunk_size)
     row["chunk_peak_mb"] = chunk_memory(names, hyps[:chunk], refs[:chunk])
     return row
@@ -274,6 +300,12 @@ def main(argv=None):
     parser.add_argument(
         "--family", action="append", choices=sorted(FAMILIES), help="Only these metric families; repeatable."
     )
+    parser.add_argument(
+        "--e2e-processes",
+        type=int,
+        default=1,
+        help="Also time end to end with compute_metrics --processes N (separate columns).",
+    )
     parser.add_argument("--json", help="Write the figures here too.")
     args = parser.parse_args(argv)
     families = {name: FAMILIES[name] for name in args.family} if args.family else dict(FAMILIES)
@@ -286,8 +318,14 @@ def main(argv=None):
     tmp = tempfile.TemporaryDirectory()
     if not args.no_e2e:
         setup_django(Path(tmp.name) / "bench.sqlite3")
-        # Import the command (and torch, which the ADEM metrics pull in) before any timing.
+        # Import the command (and torch, which the ADEM metrics pull in) before any timing, and let
+        # Celery finalise its app and load its result backend (~50 ms): a worker does both once, at
+        # start-up, not per run.
         importlib.import_module("scoring.management.commands.compute_metrics")
+        from scoring import tasks
+
+        tasks.compute_metrics_chunk.app.finalize()
+        _ = tasks.compute_metrics_chunk.backend
     for n in args.pairs or [10000]:
         report["sizes"][n] = run_size(n, families, args)
     if args.json:

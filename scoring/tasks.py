@@ -30,18 +30,20 @@ def compute_metrics(run_id):
 @shared_task(bind=True, max_retries=3, default_retry_delay=10)
 def compute_metrics_chunk(self, run_id, chunk_id):
     chunk = MetricChunk.objects.select_related("run__dataset").get(pk=chunk_id, run_id=run_id)
+    # a try that dies with its worker (killed, out of memory) is redelivered with the same count
+    attempt = self.request.retries + 1
     try:
-        return services.metric_chunk_compute(chunk=chunk)
+        return services.metric_chunk_compute(chunk=chunk, attempt=attempt)
     except RETRYABLE as exc:
         if self.request.retries < self.max_retries:
             if self.request.is_eager:
                 # no broker to re-queue on: try again in place (a done chunk is skipped anyway)
                 return self.apply(args=(run_id, chunk_id), retries=self.request.retries + 1, throw=True).get()
             raise self.retry(exc=exc) from exc
-        services.metric_run_fail(run=chunk.run, chunk=chunk, error=f"chunk {chunk.index}: {exc}")
+        services.metric_run_fail(run=chunk.run, chunk=chunk, error=f"chunk {chunk.index}: {exc}", attempt=attempt)
         raise
     except Exception as exc:
-        services.metric_run_fail(run=chunk.run, chunk=chunk, error=f"chunk {chunk.index}: {exc}")
+        services.metric_run_fail(run=chunk.run, chunk=chunk, error=f"chunk {chunk.index}: {exc}", attempt=attempt)
         raise
 
 

@@ -15,6 +15,7 @@ import secrets
 import time
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.crowd import get_provider
@@ -35,6 +36,7 @@ from annotation.quality.services import quality_mark_dirty
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 MAX_WRITTEN_CHARS = 2000
 MAX_SECONDS = 24 * 3600
+NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
 
 
 class NoWorkAvailable(Exception):
@@ -71,58 +73,130 @@ def annotator_get(*, worker_id, provider):
         return Annotator.objects.get(provider=provider, worker_id=worker_id)
 
 
-def _rated_response_ids(survey, annotator):
-    return Rating.objects.filter(survey=survey, annotator=annotator).values("response_id")
-
-
-def assignment_items(*, assignment, annotator=None):
+def assignment_items(*, assignment, annotator=None, hit_items=None):
     """The items an assignment shows: its HIT's items less overlap responses already rated.
 
     Computed the same way when the page is rendered and when it is submitted; an annotator holds
-    at most one active assignment per survey, so nothing changes in between.
+    at most one active assignment per survey, so nothing changes in between. `hit_items`: all the
+    HIT's items, when the caller has read them already.
     """
-    annotator = annotator or assignment.annotator
-    items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related("context", "response", "attention_check")
+    if hit_items is None:
+        hit_items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related(
+            "context", "response", "attention_check"
+        )
+    return _without_rated_overlap(list(hit_items), assignment, annotator or assignment.annotator)
+
+
+def _without_rated_overlap(items, assignment, annotator):
     if annotator is None or not any(item.is_overlap for item in items):
-        return list(items)
-    survey_id = assignment.hit.survey_id
+        return items
     already = set(
-        Rating.objects.filter(survey_id=survey_id, annotator=annotator)
+        Rating.objects.filter(survey_id=assignment.hit.survey_id, annotator=annotator)
         .exclude(assignment=assignment)
         .values_list("response_id", flat=True)
     )
     return [item for item in items if not (item.is_overlap and item.response_id in already)]
 
 
-def _claimable(survey, annotator):
-    rated = _rated_response_ids(survey, annotator)
-    # Separate subqueries: exclude() across multi-valued relations would not pin one item.
-    hits_done = Assignment.objects.filter(hit__survey=survey, annotator=annotator).values("hit_id")
-    hits_rated = HITItem.objects.filter(hit__survey=survey, is_overlap=False, response__in=rated).values("hit_id")
+def _annotator_locked(*, worker_id, provider):
+    """The annotator's row, created on their first visit, locked until the transaction ends.
+
+    Annotated with `blocked` (a block review action exists), so one query answers both. The lock
+    serialises one worker's tabs: two simultaneous requests of the same person must not take two
+    HITs. The insert ignores a conflict, so two first visits of a new worker need no savepoint.
+    """
+    blocks = ReviewAction.objects.filter(annotator=OuterRef("pk"), action=ReviewAction.Action.BLOCK)
+    rows = Annotator.objects.filter(provider=provider, worker_id=worker_id).annotate(blocked=Exists(blocks)).order_by()
+    if not connection.features.has_select_for_update:
+        # SQLite has no row locks, but one writer at a time: writing first takes the database's
+        # write lock for this transaction, so what we read next is current and stays so.
+        Annotator.objects.bulk_create([Annotator(provider=provider, worker_id=worker_id)], ignore_conflicts=True)
+        return rows.first()
+    annotator = rows.select_for_update(of=("self",)).first()
+    if annotator is None:
+        Annotator.objects.bulk_create([Annotator(provider=provider, worker_id=worker_id)], ignore_conflicts=True)
+        annotator = rows.select_for_update(of=("self",)).first()
+    return annotator
+
+
+def _candidates(survey, own, pinned):
+    """Open slots this annotator may take, first HIT first (not yet locked or taken).
+
+    Leaving out the HITs they hold or did is all it takes for "never a response twice": a regular
+    context, with all its responses, sits on exactly one HIT of a survey (`hits_generate`), and
+    overlap responses they rated are left off their page (`assignment_items`). The database's
+    unique (survey, annotator, response, aspect) constraint backs this: a second rating is refused.
+    """
     return (
-        Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN)
-        .exclude(hit_id__in=hits_done)
-        .exclude(hit_id__in=hits_rated)
+        Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN, **pinned)
+        .exclude(hit_id__in=[a.hit_id for a in own])
+        .select_related("hit")
         .order_by("hit__position", "slot")
     )
 
 
-def _take(candidate_ids, annotator, now, minutes):
-    for pk in candidate_ids:
-        try:
-            with transaction.atomic():
-                taken = Assignment.objects.filter(pk=pk, status=Assignment.Status.OPEN).update(
-                    status=Assignment.Status.ACTIVE,
-                    annotator=annotator,
-                    assigned_at=now,
-                    expires_at=now + datetime.timedelta(minutes=minutes),
-                )
-        except IntegrityError:
-            # The same annotator took another slot on this HIT meanwhile (two tabs).
-            continue
+def _mark_taken(assignment, survey, annotator, now, minutes):
+    assignment.status = Assignment.Status.ACTIVE
+    assignment.annotator = annotator
+    assignment.assigned_at = now
+    assignment.expires_at = now + datetime.timedelta(minutes=minutes)
+    assignment.hit.survey = survey
+    return assignment
+
+
+def _take(candidates, survey, annotator, now):
+    """Flip the first candidate that is still open to active for `annotator`; None if none was."""
+    minutes = survey.assignment_minutes
+    for candidate in candidates:
+        taken = Assignment.objects.filter(pk=candidate.pk, status=Assignment.Status.OPEN).update(
+            status=Assignment.Status.ACTIVE,
+            annotator=annotator,
+            assigned_at=now,
+            expires_at=now + datetime.timedelta(minutes=minutes),
+        )
         if taken:
-            return Assignment.objects.select_related("hit__survey", "annotator").get(pk=pk)
+            return _mark_taken(candidate, survey, annotator, now, minutes)
     return None
+
+
+def _claim_once(survey, worker_id, provider, hit, now):
+    """One attempt at a claim, in one transaction: the held HIT, a newly taken slot, or None.
+
+    On PostgreSQL the candidates are read with `FOR UPDATE SKIP LOCKED`: rows other claimers hold
+    are skipped, not waited for, so simultaneous claims spread over different slots, and the slot
+    we lock is still open when we flip it. Elsewhere (SQLite) the conditional UPDATE alone decides.
+    """
+    annotator = _annotator_locked(worker_id=worker_id, provider=provider)
+    if annotator.blocked:
+        raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
+    # Read under the annotator's lock, so another tab of theirs cannot take a slot meanwhile.
+    # Ordered by id: the models' default order would join the survey just to sort by its date.
+    own = list(Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk"))
+    if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
+        # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
+        assignments_expire(now=now, survey=survey, annotator=annotator)
+        own = [a for a in own if not (a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now)]
+    for assignment in own:
+        if assignment.status == Assignment.Status.ACTIVE and (hit is None or assignment.hit_id == hit.pk):
+            assignment.hit.survey, assignment.annotator = survey, annotator
+            return assignment
+    if survey.status != Survey.Status.LIVE:
+        raise NoWorkAvailable("This study is not accepting work right now.")
+    if len(own) >= survey.max_hits_per_annotator:
+        raise NoWorkAvailable(
+            f"You have completed the maximum of {survey.max_hits_per_annotator} HITs in this study. Thank you!"
+        )
+    # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
+    candidates = _candidates(survey, own, {"hit": hit} if hit is not None else {})
+    if connection.features.has_select_for_update_skip_locked:
+        # One row is enough: while we hold its lock it stays open, so the flip below succeeds.
+        locked = list(candidates.select_for_update(skip_locked=True, of=("self",))[:1])
+    else:
+        locked = list(candidates[:20])
+    assignment = _take(locked, survey, annotator, now)
+    if assignment is None and not candidates.exists():
+        raise NoWorkAvailable(NO_MORE_WORK)
+    return assignment
 
 
 def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None):
@@ -133,77 +207,34 @@ def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=N
     picks the HIT itself). Raises NoWorkAvailable with the reason otherwise.
     """
     now = now or timezone.now()
+    if not worker_id_valid(worker_id):
+        raise NoWorkAvailable("That identifier is not valid: use 1-64 letters, digits or . _ - @ :")
+    # The caller's object may be stale: the status (paused, closed) must be read now.
     survey = Survey.objects.get(pk=survey.pk)
     # A paused survey still lets annotators resume the HIT they hold; it hands out nothing new.
     if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
         raise NoWorkAvailable("This study is not accepting work right now.")
-    annotator = annotator_get(worker_id=worker_id, provider=provider)
-    if ReviewAction.objects.filter(annotator=annotator, action=ReviewAction.Action.BLOCK).exists():
-        raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
-
-    # One query for the annotator's own work here: the current HIT, abandoned ones, and the count.
-    own = list(
-        Assignment.objects.filter(hit__survey=survey, annotator=annotator).values_list("pk", "status", "expires_at")
-    )
-    if any(status == Assignment.Status.ACTIVE and expires and expires <= now for _pk, status, expires in own):
-        # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
-        assignments_expire(now=now, survey=survey, annotator=annotator)
-        own = [row for row in own if not (row[1] == Assignment.Status.ACTIVE and row[2] and row[2] <= now)]
-    active = Assignment.objects.filter(pk__in=[pk for pk, status, _ in own if status == Assignment.Status.ACTIVE])
-    if hit is not None:
-        active = active.filter(hit=hit)
-    current = active.values_list("pk", flat=True).first() if any(r[1] == "active" for r in own) else None
-    if current is not None:
-        return Assignment.objects.select_related("hit__survey", "annotator").get(pk=current)
-    if survey.status != Survey.Status.LIVE:
-        raise NoWorkAvailable("This study is not accepting work right now.")
-    if len(own) >= survey.max_hits_per_annotator:
-        raise NoWorkAvailable(
-            f"You have completed the maximum of {survey.max_hits_per_annotator} HITs in this study. Thank you!"
-        )
-
-    # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
-    pinned = {"hit": hit} if hit is not None else {}
-    candidates = _claimable(survey, annotator).filter(**pinned)
     for attempt in range(5):
-        if connection.features.has_select_for_update_skip_locked:
+        refusal = None
+        try:
             with transaction.atomic():
-                # One annotator at a time per worker id: two tabs must not take two HITs at once.
-                Annotator.objects.select_for_update().filter(pk=annotator.pk).first()
-                raced = Assignment.objects.filter(
-                    hit__survey=survey, annotator=annotator, status=Assignment.Status.ACTIVE, **pinned
-                ).first()
-                if raced is not None:
-                    return raced  # another request of this annotator claimed while we waited for the lock
-                # Rows other claimers hold are skipped, not waited for, so claims spread out.
-                ids = list(
-                    candidates.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True)[:5]
-                )
-                assignment = _take(ids, annotator, now, survey.assignment_minutes)
-        else:
-            with transaction.atomic():
-                assignment = _take(
-                    list(candidates.values_list("pk", flat=True)[:20]), annotator, now, survey.assignment_minutes
-                )
-                # No row locks here: if another tab of this annotator won a slot first (SQLite runs one
-                # writer at a time, so it is visible now), give ours back and use theirs.
-                first = (
-                    Assignment.objects.filter(hit__survey=survey, annotator=annotator, status=Assignment.Status.ACTIVE)
-                    .order_by("assigned_at", "pk")
-                    .first()
-                )
-                if assignment and first and first.pk != assignment.pk and hit is None:
-                    Assignment.objects.filter(pk=assignment.pk).update(
-                        status=Assignment.Status.OPEN, annotator=None, assigned_at=None, expires_at=None
-                    )
-                    assignment = Assignment.objects.select_related("hit__survey", "annotator").get(pk=first.pk)
-        if assignment:
+                try:
+                    assignment = _claim_once(survey, worker_id, provider, hit, now)
+                except NoWorkAvailable as error:
+                    # Commit what was done on the way (a new annotator's row, their abandoned HIT
+                    # returned to the pool), then refuse.
+                    refusal = error
+        except IntegrityError:
+            # Only a race this code does not foresee gets here (the annotator's row lock rules out
+            # a second slot on one HIT); the transaction rolled back, so simply try again.
+            assignment = None
+        if refusal is not None:
+            raise refusal
+        if assignment is not None:
             return assignment
-        if not candidates.exists():
-            break
         # Every free slot was locked by other claimers at that instant; they may yet roll back.
         time.sleep(0.02 * (attempt + 1))
-    raise NoWorkAvailable("There is no more work available for you in this study right now. Thank you!")
+    raise NoWorkAvailable(NO_MORE_WORK)
 
 
 def parse_answers(data):
@@ -244,7 +275,11 @@ def _seconds(value):
     return seconds if 0 <= seconds <= MAX_SECONDS else None
 
 
-def _result(assignment, replayed):
+FINISHED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+
+
+def _stored_result(assignment, replayed):
+    """The result of an assignment submitted earlier, read back from the database (replays only)."""
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
     return SubmitResult(
         assignment_id=assignment.pk,
@@ -256,6 +291,16 @@ def _result(assignment, replayed):
         flagged=assignment.flagged,
         replayed=replayed,
     )
+
+
+def _stored(assignment):
+    return Assignment.objects.select_related("hit__survey", "annotator").get(pk=assignment.pk)
+
+
+def _items_to_check(assignment, annotator):
+    """The items the submission must answer: as `assignment_items`, without the texts to show."""
+    items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related("attention_check")
+    return _without_rated_overlap(list(items), assignment, annotator)
 
 
 def _validated_rows(assignment, annotator, survey, items, answers):
@@ -317,6 +362,10 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     return ratings, checks, written
 
 
+class _NotYours(Exception):
+    """The conditional flip found the slot no longer active for this annotator and token."""
+
+
 def assignment_submit(*, assignment, answers, annotator=None, token=None, now=None):
     """Store one assignment's answers: everything in one transaction, or nothing.
 
@@ -324,15 +373,22 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     `parse_answers`). `annotator`/`token`, when given, must match the assignment. A replay of an
     already submitted assignment changes nothing and returns its stored result. Refusals raise
     SubmissionRefused and store nothing.
+
+    The caller's `assignment` (with `hit__survey` and `annotator`, as the page just read it) is
+    not read again: what decides is the conditional UPDATE that flips it from active to submitted
+    for this annotator, this token and before the deadline, inside the transaction that stores the
+    answers. Only when that finds nothing to flip is the stored row read, to say why.
     """
     now = now or timezone.now()
-    assignment = Assignment.objects.select_related("hit__survey", "annotator").get(pk=assignment.pk)
+    if assignment.status != Assignment.Status.ACTIVE:
+        # A replay, or a slot that is no longer theirs: decide on the stored row, not the caller's copy.
+        assignment = _stored(assignment)
     if token is not None and not secrets.compare_digest(str(token), assignment.token):
         raise SubmissionRefused("This link does not belong to this assignment.")
     if annotator is not None and assignment.annotator_id != annotator.pk:
         raise SubmissionRefused("This assignment belongs to another annotator.")
-    if assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
-        return _result(assignment, replayed=True)
+    if assignment.status in FINISHED:
+        return _stored_result(assignment, replayed=True)
     if assignment.status != Assignment.Status.ACTIVE or assignment.annotator_id is None:
         raise SubmissionRefused("This assignment is no longer yours: it expired and was given to someone else.")
     if assignment.expires_at and assignment.expires_at <= now:
@@ -340,37 +396,51 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     survey = assignment.hit.survey
     annotator = assignment.annotator
     answers = {int(k): v for k, v in answers.items()}
-    items = assignment_items(assignment=assignment, annotator=annotator)
+    items = _items_to_check(assignment, annotator)
     ratings, checks, written = _validated_rows(assignment, annotator, survey, items, answers)
     failed = sum(not c.passed for c in checks)
 
-    with transaction.atomic():
-        flipped = Assignment.objects.filter(
-            pk=assignment.pk, status=Assignment.Status.ACTIVE, annotator=annotator
-        ).update(status=Assignment.Status.SUBMITTED, submitted_at=now, flagged=failed > 0)
-        if not flipped:
-            # A concurrent request (double click) submitted it first; that one stored the answers.
-            assignment.refresh_from_db()
-            if assignment.status == Assignment.Status.SUBMITTED:
-                return _result(assignment, replayed=True)
-            raise SubmissionRefused("This assignment is no longer yours; nothing was stored.")
-        try:
-            with transaction.atomic():
-                Rating.objects.bulk_create(ratings)
-        except IntegrityError:
-            raise SubmissionRefused("Some of these responses were already rated by you; nothing was stored.") from None
-        AttentionAnswer.objects.bulk_create(checks)
-        WrittenResponse.objects.bulk_create(written)
-        assignment.refresh_from_db()
-        if failed:
-            _apply_attention_policy(assignment, survey, failed)
+    in_time = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    try:
+        with transaction.atomic():
+            flipped = Assignment.objects.filter(
+                in_time, pk=assignment.pk, status=Assignment.Status.ACTIVE, annotator=annotator, token=assignment.token
+            ).update(status=Assignment.Status.SUBMITTED, submitted_at=now, flagged=failed > 0)
+            if not flipped:
+                raise _NotYours
+            # Any IntegrityError here (a response this annotator already rated) rolls all of it back.
+            Rating.objects.bulk_create(ratings)
+            AttentionAnswer.objects.bulk_create(checks)
+            WrittenResponse.objects.bulk_create(written)
+            status = Assignment.Status.SUBMITTED
+            if failed:
+                status = _apply_attention_policy(assignment, survey, failed)
+    except IntegrityError:
+        raise SubmissionRefused("Some of these responses were already rated by you; nothing was stored.") from None
+    except _NotYours:
+        # A concurrent request (double click) may have submitted it first; that one stored the answers.
+        stored = _stored(assignment)
+        if stored.status in FINISHED and stored.annotator_id == annotator.pk and stored.token == assignment.token:
+            return _stored_result(stored, replayed=True)
+        if stored.status == Assignment.Status.ACTIVE and stored.annotator_id == annotator.pk and stored.expires_at:
+            raise SubmissionRefused("This assignment expired before it was submitted; nothing was stored.") from None
+        raise SubmissionRefused("This assignment is no longer yours; nothing was stored.") from None
+    assignment.status, assignment.submitted_at, assignment.flagged = status, now, failed > 0
     # Agreement and exclusions are recomputed by a debounced task, never in this request.
     quality_mark_dirty(survey=survey)
-    assignment.refresh_from_db()
-    return _result(assignment, replayed=False)
+    return SubmitResult(
+        assignment_id=assignment.pk,
+        ratings=len(ratings),
+        written=len(written),
+        checks_passed=len(checks) - failed,
+        checks_failed=failed,
+        status=status,
+        flagged=failed > 0,
+    )
 
 
 def _apply_attention_policy(assignment, survey, failed):
+    """Record the flag and apply the survey's policy; returns the assignment's status after it."""
     reason = f"Failed {failed} attention check(s)."
     policy = survey.attention_policy
     ReviewAction.objects.create(
@@ -387,8 +457,9 @@ def _apply_attention_policy(assignment, survey, failed):
         ReviewAction.objects.create(
             survey=survey, annotator=assignment.annotator, assignment=assignment, action="reject", reason=reason
         )
-        assignment.status = Assignment.Status.REJECTED
         transaction.on_commit(lambda: get_provider(survey).reject(assignment=assignment, reason=reason))
+        return Assignment.Status.REJECTED
+    return Assignment.Status.SUBMITTED
 
 
 def assignments_expire(*, now=None, survey=None, annotator=None):

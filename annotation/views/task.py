@@ -7,11 +7,12 @@ kept in a signed cookie. A HIT page answers only to the annotator who claimed it
 import secrets
 
 from django.conf import settings
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from annotation import services
+from annotation import selectors, services
 from annotation.models import Assignment, Survey
 from annotation.task_display import task_context
 
@@ -79,18 +80,12 @@ def survey_entry(request, token):
     )
 
 
-def _progress(assignment):
-    survey = assignment.hit.survey
-    done = Assignment.objects.filter(
-        hit__survey=survey, annotator_id=assignment.annotator_id, status__in=["submitted", "approved", "rejected"]
-    ).count()
-    return {"hit_number": done + 1, "max_hits": survey.max_hits_per_annotator}
-
-
 @require_http_methods(["GET", "POST"])
 def assignment_page(request, token):
     """One HIT: GET shows it, POST submits it (all items answered, or nothing is stored)."""
-    assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
+    assignment = selectors.assignment_for_page(token=token)
+    if assignment is None:
+        raise Http404("No such HIT.")
     survey = assignment.hit.survey
     if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(request):
         message = "This HIT belongs to another annotator."
@@ -110,7 +105,7 @@ def assignment_page(request, token):
         survey=survey,
         assignment=assignment,
         submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
-        progress=_progress(assignment),
+        progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
         previous=previous,
         error=error,
     )

@@ -217,3 +217,21 @@ def test_link_with_an_invalid_worker_id_asks_for_another(client, researcher):
     page = response.content.decode()
     assert response.status_code == 400 and "not valid" in page and "<script>" not in page
     assert not Assignment.objects.exclude(status="open").exists()
+
+
+def test_a_hit_page_cached_without_the_overlap_still_shows_it_to_a_newcomer(researcher):
+    # The page cache must key on the items shown: one annotator's HIT without the overlap context
+    # (already rated) is not what the next annotator of that HIT sees.
+    survey = make_survey(researcher, n_contexts=7, contexts_per_hit=3, overlap_contexts=1, assignments_per_hit=2)
+    w0, w1, w2 = Client(), Client(), Client()
+    first = w0.get(_start(w0, survey, "w0")).content.decode()
+    w0.post(_start(w0, survey, "w0"), _fill(first))
+    w1.get(_start(w1, survey, "w1"))  # takes HIT 1's other slot
+    later = w0.get(_start(w0, survey, "w0")).content.decode()
+    newcomer = w2.get(_start(w2, survey, "w2")).content.decode()
+    assert (
+        Assignment.objects.get(annotator__worker_id="w2").hit
+        == Assignment.objects.get(annotator__worker_id="w0", status="active").hit
+    )
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 1
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', newcomer))) == 4 * 4 + 1

@@ -8,7 +8,7 @@ from scoring.adem import checkpoint
 from scoring.adem.cache import VectorCache, encode
 from scoring.adem.debias import debias_indices, length_bins
 from scoring.adem.encoders.glove import GloveEncoder
-from scoring.adem.encoders.minilm import MiniLmEncoder
+from scoring.adem.encoders.minilm import MiniLmEncoder, token_batches
 from scoring.adem.model import Adem, fit_alpha_beta
 from scoring.adem.pipeline import Scorer, encode_examples, train_and_evaluate
 from scoring.adem.splits import kfold_by_context, split_by_context
@@ -228,6 +228,37 @@ def test_minilm_long_texts_keep_their_most_recent_tokens():
     )
     assert float(first @ second) > 0.9999  # only the cut-off starts differ
     assert float(first @ other) < 0.99
+
+
+def test_minilm_batches_group_similar_lengths_within_the_token_budget():
+    lengths = [5, 120, 7, 6, 64, 30, 128, 9, 31, 8]
+    batches = token_batches(lengths, max_tokens=100, max_texts=3)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= 3
+        # A text longer than the budget still goes, alone.
+        assert len(batch) * max(lengths[i] for i in batch) <= 100 or len(batch) == 1
+    assert [lengths[i] for batch in batches for i in batch] == sorted(lengths)
+
+
+def test_minilm_vectors_do_not_depend_on_batching():
+    texts = ["ok", "hello there, how are you?", "i love hiking in the mountains " * 8, "what? no way!!", "yes " * 50]
+    batched = MiniLmEncoder(precision="float32").encode_texts(texts)
+    alone = MiniLmEncoder(precision="float32", batch_size=1).encode_texts(texts)
+    np.testing.assert_allclose(batched, alone, atol=1e-5)
+    assert MiniLmEncoder(precision="float32").encode_texts([]).shape == (0, 384)
+
+
+def test_minilm_int8_vectors_have_their_own_id_and_stay_close_to_float32():
+    texts = ["hello there, how are you?", "i love hiking in the mountains", "what? <b>no</b> way!!", "ok"]
+    int8 = MiniLmEncoder(precision="int8")
+    assert int8.id != MiniLmEncoder.id  # a cache or a model never mixes them with float32 vectors
+    assert MiniLmEncoder(precision="float32").id == MiniLmEncoder(precision="bfloat16").id == MiniLmEncoder.id
+    exact = MiniLmEncoder(precision="float32").encode_texts(texts)
+    cosine = (exact * int8.encode_texts(texts)).sum(axis=1)
+    assert cosine.min() > 0.8
+    with pytest.raises(ValueError, match="CPU only"):
+        MiniLmEncoder(device="cuda", precision="int8")
 
 
 def test_minilm_rejects_an_unknown_precision():

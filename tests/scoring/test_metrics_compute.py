@@ -184,6 +184,23 @@ def test_command_computes_named_metrics_with_a_progress_bar(dataset, capsys):
     assert set(MetricScore.objects.values_list("metric", flat=True)) == {"bleu4", "length_diff"}
 
 
+@pytest.mark.django_db(transaction=True)  # the forked processes read what the test committed
+def test_command_scores_chunks_in_several_processes(researcher):
+    """On PostgreSQL (or SQLite in a file, SQLITE_TEST_NAME) two forked processes score beside this
+    one; on an in-memory SQLite database the command scores everything itself."""
+    dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    names = ["bleu4", "cider"]
+    args = [arg for name in names for arg in ("--metric", name)]
+    call_command("compute_metrics", "--dataset", "toy", *args, "--chunk-size", "4", "--processes", "3", "--no-progress")
+    run = MetricRun.objects.get()
+    assert (run.status, run.done_chunks, run.total_chunks) == (MetricRun.Status.DONE, 7, 7)
+    assert set(run.chunks.values_list("status", "attempts")) == {(MetricChunk.Status.DONE, 1)}
+    assert MetricScore.objects.count() == 25 * len(names)
+    stored = metric_scores(dataset=dataset)
+    for name, expected in engine_scores(dataset, names).items():
+        assert [stored[name][rid] for rid in expected] == pytest.approx(list(expected.values()), abs=1e-12)
+
+
 def test_command_rejects_unknown_metric_and_dataset(dataset):
     with pytest.raises(CommandError, match="unknown metric 'bleu9'"):
         call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu9")
