@@ -32,7 +32,7 @@ class Command(BaseCommand):
         dataset = Dataset.objects.get(name=DEMO_DATASET)
 
         if not Survey.objects.filter(name=SIMULATED_SURVEY).exists():
-            self._stage(f"Simulating {annotators} annotators (some careless) on a local survey")
+            self._stage(f"Simulating {annotators} annotators on a local survey")
             call_command(
                 "create_survey",
                 dataset=DEMO_DATASET,
@@ -41,16 +41,31 @@ class Command(BaseCommand):
                 assignments=3,
                 attention_checks=1,
                 overlap=5,
+                base_url=base_url,
                 stdout=self.stdout,
             )
-            call_command("simulate_ratings", SIMULATED_SURVEY, annotators=annotators, seed=seed, stdout=self.stdout)
+            call_command(
+                "simulate_ratings",
+                SIMULATED_SURVEY,
+                annotators=annotators,
+                seed=seed,
+                # No careless annotators: the kappa rule averages over all of an annotator's
+                # partners, so careless partners pull careful annotators under the threshold too
+                # (with 2 of 12 careless, all 12 are excluded and ADEM has nothing to train on).
+                stdout=self.stdout,
+            )
         self._stage("Quality control: agreement and exclusions")
         call_command("recompute_quality", SIMULATED_SURVEY, stdout=self.stdout)
 
         if not Survey.objects.filter(name=LIVE_SURVEY).exists():
             self._stage("Opening a live local survey for you to rate")
             call_command(
-                "create_survey", dataset=DEMO_DATASET, name=LIVE_SURVEY, contexts_per_hit=3, stdout=self.stdout
+                "create_survey",
+                dataset=DEMO_DATASET,
+                name=LIVE_SURVEY,
+                contexts_per_hit=3,
+                base_url=base_url,
+                stdout=self.stdout,
             )
 
         self._stage("Computing every automatic metric")

@@ -1,0 +1,34 @@
+"""`manage.py demo`, the README's main job, runs the whole pipeline on the generated study."""
+
+import io
+import re
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Rating, Survey
+from scoring.models import AdemModel, MetricScore
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address():
+    out = io.StringIO()
+    call_command("demo", "--base-url", "http://demo.example:8765", stdout=out, stderr=io.StringIO())
+    text = out.getvalue()
+
+    simulated = Survey.objects.get(name="demo-simulated")
+    live = Survey.objects.get(name="demo-live")
+    assert Rating.objects.filter(survey=simulated).count() > 1000
+    assert live.status == Survey.Status.LIVE
+    assert not Rating.objects.filter(survey=live).exists()  # left for the user to rate
+    assert AdemModel.objects.filter(name="demo-adem").exists()
+    assert MetricScore.objects.filter(metric="adem:demo-adem").count() == 300
+    assert MetricScore.objects.filter(metric="bleu4").count() == 300
+
+    # Every survey link, the two printed by create_survey included, uses the address given.
+    links = re.findall(r"https?://[^\s/]+/s/[\w-]+/", text)
+    assert links and all(link.startswith("http://demo.example:8765/s/") for link in links)
+    assert f"http://demo.example:8765/s/{live.token}/" in text
+    assert "Demo ready in" in text
+    assert "0 excluded" in text  # the simulated raters are careful ones
