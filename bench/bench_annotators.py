@@ -133,17 +133,13 @@ def drive(plan, conn):
     conn.close()
 
 
-def cpu_seconds(pids):
-    """User + system CPU seconds the processes have used so far (Linux /proc)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # it ended meanwhile
-        total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+def cpu_seconds(pid):
+    """User + system CPU seconds the process has used so far (Linux /proc); 0 once it has ended."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def server_pids(master):
@@ -189,13 +185,13 @@ def run_size(n, args, tag, server):
         children.append((process, receive))
     time.sleep(max(0.0, start_at - time.time()))
     gunicorn, postgres = server_pids(server.pid)
-    before = {pid: cpu_seconds([pid]) for pid in gunicorn + postgres}
+    before = {pid: cpu_seconds(pid) for pid in gunicorn + postgres}
     started = time.perf_counter()
     parts = [receive.recv() for _, receive in children]
     elapsed = time.perf_counter() - started
     # Database connections opened during the run are new processes: count all of theirs.
     gunicorn, postgres = server_pids(server.pid)
-    after = tuple(sum(cpu_seconds([pid]) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
+    after = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()
     expected = sum(p["answered"] for p in parts)
