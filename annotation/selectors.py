@@ -42,28 +42,37 @@ def dataset_systems(*, dataset):
     return System.objects.filter(dataset=dataset).annotate(n_responses=Count("responses")).order_by("name")
 
 
-def assignment_for_page(*, token):
+FINISHED = [Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED]
+
+
+def _finished(*, survey_id, annotator_id):
+    return Assignment.objects.filter(hit__survey_id=survey_id, annotator_id=annotator_id, status__in=FINISHED)
+
+
+def assignment_for_page(*, token, progress=True):
     """The assignment behind an annotator's link, with its survey and annotator, or None.
 
-    Annotated with `hits_done`, how many HITs of the survey its annotator has finished (for the
-    page's "HIT n of at most m"), so the page needs one query for all three.
+    With `progress`, annotated with `hits_done`, how many HITs of the survey its annotator has
+    finished (for the page's "HIT n of at most m"), so showing the page needs one query for all
+    three. A submission leaves it out: it only shows a page when it is refused (`hits_done`).
     """
-    finished = (
-        Assignment.objects.filter(
-            hit__survey_id=OuterRef("hit__survey_id"),
-            annotator_id=OuterRef("annotator_id"),
-            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED],
+    rows = Assignment.objects.select_related("hit__survey", "annotator")
+    if progress:
+        finished = (
+            _finished(survey_id=OuterRef("hit__survey_id"), annotator_id=OuterRef("annotator_id"))
+            .order_by()
+            .values("annotator_id")
+            .annotate(n=Count("pk"))
+            .values("n")
         )
-        .order_by()
-        .values("annotator_id")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    rows = Assignment.objects.select_related("hit__survey", "annotator").annotate(
-        hits_done=Coalesce(Subquery(finished), 0)
-    )
+        rows = rows.annotate(hits_done=Coalesce(Subquery(finished), 0))
     try:
         # get() drops the models' default ordering, which would join and sort for nothing here.
         return rows.get(token=token)
     except Assignment.DoesNotExist:
         return None
+
+
+def hits_done(*, assignment):
+    """How many HITs of its survey the assignment's annotator has finished."""
+    return _finished(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id).count()

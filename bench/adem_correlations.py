@@ -2,7 +2,7 @@
 published BLEU-4 / METEOR / ROUGE-L figures. Pure pipeline, no database:
 
     .venv/bin/python bench/adem_correlations.py --encoder minilm --folds 5 [--variant full] [--seed 0]
-        [--precision auto|float32|bfloat16|int8]
+        [--precision auto|float32|bfloat16|int8|int8-torch]
 """
 
 import argparse

@@ -3,7 +3,7 @@ responses, VHRED pre-training throughput. Targets (issue 7, 2-core CPU): 10,000 
 with MiniLM, far less cached; fitting on 3,000 responses < 30 s.
 
     .venv/bin/python bench/bench_adem.py --size 10000 --fit-size 3000 --vhred-steps 20 [--json]
-        [--precision auto|float32|bfloat16|int8] [--responses-per-context K]
+        [--precision auto|float32|bfloat16|int8|int8-torch] [--responses-per-context K]
 
 Triples come from the packaged Chit-Chat corpus (context: three turns; reference: the next
 turn; response: a turn of another dialogue), so every text is distinct and nothing is cached

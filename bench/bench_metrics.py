@@ -2,7 +2,7 @@
 
     python bench/bench_metrics.py --pairs 10000 [--pairs 100000] [--baseline-pairs 3000]
         [--no-meteor] [--no-e2e] [--neural] [--family bleu1-4]... [--chunk-size 2000]
-        [--e2e-processes 2] [--json out.json]
+        [--e2e-processes 2] [--e2e-threads 2] [--json out.json]
 
 Generated (context, reference, response) triples with dialogue-like lengths. For each metric
 family it prints the engine's pairs/s (best of three calls; METEOR: one), the nlg-eval route's
@@ -12,7 +12,8 @@ ratio; METEOR's Java start-up separately; then pairs/s end to end through `compu
 a fresh SQLite database (database writes included), and the peak memory of scoring one chunk.
 With `--e2e-processes N` the run end to end is timed a second time with `compute_metrics
 --processes N` (this process and N - 1 forked ones, each scoring its share of the chunks), in
-columns of its own: "e2e" alone is always one process.
+columns of its own: "e2e" alone is always one process. `--e2e-threads` is the command's `--threads`
+(its default, 2: one chunk written while the next is scored; 1 scores and writes in turn).
 """
 
 import argparse
@@ -177,7 +178,7 @@ def load_dataset(data, name):
     return dataset
 
 
-def end_to_end(dataset, names, chunk_size, processes=1):
+def end_to_end(dataset, names, chunk_size, processes=1, threads=2):
     from django.core.management import call_command
 
     from scoring.models import MetricScore
@@ -198,6 +199,8 @@ def end_to_end(dataset, names, chunk_size, processes=1):
             "--no-progress",
             "--processes",
             str(processes),
+            "--threads",
+            str(threads),
             stdout=io.StringIO(),
         )
     )
@@ -230,7 +233,15 @@ def run_size(n, families, args):
     rows = {}
     for family, names in families.items():
         row = measure(
-            family, names, hyps, refs, base_n=base_n, dataset=dataset, chunk_size=args.chunk_size, processes=processes
+            family,
+            names,
+            hyps,
+            refs,
+            base_n=base_n,
+            dataset=dataset,
+            chunk_size=args.chunk_size,
+            processes=processes,
+            threads=args.e2e_threads,
         )
         rows[family] = row
         nan = float("nan")
@@ -251,7 +262,7 @@ def run_size(n, families, args):
     return rows
 
 
-def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size, processes=1):
+def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size, processes=1, threads=2):
     n = len(hyps)
     row = {}
     if family == "meteor":
@@ -272,7 +283,7 @@ def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size, processes
         else:
             row["nlgeval_startup_s"] = startup
     if dataset is not None:
-        e2e_wall, e2e_cpu = end_to_end(dataset, names, chunk_size)
+        e2e_wall, e2e_cpu = end_to_end(dataset, names, chunk_size, threads=threads)
         row["e2e_pairs_per_s"] = rate(n, e2e_wall)
         row["e2e_cpu_pairs_per_s"] = rate(n, e2e_cpu)
         if "nlgeval_pairs_per_s" in row:
@@ -281,7 +292,7 @@ def measure(family, names, hyps, refs, *, base_n, dataset, chunk_size, processes
             row["e2e_cpu_ratio"] = row["e2e_cpu_pairs_per_s"] / row["nlgeval_cpu_pairs_per_s"]
         if processes > 1:  # the same run with forked processes, reported apart (several cores)
             row["e2e_processes"] = processes
-            row["e2e_multi_pairs_per_s"] = rate(n, end_to_end(dataset, names, chunk_size, processes)[0])
+            row["e2e_multi_pairs_per_s"] = rate(n, end_to_end(dataset, names, chunk_size, processes, threads)[0])
             if "nlgeval_pairs_per_s" in row:
                 row["e2e_multi_ratio"] = row["e2e_multi_pairs_per_s"] / row["nlgeval_pairs_per_s"]
     chunk = min(n, chunk_size)
@@ -306,6 +317,9 @@ def main(argv=None):
         default=1,
         help="Also time end to end with compute_metrics --processes N (separate columns).",
     )
+    parser.add_argument(
+        "--e2e-threads", type=int, default=2, help="compute_metrics --threads for the runs end to end (default 2)."
+    )
     parser.add_argument("--json", help="Write the figures here too.")
     args = parser.parse_args(argv)
     families = {name: FAMILIES[name] for name in args.family} if args.family else dict(FAMILIES)
@@ -313,7 +327,7 @@ def main(argv=None):
         families.pop("meteor", None)
     if args.neural:
         families["neural (2 metrics)"] = ["sentence_cosine", "bertscore_f1"]
-    report = {"cpu_count": os.cpu_count(), "sizes": {}}
+    report = {"cpu_count": os.cpu_count(), "e2e_threads": args.e2e_threads, "sizes": {}}
     glove()  # resources load once per process; the route and the engine share them
     tmp = tempfile.TemporaryDirectory()
     if not args.no_e2e:

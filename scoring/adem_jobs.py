@@ -7,24 +7,49 @@ in one direction only.
 from django.db import transaction
 
 from scoring.models import AdemModel, TrainingRun
-from scoring.services_adem import AdemRefusal, check_model_name
+from scoring.services_adem import AdemRefusal, check_model_name, encoder_check
 from scoring.tasks import adem_experiment_task, adem_train_task, vhred_pretrain_task
 
 
-def adem_train_queue(*, dataset, name, owner, encoder="minilm", variant="full", seed=0, folds=None):
+def adem_train_queue(
+    *,
+    dataset,
+    name,
+    owner,
+    encoder="minilm",
+    precision=AdemModel.Precision.STANDARD,
+    variant="full",
+    seed=0,
+    folds=None,
+):
     check_model_name(name)
+    encoder_check(encoder=encoder, precision=precision)
     if AdemModel.objects.filter(name=name).exists():
         raise AdemRefusal(f"an ADEM model named {name!r} already exists; choose another name")
     with transaction.atomic():
         model = AdemModel.objects.create(
-            name=name, owner=owner, dataset=dataset, encoder=encoder, variant=variant, seed=seed, folds=folds
+            name=name,
+            owner=owner,
+            dataset=dataset,
+            encoder=encoder,
+            precision=precision,
+            variant=variant,
+            seed=seed,
+            folds=folds,
         )
         run = TrainingRun.objects.create(
             kind=TrainingRun.Kind.TRAIN,
             owner=owner,
             adem_model=model,
             dataset=dataset,
-            params={"name": name, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
+            params={
+                "name": name,
+                "encoder": encoder,
+                "precision": precision,
+                "variant": variant,
+                "seed": seed,
+                "folds": folds,
+            },
         )
         transaction.on_commit(lambda: adem_train_task.delay(run.pk))
     return run

@@ -19,16 +19,29 @@ class _DatasetForm(forms.Form):
 
 class TrainForm(_DatasetForm):
     name = forms.CharField(max_length=100, validators=[model_name_validator], help_text="Becomes metric adem:<name>.")
+    precision = forms.ChoiceField(
+        choices=AdemModel.Precision.choices,
+        initial=AdemModel.Precision.STANDARD,
+        required=False,
+        help_text="int8 encodes ~1.5x faster on a CPU (MiniLM only); the model then scores in int8 too.",
+    )
     folds = forms.IntegerField(
         required=False, min_value=2, max_value=20, help_text="Leave empty for one 70/15/15 split by context."
     )
-    field_order = ["name", "dataset", "encoder", "variant", "seed", "folds"]
+    field_order = ["name", "dataset", "encoder", "precision", "variant", "seed", "folds"]
 
     def clean_name(self):
         name = self.cleaned_data["name"]
         if AdemModel.objects.filter(name=name).exists():
             raise forms.ValidationError("A model with this name exists; choose another.")
         return name
+
+    def clean(self):
+        cleaned = super().clean()
+        precision = cleaned["precision"] = cleaned.get("precision") or AdemModel.Precision.STANDARD
+        if precision != AdemModel.Precision.STANDARD and cleaned.get("encoder") != AdemModel.Encoder.MINILM:
+            self.add_error("precision", f"{precision} precision is offered for the MiniLM encoder only.")
+        return cleaned
 
 
 class ExperimentForm(_DatasetForm):

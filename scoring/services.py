@@ -8,6 +8,7 @@ response whose stored version differs from the registry's is recomputed, never m
 
 import math
 import sqlite3
+import threading
 
 from django.db import connection, transaction
 from django.db.models import Count, F
@@ -97,6 +98,16 @@ def metric_run_start(*, run):
     MetricRun.objects.filter(pk=run.pk, status=MetricRun.Status.QUEUED).update(status=MetricRun.Status.RUNNING)
 
 
+# A process scores one chunk at a time and writes one chunk at a time, but may write one while it
+# scores the next: the command runs its chunk tasks in two threads (see compute_metrics), as a
+# Celery worker with a thread pool would. SQLite and psycopg release the GIL while a statement or
+# a commit runs, so the write of one chunk costs the scoring of the next little; two chunks scored
+# at once would only take turns on the GIL, and two written at once would, on SQLite, wait on its
+# write lock in the sleeps of its busy handler (1, 2, 5, 10 ms...).
+_scoring_turn = threading.Lock()
+_writing_turn = threading.Lock()
+
+
 def metric_chunk_compute(*, chunk, attempt=1):
     """Score one chunk and mark it done; a chunk already done is left alone. Returns rows written.
 
@@ -107,7 +118,23 @@ def metric_chunk_compute(*, chunk, attempt=1):
     if chunk.status == MetricChunk.Status.DONE:
         return 0
     run = chunk.run
-    responses = _chunk_responses(chunk.response_ids)
+    with _scoring_turn:
+        response_ids, scores = _chunk_scores(run, chunk.response_ids)
+    with _writing_turn, transaction.atomic():
+        written = scores_upsert(response_ids=response_ids, scores=scores, versions=run.versions)
+        marked = (
+            MetricChunk.objects.filter(pk=chunk.pk)
+            .exclude(status=MetricChunk.Status.DONE)
+            .update(status=MetricChunk.Status.DONE, finished_at=timezone.now(), attempts=attempt)
+        )
+        if marked:
+            MetricRun.objects.filter(pk=run.pk).update(done_chunks=F("done_chunks") + 1)
+    return written
+
+
+def _chunk_scores(run, chunk_response_ids):
+    """`(response ids, {metric: values in their order})` of a chunk: read and scored, nothing written."""
+    responses = _chunk_responses(chunk_response_ids)
     scored = [row for row in responses if row[2]]
     learned = [name for name in run.metrics if name.startswith(services_adem.ADEM_METRIC_PREFIX)]
     reference_based = [name for name in run.metrics if name not in learned]
@@ -126,16 +153,7 @@ def metric_chunk_compute(*, chunk, attempt=1):
     for name in learned:
         learned_values = services_adem.adem_metric_values(metric=name, response_ids=response_ids)
         scores[name] = [_finite(learned_values.get(rid)) for rid in response_ids]
-    with transaction.atomic():
-        written = scores_upsert(response_ids=response_ids, scores=scores, versions=run.versions)
-        marked = (
-            MetricChunk.objects.filter(pk=chunk.pk)
-            .exclude(status=MetricChunk.Status.DONE)
-            .update(status=MetricChunk.Status.DONE, finished_at=timezone.now(), attempts=attempt)
-        )
-        if marked:
-            MetricRun.objects.filter(pk=run.pk).update(done_chunks=F("done_chunks") + 1)
-    return written
+    return response_ids, scores
 
 
 def scores_upsert(*, response_ids, scores, versions):

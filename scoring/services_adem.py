@@ -51,15 +51,40 @@ def vhred_checkpoint_path():
     return adem_root() / "vhred" / "vhred.ckpt"
 
 
-def encoder_load(name):
-    """The named encoder; vhred reads the pre-trained checkpoint (refused if there is none)."""
-    if name not in ENCODERS:
-        raise AdemRefusal(f"unknown encoder {name!r}; choose one of {', '.join(ENCODERS)}")
+def onnx_export_dir():
+    return adem_root() / "onnx"
+
+
+# AdemModel.Precision → the MiniLM encoder's precision ("auto": float32, or bfloat16 where native).
+ENCODER_PRECISIONS = {AdemModel.Precision.STANDARD: "auto", AdemModel.Precision.INT8: "int8"}
+
+
+def encoder_check(*, encoder, precision=AdemModel.Precision.STANDARD):
+    """Refuse an unknown encoder or precision, or a precision the encoder does not offer."""
+    if encoder not in ENCODERS:
+        raise AdemRefusal(f"unknown encoder {encoder!r}; choose one of {', '.join(ENCODERS)}")
+    if precision not in ENCODER_PRECISIONS:
+        raise AdemRefusal(f"unknown precision {precision!r}; choose one of {', '.join(ENCODER_PRECISIONS)}")
+    if precision != AdemModel.Precision.STANDARD and encoder != "minilm":
+        raise AdemRefusal(f"{precision} precision is offered for the minilm encoder only, not {encoder}")
+
+
+def encoder_load(name, precision=AdemModel.Precision.STANDARD):
+    """The named encoder; vhred reads the pre-trained checkpoint (refused if there is none).
+
+    `precision` (an AdemModel.Precision) other than standard is offered for minilm only.
+    """
+    encoder_check(encoder=name, precision=precision)
     if name == "vhred" and not vhred_checkpoint_path().is_file():
         raise AdemRefusal(
             f"no pre-trained VHRED encoder at {vhred_checkpoint_path()}: run `manage.py pretrain_vhred` first"
         )
-    return get_encoder(name, vhred_checkpoint=vhred_checkpoint_path() if name == "vhred" else None)
+    return get_encoder(
+        name,
+        vhred_checkpoint=vhred_checkpoint_path() if name == "vhred" else None,
+        precision=ENCODER_PRECISIONS[precision],
+        export_dir=onnx_export_dir(),
+    )
 
 
 # --- training data -------------------------------------------------------------------------
@@ -133,6 +158,7 @@ def adem_train(
     dataset,
     name,
     encoder="minilm",
+    precision=AdemModel.Precision.STANDARD,
     variant="full",
     seed=0,
     folds=None,
@@ -151,6 +177,7 @@ def adem_train(
     unless it is the queued row this run was created for.
     """
     check_model_name(name)
+    encoder_check(encoder=encoder, precision=precision)
     if variant not in VARIANTS:
         raise AdemRefusal(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     existing = AdemModel.objects.filter(name=name).first()
@@ -161,13 +188,14 @@ def adem_train(
     )
     if folds is not None and not 2 <= folds <= len({e.context_id for e in examples}):
         raise AdemRefusal(f"--folds must be between 2 and the number of rated contexts, not {folds}")
-    text_encoder = encoder_load(encoder)
+    text_encoder = encoder_load(encoder, precision)
     train_config = TrainConfig.from_dict({**(config or {}), "variant": variant})
     survey_list = list(surveys) if surveys is not None else list(Survey.objects.filter(dataset=dataset))
     model = existing or AdemModel(name=name)
     model.owner = owner if owner is not None else model.owner
     model.dataset = dataset
-    model.encoder, model.variant, model.seed, model.folds = encoder, variant, seed, folds
+    model.encoder, model.precision = encoder, precision
+    model.variant, model.seed, model.folds = variant, seed, folds
     model.training_data = {
         "dataset": dataset.name,
         "surveys": [s.name for s in survey_list],
@@ -237,6 +265,7 @@ def adem_train_from_run(*, run):
             dataset=run.dataset,
             name=params["name"],
             encoder=params["encoder"],
+            precision=params.get("precision", AdemModel.Precision.STANDARD),
             variant=params["variant"],
             seed=params["seed"],
             folds=params.get("folds"),
@@ -257,13 +286,19 @@ def adem_train_from_run(*, run):
 _SCORERS = {}
 
 
-def adem_scorer(*, model):
-    """The loaded Scorer of a registered model (cached per checkpoint hash)."""
+def _model_row(model):
+    """An AdemModel given as a row or by name."""
     if isinstance(model, str):
         found = AdemModel.objects.filter(name=model).first()
         if found is None:
             raise AdemRefusal(f"no ADEM model named {model!r}")
-        model = found
+        return found
+    return model
+
+
+def adem_scorer(*, model):
+    """The loaded Scorer of a registered model (cached per checkpoint hash)."""
+    model = _model_row(model)
     if model.status != AdemModel.Status.READY:
         raise AdemRefusal(f"ADEM model {model.name!r} is not ready (status: {model.status})")
     key = (model.checkpoint_path, model.checkpoint_sha256)
@@ -281,6 +316,7 @@ def adem_scorer(*, model):
 
 def adem_score(*, model, triples):
     """Scores (list of floats) for triples of (context turns or text, reference, response)."""
+    model = _model_row(model)
     scorer = adem_scorer(model=model)
     normalised = []
     for index, item in enumerate(triples):
@@ -301,7 +337,7 @@ def adem_score(*, model, triples):
         normalised.append((list(context), reference, response))
     cache = vector_cache()
     try:
-        scores = scorer.score(normalised, encoder_load(scorer.encoder_name), cache=cache)
+        scores = scorer.score(normalised, encoder_load(scorer.encoder_name, model.precision), cache=cache)
     finally:
         cache.close()
     return [float(s) for s in scores]
@@ -357,18 +393,37 @@ def adem_metric_values(*, metric, response_ids):
 # --- experiments ---------------------------------------------------------------------------
 
 
-def adem_experiment(*, dataset, kind, encoder="minilm", variant="full", seed=0, folds=5, owner=None, run=None):
+def adem_experiment(
+    *,
+    dataset,
+    kind,
+    encoder="minilm",
+    precision=AdemModel.Precision.STANDARD,
+    variant="full",
+    seed=0,
+    folds=5,
+    owner=None,
+    run=None,
+):
     """Leave-one-system-out or data-efficiency results (dict), recorded on a TrainingRun."""
     if kind not in experiments.KINDS:
         raise AdemRefusal(f"unknown experiment {kind!r}; choose one of {', '.join(experiments.KINDS)}")
+    encoder_check(encoder=encoder, precision=precision)
     examples = adem_training_examples(dataset=dataset, variant=variant)
-    text_encoder = encoder_load(encoder)
+    text_encoder = encoder_load(encoder, precision)
     if run is None:
         run = TrainingRun.objects.create(
             kind=TrainingRun.Kind.EXPERIMENT,
             owner=owner,
             dataset=dataset,
-            params={"experiment": kind, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
+            params={
+                "experiment": kind,
+                "encoder": encoder,
+                "precision": precision,
+                "variant": variant,
+                "seed": seed,
+                "folds": folds,
+            },
         )
     run.status = TrainingRun.Status.RUNNING
     run.save(update_fields=["status", "updated_at"])

@@ -82,6 +82,8 @@ def adem_experiment_task(run_id):
             dataset=run.dataset,
             kind=params["experiment"],
             encoder=params["encoder"],
+            # Runs queued before precision existed carry none: they were float32.
+            precision=params.get("precision", "standard"),
             variant=params["variant"],
             seed=params["seed"],
             folds=params["folds"],

@@ -47,6 +47,7 @@ def train(request):
                 name=data["name"],
                 owner=request.user,
                 encoder=data["encoder"],
+                precision=data["precision"],
                 variant=data["variant"],
                 seed=data["seed"],
                 folds=data["folds"],

@@ -188,6 +188,57 @@ def annotator_kappas(pairs, *, weighting="none"):
     return {name: (float(np.mean(v)) if v else None, len(v)) for name, v in values.items()}
 
 
+def consensus_kappas(pairs, *, threshold, weighting="none", distrusted=frozenset()):
+    """Each annotator's mean kappa with the annotators who agree with one another.
+
+    The plain mean (`annotator_kappas`) lets a careless minority drag everyone down: among 12
+    simulated raters, 2 choosing at random pulled the 10 careful ones' means below 0.2 and the
+    rule excluded all 12. So partners are first narrowed to a consensus: starting from everyone
+    not `distrusted` (already excluded by another rule), the annotator with the lowest mean over
+    the remaining partners leaves while that mean is below `threshold`. Everyone, inside the
+    consensus or not, is then judged by their mean over consensus partners, so someone who left
+    early only because of bad partners is judged again against the good ones.
+
+    With fewer than two annotators left there is no consensus to judge against; the mean over all
+    trusted partners is used, which is the plain rule when nobody is distrusted. Returns
+    `{annotator: (mean or None, n_pairs)}` like `annotator_kappas`.
+    """
+    names = sorted({pair.a for pair in pairs} | {pair.b for pair in pairs})
+    index = {name: i for i, name in enumerate(names)}
+    kappas = np.zeros((len(names), len(names)))
+    paired = np.zeros((len(names), len(names)))
+    for pair in pairs:
+        kappa = pair_kappa(pair, weighting)
+        if pair.used and kappa is not None:
+            i, j = index[pair.a], index[pair.b]
+            kappas[i, j] = kappas[j, i] = kappa
+            paired[i, j] = paired[j, i] = 1.0
+
+    def totals(group):
+        return kappas @ group, paired @ group
+
+    def mean(sums, counts):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+    trusted = np.array([name not in distrusted for name in names], dtype=float)
+    consensus = trusted.copy()
+    sums, counts = totals(consensus)
+    while threshold is not None:
+        means = mean(sums, counts)
+        low = np.flatnonzero((consensus > 0) & (means < threshold))  # NaN (no partner) is never low
+        if not len(low):
+            break
+        # The lowest leaves first; ties in name order (argmin takes the first), so reruns agree.
+        worst = low[np.argmin(means[low])]
+        consensus[worst] = 0.0
+        sums, counts = sums - kappas[:, worst], counts - paired[:, worst]  # O(n), no new product
+    if consensus.sum() < 2:
+        consensus = trusted
+    sums, counts = totals(consensus)
+    means = mean(sums, counts)
+    return {name: (None if counts[i] == 0 else float(means[i]), int(counts[i])) for name, i in index.items()}
+
+
 def median_kappa(pairs, *, weighting="none", annotators=None):
     """Median of the used pairs' kappas; with `annotators`, only pairs of two of them."""
     values = [

@@ -27,7 +27,9 @@ def survey_evidence(survey, rows, labels, attention):
     """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
 
     When raters are anonymous per item (each rater id rates one item, as in GRADE) no pair
-    shares enough items to mean anything, so no pairs are computed.
+    shares enough items to mean anything, so no pairs are computed. The kappa the rule judges is
+    the mean with the agreeing annotators (`agreement.consensus_kappas`), leaving out partners
+    that the attention or speed rule already excludes; `means` keeps the plain mean for display.
     """
     scale = data.survey_scale(survey)
     triples = _triples(rows, labels)
@@ -43,24 +45,31 @@ def survey_evidence(survey, rows, labels, attention):
         total, failed = attention.get(annotator_id, (0, 0))
         evidence[annotator_id] = rules.AnnotatorEvidence(
             worker=labels[annotator_id],
-            kappa=means.get(labels[annotator_id], (None, 0))[0],
             attention_total=total,
             attention_failed=failed,
             median_seconds=_median_seconds(by_annotator.get(annotator_id, [])),
         )
+    # The other rules need no kappa, so they run first and say whose agreement is not evidence.
+    distrusted = {item.worker for item in evidence.values() if _evaluate(survey, item, kappa_rule=False).excluded}
+    judged = agreement.consensus_kappas(
+        pairs, threshold=survey.kappa_threshold, weighting=survey.kappa_weighting, distrusted=distrusted
+    )
+    for item in evidence.values():
+        item.kappa, item.kappa_pairs = judged.get(item.worker, (None, 0))
     return scale, pairs, means, evidence, by_annotator
 
 
+def _evaluate(survey, item, *, kappa_rule=True):
+    return rules.evaluate(
+        item,
+        kappa_threshold=survey.kappa_threshold if kappa_rule else None,
+        min_seconds_per_item=survey.min_seconds_per_item,
+        attention_policy=survey.attention_policy,
+    )
+
+
 def auto_outcomes(survey, evidence):
-    return {
-        annotator_id: rules.evaluate(
-            item,
-            kappa_threshold=survey.kappa_threshold,
-            min_seconds_per_item=survey.min_seconds_per_item,
-            attention_policy=survey.attention_policy,
-        )
-        for annotator_id, item in evidence.items()
-    }
+    return {annotator_id: _evaluate(survey, item) for annotator_id, item in evidence.items()}
 
 
 def _time_summary(rows):
@@ -88,6 +97,8 @@ def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision,
         "annotator_id": annotator_id,
         "kappa": kappa,
         "n_pairs": n_pairs,
+        "kappa_judged": item.kappa,
+        "n_judged_pairs": item.kappa_pairs,
         "n_ratings": len(rows),
         "excluded": excluded,
         "reasons": reasons,

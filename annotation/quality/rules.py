@@ -6,7 +6,9 @@ Three rules, each as in the seed studies or the survey's settings:
   decides); `reject` rejects the failing assignment, whose ratings are then dropped on their own,
   so the annotator's other work still counts.
 - `kappa`: the annotator's mean pairwise kappa is below the threshold (Liu et al. 2016 and Lowe
-  et al. 2017 used 0.2). An annotator with no usable pair has no kappa and is not judged by it.
+  et al. 2017 used 0.2). The mean is taken over the partners who agree with one another (see
+  `agreement.consensus_kappas`), so careless partners do not drag careful annotators under.
+  An annotator with no usable pair has no kappa and is not judged by it.
 - `speed`: the median seconds per item is below the minimum (implausibly fast work). Imported
   ratings have no timing and are not judged by it.
 A threshold of `None` (or a minimum of 0) switches its rule off.
@@ -23,6 +25,7 @@ class AnnotatorEvidence:
 
     worker: str
     kappa: float | None = None
+    kappa_pairs: int = 0  # the pairs `kappa` is the mean of
     attention_total: int = 0
     attention_failed: int = 0
     median_seconds: float | None = None
@@ -35,6 +38,10 @@ class Outcome:
     excluded: bool
     reasons: list = field(default_factory=list)
     flags: list = field(default_factory=list)
+
+
+def _over(pairs):
+    return f" over {pairs} pairs," if pairs else ""
 
 
 def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attention_policy="flag"):
@@ -52,7 +59,7 @@ def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attent
         reasons.append(
             {
                 "rule": "kappa",
-                "detail": f"mean kappa {evidence.kappa:.3f} below {kappa_threshold:g}",
+                "detail": f"mean kappa {evidence.kappa:.3f}{_over(evidence.kappa_pairs)} below {kappa_threshold:g}",
                 "value": evidence.kappa,
                 "threshold": kappa_threshold,
             }

@@ -37,6 +37,7 @@ WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 MAX_WRITTEN_CHARS = 2000
 MAX_SECONDS = 24 * 3600
 NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
+FINISHED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
 
 
 class NoWorkAvailable(Exception):
@@ -81,8 +82,10 @@ def assignment_items(*, assignment, annotator=None, hit_items=None):
     HIT's items, when the caller has read them already.
     """
     if hit_items is None:
-        hit_items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related(
-            "context", "response", "attention_check"
+        hit_items = (
+            HITItem.objects.filter(hit_id=assignment.hit_id)
+            .select_related("context", "response", "attention_check")
+            .order_by("position")
         )
     return _without_rated_overlap(list(hit_items), assignment, annotator or assignment.annotator)
 
@@ -99,24 +102,46 @@ def _without_rated_overlap(items, assignment, annotator):
 
 
 def _annotator_locked(*, worker_id, provider):
-    """The annotator's row, created on their first visit, locked until the transaction ends.
+    """The annotator's row, locked until the transaction ends, and whether this call created it.
 
     Annotated with `blocked` (a block review action exists), so one query answers both. The lock
     serialises one worker's tabs: two simultaneous requests of the same person must not take two
-    HITs. The insert ignores a conflict, so two first visits of a new worker need no savepoint.
+    HITs. The insert comes first and ignores a conflict: a new worker (every claim in a burst of
+    first visits) is then one statement, with no assignments to read; two first visits of the same
+    worker need no savepoint; and on SQLite, which has no row locks but one writer at a time,
+    writing first takes the database's write lock for this transaction, so what we read next is
+    current and stays so.
     """
+    created = _annotator_insert(worker_id=worker_id, provider=provider)
+    if created is not None:
+        # Nobody can have blocked a row that no other transaction can see yet.
+        created.blocked = False
+        return created, True
     blocks = ReviewAction.objects.filter(annotator=OuterRef("pk"), action=ReviewAction.Action.BLOCK)
     rows = Annotator.objects.filter(provider=provider, worker_id=worker_id).annotate(blocked=Exists(blocks)).order_by()
-    if not connection.features.has_select_for_update:
-        # SQLite has no row locks, but one writer at a time: writing first takes the database's
-        # write lock for this transaction, so what we read next is current and stays so.
-        Annotator.objects.bulk_create([Annotator(provider=provider, worker_id=worker_id)], ignore_conflicts=True)
-        return rows.first()
-    annotator = rows.select_for_update(of=("self",)).first()
-    if annotator is None:
-        Annotator.objects.bulk_create([Annotator(provider=provider, worker_id=worker_id)], ignore_conflicts=True)
-        annotator = rows.select_for_update(of=("self",)).first()
-    return annotator
+    if connection.features.has_select_for_update:
+        rows = rows.select_for_update(of=("self",))
+    return rows.first(), False
+
+
+def _annotator_insert(*, worker_id, provider):
+    """INSERT ... ON CONFLICT DO NOTHING RETURNING id: the new row, or None if the worker exists.
+
+    Written out because the ORM's `bulk_create(ignore_conflicts=True)` cannot say whether it
+    inserted; both PostgreSQL and SQLite (3.35+) run this statement as it stands.
+    """
+    meta, quote, created_at = Annotator._meta, connection.ops.quote_name, timezone.now()
+    columns = ", ".join(quote(meta.get_field(name).column) for name in ("provider", "worker_id", "created_at"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES (%s, %s, %s) "
+            f"ON CONFLICT DO NOTHING RETURNING {quote(meta.pk.column)}",
+            [provider, worker_id, connection.ops.adapt_datetimefield_value(created_at)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return Annotator(pk=row[0], provider=provider, worker_id=worker_id, created_at=created_at)
 
 
 def _candidates(survey, own, pinned):
@@ -166,12 +191,19 @@ def _claim_once(survey, worker_id, provider, hit, now):
     are skipped, not waited for, so simultaneous claims spread over different slots, and the slot
     we lock is still open when we flip it. Elsewhere (SQLite) the conditional UPDATE alone decides.
     """
-    annotator = _annotator_locked(worker_id=worker_id, provider=provider)
+    annotator, created = _annotator_locked(worker_id=worker_id, provider=provider)
     if annotator.blocked:
         raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
-    # Read under the annotator's lock, so another tab of theirs cannot take a slot meanwhile.
-    # Ordered by id: the models' default order would join the survey just to sort by its date.
-    own = list(Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk"))
+    own = []
+    if not created:
+        # Read under the annotator's lock, so another tab of theirs cannot take a slot meanwhile
+        # (a row created by this transaction has no assignments: no one else can see it yet).
+        # Ordered by id: the models' default order would join the survey just to sort by its date.
+        own = list(
+            Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk")
+        )
+    # How many HITs of the survey they finished: the page shows "HIT n of at most m" from it.
+    hits_done = sum(a.status in FINISHED for a in own)
     if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
         # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
         assignments_expire(now=now, survey=survey, annotator=annotator)
@@ -179,6 +211,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
     for assignment in own:
         if assignment.status == Assignment.Status.ACTIVE and (hit is None or assignment.hit_id == hit.pk):
             assignment.hit.survey, assignment.annotator = survey, annotator
+            assignment.hits_done = hits_done
             return assignment
     if survey.status != Survey.Status.LIVE:
         raise NoWorkAvailable("This study is not accepting work right now.")
@@ -196,21 +229,29 @@ def _claim_once(survey, worker_id, provider, hit, now):
     assignment = _take(locked, survey, annotator, now)
     if assignment is None and not candidates.exists():
         raise NoWorkAvailable(NO_MORE_WORK)
+    if assignment is not None:
+        assignment.hits_done = hits_done
     return assignment
 
 
-def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None):
+def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None, survey_is_current=False):
     """The annotator's current assignment in `survey`, or the next free slot for them.
 
     Never a HIT they already worked on, never a response they already rated, at most
     `max_hits_per_annotator` HITs. `hit` restricts the slot to one HIT (a crowd such as MTurk
-    picks the HIT itself). Raises NoWorkAvailable with the reason otherwise.
+    picks the HIT itself). Raises NoWorkAvailable with the reason otherwise. The assignment
+    returned carries `hit.survey`, `annotator` and `hits_done` (HITs of the survey they finished),
+    all a HIT page needs.
+
+    `survey_is_current`: the caller read `survey` from the database in this same request (the
+    annotator's link does), so it is as fresh as a second read here would be.
     """
     now = now or timezone.now()
     if not worker_id_valid(worker_id):
         raise NoWorkAvailable("That identifier is not valid: use 1-64 letters, digits or . _ - @ :")
-    # The caller's object may be stale: the status (paused, closed) must be read now.
-    survey = Survey.objects.get(pk=survey.pk)
+    if not survey_is_current:
+        # The caller's object may be stale: the status (paused, closed) must be read now.
+        survey = Survey.objects.get(pk=survey.pk)
     # A paused survey still lets annotators resume the HIT they hold; it hands out nothing new.
     if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
         raise NoWorkAvailable("This study is not accepting work right now.")
@@ -275,9 +316,6 @@ def _seconds(value):
     return seconds if 0 <= seconds <= MAX_SECONDS else None
 
 
-FINISHED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
-
-
 def _stored_result(assignment, replayed):
     """The result of an assignment submitted earlier, read back from the database (replays only)."""
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
@@ -299,12 +337,13 @@ def _stored(assignment):
 
 def _items_to_check(assignment, annotator):
     """The items the submission must answer: as `assignment_items`, without the texts to show."""
-    items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related("attention_check")
+    # Ordered by position alone: the default order joins the HIT and its survey to sort one HIT's items.
+    items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related("attention_check").order_by("position")
     return _without_rated_overlap(list(items), assignment, annotator)
 
 
 def _validated_rows(assignment, annotator, survey, items, answers):
-    aspects = {a.key: a for a in survey.aspects.all()}
+    aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
     overall = aspects[Aspect.OVERALL]
     by_id = {item.pk: item for item in items}
     unknown = sorted(set(answers) - set(by_id))

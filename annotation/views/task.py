@@ -2,6 +2,12 @@
 
 No login: an annotator is known by a worker id taken from `?worker=`, a form, or generated, and
 kept in a signed cookie. A HIT page answers only to the annotator who claimed it.
+
+Opening the link (GET) answers with the HIT page itself, not a redirect to `/a/<token>/`: the claim
+has just read everything the page shows, so a redirect would cost the annotator a second round
+trip and the server a second request that reads it all again. The form's action is the HIT's own
+address, which also serves the page on a reload. The identifier form (POST) still redirects, so
+that reloading the page does not post the form again.
 """
 
 import secrets
@@ -39,20 +45,35 @@ def _with_worker_cookie(response, worker_id):
     return response
 
 
-def _claim_and_go(request, survey, worker_id):
+def _claim(request, survey, worker_id):
+    """The annotator's assignment, or the page that says why there is none."""
     try:
-        assignment = services.assignment_claim(survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL)
+        assignment = services.assignment_claim(
+            survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL, survey_is_current=True
+        )
     except services.NoWorkAvailable as refusal:
-        response = render(request, "annotation/task/no_work.html", {"survey": survey, "message": str(refusal)})
-    else:
-        response = redirect("annotation:task_assignment", token=assignment.token)
-    return _with_worker_cookie(response, worker_id)
+        return None, render(request, "annotation/task/no_work.html", {"survey": survey, "message": str(refusal)})
+    return assignment, None
+
+
+def _hit_page(request, assignment, *, previous=None, error=""):
+    """The HIT page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded)."""
+    survey = assignment.hit.survey
+    context = task_context(
+        survey=survey,
+        assignment=assignment,
+        submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
+        progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
+        previous=previous,
+        error=error,
+    )
+    return render(request, "annotation/task/hit.html", context, status=400 if error else 200)
 
 
 @require_http_methods(["GET", "POST"])
 def survey_entry(request, token):
     """The shareable link: identify the annotator, then hand out their next HIT."""
-    survey = get_object_or_404(Survey.objects.select_related("dataset"), token=token)
+    survey = get_object_or_404(Survey, token=token)
     if survey.provider != Survey.Provider.LOCAL:
         return render(
             request, "annotation/task/no_work.html", {"survey": survey, "message": "This link is not active."}
@@ -67,12 +88,15 @@ def survey_entry(request, token):
     if request.method == "POST":
         worker_id = request.POST.get("worker", "").strip() or f"anon-{secrets.token_hex(6)}"
         if services.worker_id_valid(worker_id):
-            return _claim_and_go(request, survey, worker_id)
+            assignment, refused = _claim(request, survey, worker_id)
+            response = refused or redirect("annotation:task_assignment", token=assignment.token)
+            return _with_worker_cookie(response, worker_id)
         error = "Please use 1-64 letters, digits or . _ - @ : (or leave the field empty)."
     else:
         worker_id = request.GET.get("worker", "").strip() or worker_from_cookie(request)
         if worker_id and services.worker_id_valid(worker_id):
-            return _claim_and_go(request, survey, worker_id)
+            assignment, refused = _claim(request, survey, worker_id)
+            return _with_worker_cookie(refused or _hit_page(request, assignment), worker_id)
         if worker_id:
             error = "The identifier in the link is not valid: use 1-64 letters, digits or . _ - @ :"
     return render(
@@ -83,7 +107,7 @@ def survey_entry(request, token):
 @require_http_methods(["GET", "POST"])
 def assignment_page(request, token):
     """One HIT: GET shows it, POST submits it (all items answered, or nothing is stored)."""
-    assignment = selectors.assignment_for_page(token=token)
+    assignment = selectors.assignment_for_page(token=token, progress=request.method == "GET")
     if assignment is None:
         raise Http404("No such HIT.")
     survey = assignment.hit.survey
@@ -92,24 +116,16 @@ def assignment_page(request, token):
         return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=403)
     if assignment.status != Assignment.Status.ACTIVE:
         return redirect("annotation:task_done", token=assignment.token)
-    previous, error = None, ""
-    if request.method == "POST":
-        previous = services.parse_answers(request.POST)
-        try:
-            services.assignment_submit(assignment=assignment, answers=previous, annotator=assignment.annotator)
-        except services.SubmissionRefused as refusal:
-            error = str(refusal)
-        else:
-            return redirect("annotation:task_done", token=assignment.token)
-    context = task_context(
-        survey=survey,
-        assignment=assignment,
-        submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
-        progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
-        previous=previous,
-        error=error,
-    )
-    return render(request, "annotation/task/hit.html", context, status=400 if error else 200)
+    if request.method == "GET":
+        return _hit_page(request, assignment)
+    answers = services.parse_answers(request.POST)
+    try:
+        services.assignment_submit(assignment=assignment, answers=answers, annotator=assignment.annotator)
+    except services.SubmissionRefused as refusal:
+        # Shown again with the answers given so far; the progress count is read only now.
+        assignment.hits_done = selectors.hits_done(assignment=assignment)
+        return _hit_page(request, assignment, previous=answers, error=str(refusal))
+    return redirect("annotation:task_done", token=assignment.token)
 
 
 def assignment_done(request, token):

@@ -77,7 +77,9 @@ def score(hyps, refs, names=None, *, corpus=None) -> dict:
 
     Returns `{name: list of float|None}` in the order of `hyps`.
     """
-    batch = Batch(list(hyps), [list(r) for r in refs], corpus)
+    # lists are taken as they are: a copy of each response's reference list is one new object per
+    # response, and at 100,000 responses the garbage collections they set off cost a tenth of BLEU
+    batch = Batch(list(hyps), [r if type(r) is list else list(r) for r in refs], corpus)
     metrics = [get(n) for n in names] if names is not None else all_metrics()
     by_family: dict = {}
     for metric in metrics:

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+ACTION_RE = re.compile(r'<form method="post" action="(/a/[^"]+/)"')
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 FIELD_RE = re.compile(r'name="(score-\d+-[\w-]+)"')
 SECONDS_RE = re.compile(r'name="seconds-(\d+)"')
@@ -41,12 +42,15 @@ class LiveAnnotator:
 
     def do_hit(self, replay=False, score=3, think=0.0):
         """Claim a HIT, answer it, submit it (twice with `replay`). False when no work is left."""
-        url, status, html, seconds = self._open(f"{self.base_url}/s/{self.survey_token}/?worker={self.worker_id}")
+        _url, status, html, seconds = self._open(f"{self.base_url}/s/{self.survey_token}/?worker={self.worker_id}")
         self.page_times.append(seconds)
-        if "/a/" not in url:
+        # The link answers with the HIT page itself; its form posts to the HIT's own address.
+        action = ACTION_RE.search(html)
+        if action is None:
             return False
         if status != 200:
             raise RuntimeError(f"{self.worker_id}: HIT page answered {status}")
+        url = self.base_url + action.group(1)
         token = url.rstrip("/").rsplit("/", 1)[-1]
         self.tokens.append(token)
         checks = dict(CHECK_RE.findall(html))

@@ -104,6 +104,48 @@ def test_annotator_kappa_is_the_mean_of_used_pairs_in_the_chosen_weighting():
     assert agreement.median_kappa(pairs, annotators={"a", "b"}) == pytest.approx(0.2)
 
 
+def _pairs_from(kappa_of, names):
+    """Used pairs of every two `names`, each with kappa `kappa_of(a, b)` in all weightings."""
+    return [
+        agreement.PairAgreement(a, b, 20, kappa_of(a, b), kappa_of(a, b), kappa_of(a, b), True)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    ]
+
+
+def test_consensus_kappas_keep_careless_partners_from_dragging_careful_annotators_under():
+    careful = [f"careful{i}" for i in range(6)]
+    careless = [f"careless{i}" for i in range(3)]
+    pairs = _pairs_from(lambda a, b: 0.3 if a in careful and b in careful else 0.0, careful + careless)
+    plain = agreement.annotator_kappas(pairs)
+    judged = agreement.consensus_kappas(pairs, threshold=0.2)
+    # The plain mean puts every careful annotator under 0.2: 5 partners at 0.3, 3 at 0.0.
+    assert plain["careful0"] == (pytest.approx(0.1875), 8)
+    # Judged over the consensus, the careful ones agree; the careless agree with nobody in it.
+    assert all(judged[name] == (pytest.approx(0.3), 5) for name in careful)
+    assert all(judged[name] == (pytest.approx(0.0), 6) for name in careless)
+
+
+def test_consensus_kappas_leave_out_distrusted_partners_and_judge_them_too():
+    names = ["a", "b", "c", "fast"]
+    pairs = _pairs_from(lambda a, b: -0.2 if "fast" in (a, b) else 0.25, names)
+    judged = agreement.consensus_kappas(pairs, threshold=0.2, distrusted={"fast"})
+    assert judged["a"] == (pytest.approx(0.25), 2)
+    assert judged["fast"] == (pytest.approx(-0.2), 3)  # still has a value to show, judged against a, b, c
+
+
+def test_consensus_kappas_fall_back_to_the_plain_mean_without_a_consensus():
+    pairs = [agreement.PairAgreement("a", "b", 10, 0.1, 0.1, 0.1, True)]
+    assert agreement.consensus_kappas(pairs, threshold=0.2) == agreement.annotator_kappas(pairs)
+    # Nobody agrees with anybody: everyone keeps the plain mean, so everyone stays under.
+    noise = _pairs_from(lambda a, b: 0.05, ["a", "b", "c", "d"])
+    assert agreement.consensus_kappas(noise, threshold=0.2) == agreement.annotator_kappas(noise)
+    # The rule switched off: plain means; unused pairs count for nobody.
+    unused = [*noise, agreement.PairAgreement("a", "e", 2, 0.9, 0.9, 0.9, False)]
+    assert agreement.consensus_kappas(unused, threshold=None) == agreement.annotator_kappas(unused)
+    assert agreement.consensus_kappas(unused, threshold=None)["e"] == (None, 0)
+
+
 def test_alpha_matches_krippendorffs_published_example():
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units.
     n = None

@@ -249,16 +249,17 @@ def test_minilm_vectors_do_not_depend_on_batching():
     assert MiniLmEncoder(precision="float32").encode_texts([]).shape == (0, 384)
 
 
-def test_minilm_int8_vectors_have_their_own_id_and_stay_close_to_float32():
+def test_minilm_torch_int8_vectors_have_their_own_id_and_stay_close_to_float32():
+    # The ONNX Runtime int8 route (precision "int8") is tested in test_adem_onnx.py.
     texts = ["hello there, how are you?", "i love hiking in the mountains", "what? <b>no</b> way!!", "ok"]
-    int8 = MiniLmEncoder(precision="int8")
+    int8 = MiniLmEncoder(precision="int8-torch")
     assert int8.id != MiniLmEncoder.id  # a cache or a model never mixes them with float32 vectors
     assert MiniLmEncoder(precision="float32").id == MiniLmEncoder(precision="bfloat16").id == MiniLmEncoder.id
     exact = MiniLmEncoder(precision="float32").encode_texts(texts)
     cosine = (exact * int8.encode_texts(texts)).sum(axis=1)
     assert cosine.min() > 0.8
     with pytest.raises(ValueError, match="CPU only"):
-        MiniLmEncoder(device="cuda", precision="int8")
+        MiniLmEncoder(device="cuda", precision="int8-torch")
 
 
 def test_minilm_rejects_an_unknown_precision():

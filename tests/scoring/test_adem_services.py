@@ -7,9 +7,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Rating, Reference, Response
+from scoring.adem.encoders.minilm import MiniLmEncoder
 from scoring.models import AdemModel, MetricScore
 from scoring.services import metric_chunk_compute, metrics_compute
-from scoring.services_adem import AdemRefusal, adem_score, adem_train
+from scoring.services_adem import AdemRefusal, adem_score, adem_scorer, adem_train
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
@@ -132,8 +133,10 @@ def test_train_adem_command_reports_refusals_as_command_errors(usr):
     Rating.objects.exclude(response__system__name="Seq2Seq").delete()
     with pytest.raises(CommandError, match="single system"):
         call_command("train_adem", dataset="usr-pc", name="m", encoder="glove", no_exclusions=True)
-    with pytest.raises(CommandError, match="too few ratings"):  # with exclusions, kappa < 0.2 drops all
-        call_command("train_adem", dataset="usr-pc", name="m", encoder="glove")
+    kept = list(Response.objects.order_by("pk").values_list("pk", flat=True)[:5])
+    Rating.objects.exclude(response__in=kept).delete()
+    with pytest.raises(CommandError, match="too few ratings"):
+        call_command("train_adem", dataset="usr-pc", name="m", encoder="glove", no_exclusions=True)
 
 
 @pytest.mark.shared_data
@@ -179,3 +182,24 @@ def test_leave_one_system_out_command_scores_each_system_trained_with_and_withou
     )
     for row in result["systems"]:
         assert row["trained_with"]["n"] == row["trained_without"]["n"] == 60
+
+
+@pytest.mark.shared_data
+def test_an_int8_minilm_model_records_its_precision_and_scores_with_int8_vectors(usr):
+    out = StringIO()
+    call_command("train_adem", dataset="usr-pc", name="fast", encoder="minilm", precision="int8", json=True, stdout=out)
+    assert json.loads(out.getvalue())["precision"] == "int8"
+    model = AdemModel.objects.get(name="fast")
+    assert model.precision == AdemModel.Precision.INT8
+    assert adem_scorer(model=model).encoder_id == MiniLmEncoder(precision="int8").id
+    scores = adem_score(model="fast", triples=[(["do you like dogs ?"], "yes i do", "i have a dog")] * 2)
+    assert len(scores) == 2 and scores[0] == pytest.approx(scores[1])
+
+
+@pytest.mark.shared_data
+def test_int8_precision_is_refused_for_encoders_other_than_minilm(usr):
+    with pytest.raises(AdemRefusal, match="minilm encoder only"):
+        adem_train(dataset=usr, name="m", encoder="glove", precision="int8")
+    with pytest.raises(AdemRefusal, match="unknown precision 'half'"):
+        adem_train(dataset=usr, name="m", encoder="minilm", precision="half")
+    assert not AdemModel.objects.exists()

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Rating
+from annotation.models import Rating, Response
 from scoring.models import AdemModel, TrainingRun
 from scoring.services_adem import adem_train, api_token_create
 from tests.factories import load_dataset_records, load_rating_records
@@ -63,16 +63,31 @@ def test_train_form_runs_the_task_and_the_run_page_shows_progress_and_curve(
 def test_a_queued_run_that_is_refused_is_marked_failed_with_the_reason(
     researcher_client, usr, django_capture_on_commit_callbacks
 ):
-    Rating.objects.exclude(response__system__name="Seq2Seq").delete()
+    kept = list(Response.objects.order_by("pk").values_list("pk", flat=True)[:5])
+    Rating.objects.exclude(response__in=kept).delete()  # 5 rated responses (of the 30 needed) stay
     with django_capture_on_commit_callbacks(execute=True):
         researcher_client.post(
             reverse("scoring:adem_train"),
             {"name": "one", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0},
         )
     run = TrainingRun.objects.get(kind="train")
-    # On one system alone every annotator's kappa is below 0.2, so no rating is accepted.
     assert run.status == "failed" and "too few ratings" in run.error
     assert AdemModel.objects.get(name="one").status == "failed"
+
+
+@pytest.mark.shared_data
+def test_train_form_queues_an_int8_minilm_model_and_refuses_int8_for_other_encoders(
+    researcher_client, usr, django_capture_on_commit_callbacks
+):
+    form = {"name": "fast", "dataset": usr.pk, "variant": "full", "seed": 0, "precision": "int8"}
+    refused = researcher_client.post(reverse("scoring:adem_train"), {**form, "encoder": "glove"})
+    assert refused.status_code == 200 and "offered for the MiniLM encoder only" in refused.content.decode()
+    assert not AdemModel.objects.exists()
+    with django_capture_on_commit_callbacks(execute=False):  # the row and run only; training is tested elsewhere
+        researcher_client.post(reverse("scoring:adem_train"), {**form, "encoder": "minilm"})
+    model = AdemModel.objects.get(name="fast")
+    assert model.precision == AdemModel.Precision.INT8 and model.encoder == "minilm"
+    assert TrainingRun.objects.get(adem_model=model).params["precision"] == "int8"
 
 
 @pytest.mark.shared_data

@@ -201,6 +201,42 @@ def test_command_scores_chunks_in_several_processes(researcher):
         assert [stored[name][rid] for rid in expected] == pytest.approx(list(expected.values()), abs=1e-12)
 
 
+@pytest.mark.django_db(transaction=True)  # the other threads' connections read what the test committed
+def test_command_writes_one_chunk_while_scoring_the_next_in_threads(researcher):
+    """On PostgreSQL (or SQLite in a file) three threads take the chunks; on an in-memory SQLite
+    database the command scores them in one."""
+    dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--chunk-size", "3", "--threads", "3")
+    run = MetricRun.objects.get()
+    assert (run.status, run.done_chunks, run.total_chunks) == (MetricRun.Status.DONE, 9, 9)
+    assert set(run.chunks.values_list("status", "attempts")) == {(MetricChunk.Status.DONE, 1)}
+    stored = metric_scores(dataset=dataset)["bleu4"]
+    expected = engine_scores(dataset, ["bleu4"])["bleu4"]
+    assert [stored[rid] for rid in expected] == pytest.approx(list(expected.values()), abs=1e-12)
+    assert len(stored) == 25
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chunk_failing_in_a_thread_fails_the_command_and_the_run(researcher, monkeypatch):
+    load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    real = engine.score
+    calls = []
+
+    def broken_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("hyps and refs differ in length")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "score", broken_third)
+    with pytest.raises(ValueError, match="differ in length"):
+        call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu1", "--chunk-size", "3", "--no-progress")
+    run = MetricRun.objects.get()
+    assert run.status == MetricRun.Status.FAILED
+    assert "differ in length" in run.error
+    assert run.done_chunks < run.total_chunks
+
+
 def test_command_rejects_unknown_metric_and_dataset(dataset):
     with pytest.raises(CommandError, match="unknown metric 'bleu9'"):
         call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu9")

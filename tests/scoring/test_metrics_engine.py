@@ -1,6 +1,7 @@
 """Hand-computed values for each metric, and the registry's contract (no database)."""
 
 import math
+import random
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ import scoring.metrics as engine
 from scoring.metrics.cider import CiderCorpus, cider
 from scoring.metrics.glove import glove
 from scoring.metrics.meteor_nltk import build_wordnet_dir
+from scoring.metrics.ngrams import tokenize_many
 from scoring.metrics.text import strip_stopwords, words
 
 
@@ -17,6 +19,34 @@ def one(name, hyp, refs):
 
 
 LONG = " ".join(f"w{i}" for i in range(500))
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+
+def split_back(texts, sep=None):
+    ids, lengths, uniques = tokenize_many(texts, sep)
+    ends = np.cumsum(lengths)
+    return [[uniques[i] for i in ids[end - length : end]] for end, length in zip(ends, lengths, strict=True)]
+
+
+def test_batch_tokens_split_on_exactly_the_whitespace_of_str_split():
+    # Arrow splits the texts; Python's str.split() is the reference (every code point but surrogates)
+    texts = [f"a{chr(cp)}b" for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    assert split_back(texts) == [t.split() for t in texts]
+
+
+def test_batch_tokens_match_str_split_on_runs_ends_and_empty_texts():
+    rng = random.Random(3)
+    pieces = ["a", "é", "😀", " ", "  ", "\t", "\n", "\u3000", "\x1c", "\xa0", "x y", ""]
+    for _ in range(500):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 6))]
+        assert split_back(texts) == [t.split() for t in texts]
+        assert split_back(texts, " ") == [t.split(" ") for t in texts]
+
+
+def test_batch_tokens_of_text_without_utf8_are_split_in_python():
+    assert split_back(["a \ud800 b", ""]) == [["a", "\ud800", "b"], []]
 
 
 # --- registry ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ The worker is a subprocess that reads the test database pytest-django created, s
 commits its data (transactional_db) and passes that database's URL to the worker.
 """
 
+import gc
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 from django.db import connection
 
@@ -96,3 +98,14 @@ def test_real_worker_computes_metric_scores(researcher):
     stored = dict(MetricScore.objects.filter(metric="bleu4").values_list("response_id", "value"))
     assert [stored[rid] for rid, _ in responses] == pytest.approx(expected["bleu4"], abs=1e-12)
     assert MetricScore.objects.filter(response__context__dataset=dataset).count() == 3 * len(responses)
+
+
+def test_worker_processes_freeze_their_startup_objects():
+    """A Celery worker process leaves what it loaded at start-up out of full garbage collections."""
+    for signal in (worker_process_init, worker_ready):
+        gc.unfreeze()
+        signal.send(sender=None)
+        try:
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()

@@ -25,12 +25,16 @@ def encoder_class(name):
     return getattr(import_module(module), attribute)
 
 
-def get_encoder(name, *, vhred_checkpoint=None, device=None):
+def get_encoder(name, *, vhred_checkpoint=None, device=None, precision="auto", export_dir=None):
+    """An encoder by name. `precision` other than "auto" is MiniLM's alone (see minilm.py);
+    `export_dir` is where MiniLM's int8 ONNX export is kept."""
     cls = encoder_class(name)
+    if name != "minilm" and precision != "auto":
+        raise ValueError(f"precision {precision!r} is offered for the minilm encoder only, not {name}")
     if name == "glove":
         return cls()
     if name == "vhred":
         if vhred_checkpoint is None:
             raise ValueError("the vhred encoder needs a pre-trained VHRED checkpoint: run pretrain_vhred first")
         return cls(vhred_checkpoint, device=device)
-    return cls(device=device)
+    return cls(device=device, precision=precision, export_dir=export_dir)

@@ -1,8 +1,11 @@
-"""python manage.py compute_metrics --dataset NAME [--metric M]... [--chunk-size N] [--force] [--processes N]"""
+"""python manage.py compute_metrics --dataset NAME [--metric M]... [--chunk-size N] [--force] [--processes N]
+[--threads N]"""
 
 import gc
 import logging
 import multiprocessing
+import queue
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -33,6 +36,13 @@ class Command(BaseCommand):
             help="Without a broker: score chunks in this many local processes (default 1). With a broker "
             "the workers' concurrency decides.",
         )
+        parser.add_argument(
+            "--threads",
+            type=int,
+            default=2,
+            help="Without a broker: chunk tasks per process at once (default 2), so that one chunk's scores "
+            "are written while the next chunk is scored.",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -60,10 +70,13 @@ class Command(BaseCommand):
             logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
             chunk_ids = list(run.chunks.values_list("id", flat=True))
             processes = min(max(1, options["processes"]), len(chunk_ids))
-            if processes > 1 and connection.vendor == "sqlite" and connection.is_in_memory_db():
-                processes = 1  # another process cannot see an in-memory database (tests use one)
+            threads = min(max(1, options["threads"]), len(chunk_ids))
+            if connection.in_atomic_block or (connection.vendor == "sqlite" and connection.is_in_memory_db()):
+                # other processes' and threads' connections cannot see what this one has not
+                # committed (called inside a transaction: tests are), nor an in-memory database
+                processes = threads = 1
             with _startup_objects_frozen():
-                self._run_here(run, chunk_ids, processes, bar)
+                self._run_here(run, chunk_ids, processes, threads, bar)
             services.metric_run_finish(run=run)
         elif not options["no_wait"]:
             run = self._wait(run, bar)
@@ -73,9 +86,9 @@ class Command(BaseCommand):
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
 
-    def _run_here(self, run, chunk_ids, processes, bar):
+    def _run_here(self, run, chunk_ids, processes, threads, bar):
         """Score the chunks in this process and `processes - 1` forked ones, each taking every
-        `processes`-th chunk (chunks are of one size, so the shares are even).
+        `processes`-th chunk (chunks are of one size, so the shares are even), in `threads` threads.
 
         Forked, as Celery's prefork workers are: a child starts at once, with what this process has
         loaded (modules, GloVe, the run's CIDEr document frequencies, built here first), and does
@@ -91,11 +104,16 @@ class Command(BaseCommand):
             services.metric_run_prepare(run=run)
             connections.close_all()
             executor = ProcessPoolExecutor(processes - 1, mp_context=multiprocessing.get_context("fork"))
-            children = [executor.submit(_score_chunks, run.id, chunk_ids[i::processes]) for i in range(1, processes)]
+            children = [
+                executor.submit(_score_chunks, run.id, chunk_ids[i::processes], threads) for i in range(1, processes)
+            ]
+        others = processes > 1 or threads > 1
+
+        def progress():
+            bar.update((_done_chunks(run) if others else bar.n + 1) - bar.n)
+
         try:
-            for chunk_id in chunk_ids[::processes]:
-                _score_chunks(run.id, [chunk_id])
-                bar.update((_done_chunks(run) if children else bar.n + 1) - bar.n)
+            _score_chunks(run.id, chunk_ids[::processes], threads, progress)
             for child in children:
                 child.result()  # raises the child's error, if any
         finally:
@@ -112,10 +130,52 @@ class Command(BaseCommand):
         return run
 
 
-def _score_chunks(run_id, chunk_ids):
-    """The chunk tasks, run in this process one after the other; raises the first error."""
+def _score_chunks(run_id, chunk_ids, threads=1, progress=None):
+    """The chunk tasks, run in this process by `threads` threads, each taking the next chunk not yet
+    taken; raises the first error, after the other threads have finished the chunk they hold.
+
+    Threads, as a Celery worker with `--pool threads` runs its tasks: the service scores one chunk
+    at a time and writes one at a time (see `services.metric_chunk_compute`), so while one thread
+    writes a chunk the other scores the next one. Each thread uses its own database connection.
+    `progress()` is called in this thread after each chunk it finishes.
+    """
+    pending = queue.SimpleQueue()
     for chunk_id in chunk_ids:
-        tasks.compute_metrics_chunk.apply(args=(run_id, chunk_id), throw=True)
+        pending.put(chunk_id)
+    failed = threading.Event()
+    errors = []
+
+    def work(after_each=None):
+        while not failed.is_set():
+            try:
+                chunk_id = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                tasks.compute_metrics_chunk.apply(args=(run_id, chunk_id), throw=True)
+            except BaseException as exc:  # the task has recorded it on the run; stop taking chunks
+                errors.append(exc)
+                failed.set()
+                return
+            if after_each is not None:
+                after_each()
+
+    def helper():
+        try:
+            work()
+        finally:
+            connections.close_all()  # this thread's own connections
+
+    helpers = [threading.Thread(target=helper, name=f"compute-metrics-{i}") for i in range(1, threads)]
+    for thread in helpers:
+        thread.start()
+    try:
+        work(progress)
+    finally:
+        for thread in helpers:
+            thread.join()
+    if errors:
+        raise errors[0]
 
 
 def _done_chunks(run):

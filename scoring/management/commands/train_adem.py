@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.models import Dataset
 from scoring.adem.encoders import ENCODERS
 from scoring.adem.model import VARIANTS
+from scoring.models import AdemModel
 from scoring.services_adem import AdemRefusal, adem_train
 
 
@@ -18,6 +19,12 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--name", required=True, help="Registry name; scores become metric adem:<name>.")
         parser.add_argument("--encoder", choices=ENCODERS, default="minilm")
+        parser.add_argument(
+            "--precision",
+            choices=AdemModel.Precision.values,
+            default=AdemModel.Precision.STANDARD,
+            help="minilm only: int8 runs ONNX Runtime with int8 weights (~1.5x faster on a CPU, own vectors).",
+        )
         parser.add_argument("--variant", choices=VARIANTS, default="full")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--folds", type=int, default=None, help="k-fold by context; pooled out-of-fold test.")
@@ -47,6 +54,7 @@ class Command(BaseCommand):
                 dataset=dataset,
                 name=options["name"],
                 encoder=options["encoder"],
+                precision=options["precision"],
                 variant=options["variant"],
                 seed=options["seed"],
                 folds=options["folds"],
@@ -63,6 +71,7 @@ class Command(BaseCommand):
             "model": model.name,
             "metric": model.metric_name,
             "encoder": model.encoder,
+            "precision": model.precision,
             "variant": model.variant,
             "seed": model.seed,
             "folds": model.folds,
@@ -78,7 +87,10 @@ class Command(BaseCommand):
             return
         test = results["test"]
         how = f"pooled over {model.folds} folds" if model.folds else "held-out contexts"
-        self.stdout.write(f"ADEM {model.name} ({model.encoder}, {model.variant}), test on {how}: n = {test['n']}")
+        encoder = model.encoder
+        if model.precision != AdemModel.Precision.STANDARD:
+            encoder = f"{encoder} {model.precision}"
+        self.stdout.write(f"ADEM {model.name} ({encoder}, {model.variant}), test on {how}: n = {test['n']}")
         self.stdout.write(f"  Pearson  {_fmt(test['pearson'])} (p = {_fmt(test['pearson_p'], '.3g')})")
         self.stdout.write(f"  Spearman {_fmt(test['spearman'])} (p = {_fmt(test['spearman_p'], '.3g')})")
         system = results["system_level"]
