@@ -42,11 +42,10 @@ def dataset_systems(*, dataset):
     return System.objects.filter(dataset=dataset).annotate(n_responses=Count("responses")).order_by("name")
 
 
-FINISHED = [Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED]
-
-
 def _finished(*, survey_id, annotator_id):
-    return Assignment.objects.filter(hit__survey_id=survey_id, annotator_id=annotator_id, status__in=FINISHED)
+    return Assignment.objects.filter(
+        hit__survey_id=survey_id, annotator_id=annotator_id, status__in=Assignment.FINISHED
+    )
 
 
 def assignment_for_page(*, token, progress=True):

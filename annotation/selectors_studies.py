@@ -5,8 +5,6 @@ from django.db.models import Avg, Count, Q
 from annotation.models import HIT, Annotator, Assignment, Rating, ReviewAction, WrittenResponse
 from annotation.services.reviews import annotators_excluded
 
-DONE = ("submitted", "approved", "rejected")
-
 
 def survey_progress(*, survey):
     """Live numbers: HITs complete, assignments by status, annotators, flagged work, ratings."""
@@ -17,7 +15,7 @@ def survey_progress(*, survey):
         .values_list("status", "n")
     )
     hits = HIT.objects.filter(survey=survey).annotate(
-        n_done=Count("assignments", filter=Q(assignments__status__in=DONE))
+        n_done=Count("assignments", filter=Q(assignments__status__in=Assignment.FINISHED))
     )
     hits_total = hits.count()
     hits_done = hits.filter(n_done__gte=survey.assignments_per_hit).count()
@@ -26,7 +24,7 @@ def survey_progress(*, survey):
         "hits_done": hits_done,
         "assignments_total": sum(by_status.values()),
         "assignments": {status: by_status.get(status, 0) for status in Assignment.Status.values},
-        "assignments_done": sum(by_status.get(s, 0) for s in DONE),
+        "assignments_done": sum(by_status.get(s, 0) for s in Assignment.FINISHED),
         "annotators": Assignment.objects.filter(hit__survey=survey, annotator__isnull=False)
         .values("annotator")
         .distinct()
@@ -45,7 +43,9 @@ def survey_annotators(*, survey):
         Annotator.objects.filter(assignments__hit__survey=survey)
         .annotate(
             hits=Count(
-                "assignments", filter=Q(assignments__hit__survey=survey, assignments__status__in=DONE), distinct=True
+                "assignments",
+                filter=Q(assignments__hit__survey=survey, assignments__status__in=Assignment.FINISHED),
+                distinct=True,
             ),
             flagged=Count(
                 "assignments", filter=Q(assignments__hit__survey=survey, assignments__flagged=True), distinct=True

@@ -137,6 +137,14 @@ def _items_cache_key(survey, hit, items=None):
     return f"annotation:hit-items:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{shown}"
 
 
+def _from_cache(context, key):
+    """Fill `context` from the item HTML cached under `key`; whether there was any."""
+    cached = cache.get(key)
+    if cached:
+        context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"], n_items=cached["n_items"])
+    return bool(cached)
+
+
 def task_context(
     *, survey, assignment=None, hit=None, preview=False, submit_url="", progress=None, previous=None, error=""
 ):
@@ -160,11 +168,8 @@ def task_context(
         "items_html": None,
     }
     cacheable = assignment is not None and not previous and not preview
-    if cacheable:
-        cached = cache.get(_items_cache_key(survey, assignment.hit))
-        if cached:
-            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"], n_items=cached["n_items"])
-            return context
+    if cacheable and _from_cache(context, _items_cache_key(survey, assignment.hit)):
+        return context
     # By position alone: the default order (hit, position) joins the HIT and its survey to sort one HIT.
     hit_items = list(
         (hit or assignment.hit).items.select_related("context", "response", "attention_check").order_by("position")
@@ -175,9 +180,7 @@ def task_context(
         # Only a HIT without overlap items looks the same to every annotator.
         whole = not any(item.is_overlap for item in hit_items)
         cache_key = _items_cache_key(survey, assignment.hit, None if whole else items)
-        cached = None if whole else cache.get(cache_key)
-        if cached:
-            context.update(items_html=mark_safe(cached["html"]), n_fields=cached["n_fields"], n_items=cached["n_items"])
+        if not whole and _from_cache(context, cache_key):  # a whole HIT's key was looked up above
             return context
     blocks = hit_blocks(survey=survey, items=items, previous=previous)
     n_fields = sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])

@@ -32,12 +32,12 @@ class LocalProvider(CrowdProvider):
         return {status: counts.get(status, 0) for status in Assignment.Status.values}
 
     def approve(self, *, assignment, feedback=""):
-        Assignment.objects.filter(pk=assignment.pk, status__in=["submitted", "approved", "rejected"]).update(
+        Assignment.objects.filter(pk=assignment.pk, status__in=Assignment.FINISHED).update(
             status=Assignment.Status.APPROVED
         )
 
     def reject(self, *, assignment, reason):
-        Assignment.objects.filter(pk=assignment.pk, status__in=["submitted", "approved", "rejected"]).update(
+        Assignment.objects.filter(pk=assignment.pk, status__in=Assignment.FINISHED).update(
             status=Assignment.Status.REJECTED
         )
 

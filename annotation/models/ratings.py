@@ -106,6 +106,9 @@ class Assignment(models.Model):
         APPROVED = "approved", "Approved"
         REJECTED = "rejected", "Rejected"
 
+    # Work the annotator handed in, whatever the review made of it since.
+    FINISHED = (Status.SUBMITTED, Status.APPROVED, Status.REJECTED)
+
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="assignments")
     slot = models.PositiveIntegerField()
     annotator = models.ForeignKey(

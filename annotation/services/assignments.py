@@ -37,7 +37,6 @@ WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 MAX_WRITTEN_CHARS = 2000
 MAX_SECONDS = 24 * 3600
 NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
-FINISHED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
 
 
 class NoWorkAvailable(Exception):
@@ -203,7 +202,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
             Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk")
         )
     # How many HITs of the survey they finished: the page shows "HIT n of at most m" from it.
-    hits_done = sum(a.status in FINISHED for a in own)
+    hits_done = sum(a.status in Assignment.FINISHED for a in own)
     if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
         # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
         assignments_expire(now=now, survey=survey, annotator=annotator)
@@ -426,7 +425,7 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
         raise SubmissionRefused("This link does not belong to this assignment.")
     if annotator is not None and assignment.annotator_id != annotator.pk:
         raise SubmissionRefused("This assignment belongs to another annotator.")
-    if assignment.status in FINISHED:
+    if assignment.status in Assignment.FINISHED:
         return _stored_result(assignment, replayed=True)
     if assignment.status != Assignment.Status.ACTIVE or assignment.annotator_id is None:
         raise SubmissionRefused("This assignment is no longer yours: it expired and was given to someone else.")
@@ -459,7 +458,11 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     except _NotYours:
         # A concurrent request (double click) may have submitted it first; that one stored the answers.
         stored = _stored(assignment)
-        if stored.status in FINISHED and stored.annotator_id == annotator.pk and stored.token == assignment.token:
+        if (
+            stored.status in Assignment.FINISHED
+            and stored.annotator_id == annotator.pk
+            and stored.token == assignment.token
+        ):
             return _stored_result(stored, replayed=True)
         if stored.status == Assignment.Status.ACTIVE and stored.annotator_id == annotator.pk and stored.expires_at:
             raise SubmissionRefused("This assignment expired before it was submitted; nothing was stored.") from None

@@ -26,7 +26,7 @@ def assignment_review(*, assignment, action, actor, reason=""):
     survey = assignment.hit.survey
     if action not in (ReviewAction.Action.APPROVE, ReviewAction.Action.REJECT):
         raise ReviewError(f"Unknown review action {action!r}.")
-    if assignment.status not in (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED):
+    if assignment.status not in Assignment.FINISHED:
         raise ReviewError("Only submitted work can be approved or rejected.")
     reason = _reason(reason, required=action == ReviewAction.Action.REJECT)
     provider = get_provider(survey)
