@@ -116,7 +116,8 @@ def survey_quality(request, survey_id):
     if content:
         annotators = content["annotators"]
         for entry in annotators:
-            entry["band"] = _kappa_band(entry["kappa"])
+            # Coloured by what the rule judged (reports cached before it existed have only the plain mean).
+            entry["band"] = _kappa_band(entry.get("kappa_judged", entry["kappa"]))
         context.update(
             matrix=_matrix(content),
             histogram=_histogram(content),
