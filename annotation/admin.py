@@ -122,6 +122,23 @@ class HITItemAdmin(admin.ModelAdmin):
     raw_id_fields = ["hit", "context", "response", "attention_check"]
 
 
+@admin.register(models.HITPage)
+class HITPageAdmin(admin.ModelAdmin):
+    """Rendered by the app, read for inspection only: an edited page would show annotators other items."""
+
+    list_display = ["hit", "version", "n_items", "n_fields", "has_overlap"]
+    list_filter = ["has_overlap"]
+    search_fields = ["hit__survey__name", "version"]
+    list_select_related = ["hit__survey"]
+    readonly_fields = ["hit", "version", "html", "n_fields", "n_items", "has_overlap"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(models.Assignment)
 class AssignmentAdmin(admin.ModelAdmin):
     list_display = ["pk", "hit", "slot", "annotator", "status", "flagged", "assigned_at", "submitted_at"]

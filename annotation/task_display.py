@@ -1,133 +1,22 @@
-"""What the annotator page shows for one HIT: blocks of conversation turns with items to judge.
+"""What the annotator page shows for one HIT, and where its item HTML comes from.
 
 Shared by the local task page and the Mechanical Turk frame, which render the same include
-(templates/annotation/task/_items.html). Only texts and HITItem ids reach the page: never system
-names, response ids or references.
+(templates/annotation/task/_items.html) from `task_items.hit_blocks`. Only texts and HITItem ids
+reach the page: never system names, response ids or references.
 """
 
 import hashlib
 
 from django.core.cache import cache
-from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from annotation.models import Aspect, HITItem
-from annotation.services import assignment_items
+from annotation.hit_pages import hit_page_store, stored_page_fill
+from annotation.services.assignments import assignment_items
+from annotation.task_items import hit_blocks, items_html
 
 ITEMS_CACHE_SECONDS = 600
-INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
-
-
-def _turns(raw):
-    turns = []
-    for turn in raw or []:
-        if isinstance(turn, dict):
-            turns.append({"speaker": turn.get("speaker") or "", "text": turn.get("text", "")})
-        else:
-            turns.append({"speaker": "", "text": str(turn)})
-    # Alternate the bubble side by position when the data names no speakers.
-    for index, turn in enumerate(turns):
-        turn["side"] = "left" if index % 2 == 0 else "right"
-    return turns
-
-
-# Where a scale's fragment takes the item id. Escaped text never holds a bare "<", so the marker
-# can only match the places the fragment template put it.
-ITEM_MARK = mark_safe("<ITEM>")
-
-
-class _Fieldsets:
-    """Each scale's fieldset rendered once per selected value, then copied per item with its id."""
-
-    def __init__(self):
-        self.rendered = {}
-
-    def html(self, scale, item_id, selected):
-        key = (scale["key"], selected)
-        if key not in self.rendered:
-            context = {"field": scale, "selected": selected, "item_id": ITEM_MARK}
-            self.rendered[key] = render_to_string("annotation/task/_scale.html", context).rstrip("\n")
-        return mark_safe(self.rendered[key].replace(ITEM_MARK, str(item_id)))
-
-
-def _item(item, aspects, number, previous, fieldsets):
-    if item.kind == HITItem.Kind.RESPONSE:
-        text, scales = item.response.text, aspects
-    elif item.kind == HITItem.Kind.GOLD:
-        text, scales = item.attention_check.response_text, aspects[:1]
-    elif item.kind == HITItem.Kind.INSTRUCTED:
-        text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
-    else:
-        text, scales = "", []
-    before = previous.get(item.pk, {})
-    fields = []
-    for scale in scales:
-        selected = str(before.get("scores", {}).get(scale["key"], ""))
-        fields.append(
-            {
-                "key": scale["key"],
-                "name": f"score-{item.pk}-{scale['key']}",
-                "html": fieldsets.html(scale, item.pk, selected),
-            }
-        )
-    # Numbers go to the template as text: every integer it prints passes through number
-    # localisation, which on a 20-item page cost more than the rest of the rendering together.
-    return {
-        "id": str(item.pk),
-        "kind": item.kind,
-        "text": text,
-        "fields": fields,
-        "number": str(number),
-        "written": before.get("text") or "",
-    }
-
-
-def _aspects(survey):
-    aspects = []
-    # Ordered here: the model's default order would join the survey to sort by it, for one survey.
-    for aspect in survey.aspects.order_by("position"):
-        labels = aspect.scale_labels or {}
-        aspects.append(
-            {
-                "key": aspect.key,
-                "question": aspect.question,
-                # Values as text: they are compared with submitted ones and printed, never computed with.
-                "choices": [{"value": str(v), "label": labels.get(str(v), "")} for v in aspect.values],
-                "low": labels.get(str(aspect.scale_min), ""),
-                "high": labels.get(str(aspect.scale_max), ""),
-            }
-        )
-    aspects.sort(key=lambda a: a["key"] != Aspect.OVERALL)
-    return aspects
-
-
-def hit_blocks(*, survey, items, previous=None):
-    """Group consecutive items that share a context into one block shown under that conversation."""
-    aspects = _aspects(survey)
-    fieldsets = _Fieldsets()
-    blocks = []
-    for number, item in enumerate(items, start=1):
-        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE):
-            key = ("context", item.context_id)
-            turns = item.context.turns
-        elif item.kind == HITItem.Kind.GOLD:
-            key, turns = ("gold", item.pk), item.attention_check.turns
-        else:
-            key, turns = ("instructed", item.pk), []
-        if not blocks or blocks[-1]["key"] != key:
-            blocks.append(
-                {
-                    "key": key,
-                    "number": str(len(blocks) + 1),
-                    "turns": _turns(turns),
-                    "items": [],
-                    "write": item.kind == HITItem.Kind.WRITE,
-                }
-            )
-        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets))
-    for block in blocks:
-        del block["key"]
-    return blocks
+STORE_BATCH = 200
+ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html")
 
 
 def _items_cache_key(survey, hit, items=None):
@@ -150,12 +39,11 @@ def task_context(
 ):
     """Template context for templates/annotation/task/hit.html (and the _items.html include).
 
-    A HIT's items never change once annotators have started on it, so a blank page's item HTML is
-    cached per (HIT, items shown): the radio loops are most of the page's cost, and under load every
-    annotator of a HIT would otherwise render the same HTML again. A HIT without overlap items
-    shows every annotator all its items; its HTML is kept under an "all" key that is looked up
-    before the items are read, so a cached page reads no items at all. Pages with answers to keep
-    (after a refused submission) and previews are rendered afresh.
+    A blank page's item HTML comes from, in turn: this process's cache (an "all" key for a HIT
+    without overlap items, looked up before anything is read); the HIT's stored page; or a render,
+    which is cached per (HIT, items shown) and, when it shows all the HIT's items, stored for every
+    process. Pages with answers to keep (after a refused submission) and previews are rendered
+    afresh.
     """
     context = {
         "survey": survey,
@@ -168,7 +56,9 @@ def task_context(
         "items_html": None,
     }
     cacheable = assignment is not None and not previous and not preview
-    if cacheable and _from_cache(context, _items_cache_key(survey, assignment.hit)):
+    if cacheable and (
+        _from_cache(context, _items_cache_key(survey, assignment.hit)) or stored_page_fill(context, assignment)
+    ):
         return context
     # By position alone: the default order (hit, position) joins the HIT and its survey to sort one HIT.
     hit_items = list(
@@ -187,7 +77,11 @@ def task_context(
     context.update(blocks=blocks, n_fields=n_fields, n_items=len(items))
     if cache_key:
         # Rendered by our own template from escaped values, so it is safe to mark safe on the way back.
-        html = render_to_string("annotation/task/_items.html", {"blocks": blocks, "preview": False})
+        html = items_html(blocks)
+        if len(items) == len(hit_items):
+            # The blank page every annotator new to the HIT's overlap sees (the launch's render
+            # had not reached this HIT, or a deploy changed the version): keep it for all processes.
+            hit_page_store(hit=assignment.hit, html=html, n_fields=n_fields, n_items=len(items), has_overlap=not whole)
         cache.set(cache_key, {"html": html, "n_fields": n_fields, "n_items": len(items)}, ITEMS_CACHE_SECONDS)
         context["items_html"] = mark_safe(html)
     return context

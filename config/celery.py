@@ -37,6 +37,8 @@ def _expire_assignments_schedule(sender, **kwargs):
 
 # MTurk's tasks live beside the provider in annotation/tasks_mturk.py; beat syncs live MTurk surveys.
 app.autodiscover_tasks(["annotation"], related_name="tasks_mturk")
+# The HIT pages a launch renders for every server process to share.
+app.autodiscover_tasks(["annotation"], related_name="tasks_pages")
 app.conf.beat_schedule["mturk-sync-live-surveys"] = {
     "task": "annotation.tasks_mturk.sync_live_surveys",
     "schedule": 300.0,

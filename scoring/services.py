@@ -6,7 +6,9 @@ engine (scoring.metrics) and upserts MetricScore rows. Scores carry the metric's
 response whose stored version differs from the registry's is recomputed, never mixed.
 """
 
+import functools
 import math
+import re
 import sqlite3
 import threading
 
@@ -29,10 +31,12 @@ def metric_names(metrics=None):
     model (`adem:<name>`) when `metrics` is empty. An unknown name raises KeyError."""
     if not metrics:
         return [m.name for m in engine.all_metrics()] + services_adem.adem_metric_names()
-    learned = set(services_adem.adem_metric_names())
+    learned = None  # the trained models, looked up only when an ADEM metric is named
     names = []
     for name in dict.fromkeys(metrics):
         if name.startswith(services_adem.ADEM_METRIC_PREFIX):
+            if learned is None:
+                learned = set(services_adem.adem_metric_names())
             if name not in learned:
                 raise KeyError(f"no trained ADEM model for metric {name!r}; train one with train_adem")
             names.append(name)
@@ -162,14 +166,67 @@ def scores_upsert(*, response_ids, scores, versions):
     `scores` is `{metric: values in the order of response_ids}` (None where undefined), `versions`
     `{metric: version}`. The statement is the one `bulk_create(update_conflicts=True,
     unique_fields=["response", "metric"])` emits, written out because bulk_create spends ~150 us
-    per row preparing model instances, five times the database's own cost. Its parameters are laid
-    out by slice assignment, response by response (the unique index's order, so its pages fill in
-    sequence), without building a tuple per row. Works on SQLite (>= 3.24) and PostgreSQL.
+    per row preparing model instances, five times the database's own cost. Rows go response by
+    response (the unique index's order, so its pages fill in sequence). Works on SQLite (>= 3.24)
+    and PostgreSQL.
     """
     metrics = list(scores)
     n_rows = len(response_ids) * len(metrics)
     if not n_rows:
         return 0
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    if connection.vendor == "sqlite":
+        _upsert_sqlite(response_ids, scores, versions, now)
+    else:
+        _upsert_portable(response_ids, scores, versions, now)
+    return n_rows
+
+
+def _upsert_sqlite(response_ids, scores, versions, now):
+    """SQLite: each statement binds every metric's name and version and the time once (numbered
+    parameters, `?3`), then per response its id and its values: 1 + M parameters per response
+    instead of 5 M. Binding holds the GIL, while SQLite's own work does not: with fewer bindings a
+    chunk's write takes less of the time the thread scoring the next chunk needs (see
+    `_scoring_turn`); writing BLEU-1..4 for 10,000 responses in one thread went from ~110 to
+    ~70 ms. The driver's connection, in Django's transaction, takes the statement as it is
+    (Django's cursor rewrites %s with a regular expression on every call, which on statements this
+    long costs half as much as SQLite's own work). More than ~2,000 rows per statement is slower
+    (8,000: 3x the whole run).
+    """
+    metrics = list(scores)
+    width = len(metrics) + 1
+    head = [value for name in metrics for value in (name, versions[name])] + [now]
+    params = [None] * (len(response_ids) * width)
+    params[0::width] = response_ids
+    for offset, name in enumerate(metrics, 1):
+        params[offset::width] = scores[name]
+    connection.ensure_connection()
+    limit = connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    per_statement = max(1, min(WRITE_BATCH // len(metrics), (limit - len(head)) // width))
+    execute = connection.connection.execute
+    for start in range(0, len(response_ids), per_statement):
+        count = min(per_statement, len(response_ids) - start)
+        statement = _sqlite_upsert_statement(len(metrics), count)
+        execute(statement, head + params[start * width : (start + count) * width])
+
+
+@functools.lru_cache(maxsize=32)
+def _sqlite_upsert_statement(n_metrics, n_responses):
+    """The SQLite statement for `n_responses` responses of `n_metrics` metrics: parameters 1..2M
+    are the metrics' names and versions, 2M + 1 the time, then each response's id and values."""
+    now = 2 * n_metrics + 1
+    rows = []
+    for response in range(n_responses):
+        first = now + 1 + response * (n_metrics + 1)
+        rows.extend(f"(?{first}, ?{2 * m + 1}, ?{2 * m + 2}, ?{first + 1 + m}, ?{now})" for m in range(n_metrics))
+    return _upsert_statement().format(values=", ".join(rows))
+
+
+def _upsert_portable(response_ids, scores, versions, now):
+    """Any backend (PostgreSQL): five %s parameters per row, laid out by slice assignment without
+    building a tuple per row; WRITE_BATCH rows per statement."""
+    metrics = list(scores)
+    n_rows = len(response_ids) * len(metrics)
     width = 5  # response, metric, version, value, computed_at
     params = [None] * (n_rows * width)
     params[0::width] = [rid for rid in response_ids for _ in metrics]
@@ -177,29 +234,14 @@ def scores_upsert(*, response_ids, scores, versions):
     params[2::width] = [versions[name] for name in metrics] * len(response_ids)
     for offset, name in enumerate(metrics):
         params[3 + width * offset :: width * len(metrics)] = scores[name]
-    params[4::width] = [connection.ops.adapt_datetimefield_value(timezone.now())] * n_rows
-    statement, rows_per_statement = _upsert_statement(), _rows_per_statement(width)
+    params[4::width] = [now] * n_rows
+    statement = _upsert_statement()
+    row = f"({', '.join(['%s'] * width)})"
     with connection.cursor() as cursor:
-        execute, mark = cursor.execute, "%s"
-        if connection.vendor == "sqlite":
-            # Django turns %s into ? with a regular expression on every call, which on statements
-            # this long costs half as much as SQLite's own work; the driver's connection, in the
-            # same transaction, takes ? as it is.
-            execute, mark = connection.connection.execute, "?"
-        row = f"({', '.join([mark] * width)})"
-        for start in range(0, n_rows, rows_per_statement):
-            batch = min(rows_per_statement, n_rows - start)
-            execute(statement.format(values=", ".join([row] * batch)), params[start * width : (start + batch) * width])
-    return n_rows
-
-
-def _rows_per_statement(width):
-    """WRITE_BATCH, or fewer where this SQLite build allows fewer parameters (999 before 3.32)."""
-    if connection.vendor != "sqlite":
-        return WRITE_BATCH
-    connection.ensure_connection()
-    limit = connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    return max(1, min(WRITE_BATCH, limit // width))
+        for start in range(0, n_rows, WRITE_BATCH):
+            batch = min(WRITE_BATCH, n_rows - start)
+            values = ", ".join([row] * batch)
+            cursor.execute(statement.format(values=values), params[start * width : (start + batch) * width])
 
 
 def _upsert_statement():
@@ -246,26 +288,41 @@ def _chunk_responses(response_ids):
 
     One query joining each response to its context's references (a response with none comes back
     once with None), selected by id range and a set test: a 2,000-element IN list costs Django
-    more than the query itself. The run took the ids from its dataset, so no join on the dataset:
-    SQLite plans that as a walk over every context of the dataset for each chunk, which made a run
-    quadratic in the dataset's size. One query rather than responses, then references: the second
-    query's set-up and a dictionary of contexts cost a fifth of the chunk's reading.
+    more than the query itself. The run took the ids from its dataset, so no join on the dataset
+    (SQLite plans that as a walk over every context of the dataset for each chunk, which made a
+    run quadratic in the dataset's size), nor on the context: the reference's context id is the
+    response's. One query rather than responses, then references: the second query's set-up and a
+    dictionary of contexts cost a fifth of the chunk's reading. Written as SQL, once: compiling
+    the queryset cost each chunk a millisecond, and Django's cursor another rewriting %s.
     """
     wanted = set(response_ids)
-    rows = (
-        Response.objects.filter(id__gte=min(wanted), id__lte=max(wanted))
-        .order_by("id", "context__references__position")
-        .values_list("id", "text", "context__references__text")
-    )
     responses = []
     last = None
-    for response_id, text, reference in _fetch_plain(rows):
+    for response_id, text, reference in _fetch_sql(_chunk_query(), [min(wanted), max(wanted)]):
         if response_id == last:  # the response's next reference
             responses[-1][2].append(reference)
         elif response_id in wanted:
             responses.append((response_id, text, [] if reference is None else [reference]))
             last = response_id
     return responses
+
+
+@functools.cache
+def _chunk_query():
+    quote = connection.ops.quote_name
+    response, reference = Response._meta, Reference._meta
+
+    def column(meta, name):
+        return quote(meta.get_field(name).column)
+
+    response_id, context_id = column(response, "id"), column(response, "context")
+    return (
+        f"SELECT r.{response_id}, r.{column(response, 'text')}, f.{column(reference, 'text')}"
+        f" FROM {quote(response.db_table)} r LEFT OUTER JOIN {quote(reference.db_table)} f"
+        f" ON f.{column(reference, 'context')} = r.{context_id}"
+        f" WHERE r.{response_id} >= %s AND r.{response_id} <= %s"
+        f" ORDER BY r.{response_id}, f.{column(reference, 'position')}"
+    )
 
 
 def _references(context_ids):
@@ -290,10 +347,28 @@ def _references(context_ids):
 def _fetch_plain(rows):
     """The tuples of a values_list of integer and text columns, fetched without Django's per-row
     iteration (a third of a chunk's reading time); such columns need no value conversion."""
-    sql, params = rows.query.sql_with_params()
+    return _fetch_sql(*rows.query.sql_with_params())
+
+
+def _fetch_sql(sql, params):
+    """All rows of a query written with %s placeholders; columns come as the driver gives them.
+    On SQLite through the driver's own connection (with ?), which Django's cursor would reach
+    after rewriting the placeholders with a regular expression."""
+    if connection.vendor == "sqlite":
+        connection.ensure_connection()
+        return connection.connection.execute(_sqlite_placeholders(sql), params).fetchall()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+@functools.lru_cache(maxsize=64)
+def _sqlite_placeholders(sql):
+    """%s as ? and %% as %, as Django's SQLite cursor rewrites them."""
+    return _FORMAT_PLACEHOLDER.sub("?", sql).replace("%%", "%")
+
+
+_FORMAT_PLACEHOLDER = re.compile(r"(?<!%)%s")
 
 
 # CIDEr's document frequencies come from the whole dataset (see scoring/metrics/cider.py). Each
@@ -311,7 +386,9 @@ def cider_corpus(run):
 
 def dataset_cider_corpus(dataset):
     """One item per response that has references: each context's references, weighted by its responses."""
-    counts = dict(Context.objects.filter(dataset=dataset).annotate(n=Count("responses")).values_list("id", "n"))
+    counts = dict(
+        _fetch_plain(Context.objects.filter(dataset=dataset).annotate(n=Count("responses")).values_list("id", "n"))
+    )
     refs = _references(list(counts))
     contexts = [ctx for ctx in refs if counts.get(ctx)]
     return CiderCorpus.from_refs([refs[c] for c in contexts], [counts[c] for c in contexts])

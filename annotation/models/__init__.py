@@ -17,6 +17,7 @@ from annotation.models.ratings import (
     AttentionAnswer,
     AttentionCheck,
     HITItem,
+    HITPage,
     Rating,
     WrittenResponse,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "Dataset",
     "ExclusionDecision",
     "HITItem",
+    "HITPage",
     "MTurkAssignment",
     "MTurkBlock",
     "MTurkBonus",

@@ -57,6 +57,28 @@ class HIT(models.Model):
         return f"{self.survey} HIT {self.position}"
 
 
+class HITPage(models.Model):
+    """A HIT's items rendered once, as every annotator who has no answers on it yet sees them.
+
+    Rendered after launch (`annotation.task_display.hit_pages_render`) and read by every worker
+    process, so that a crowd arriving at once is not rendering the same HTML in each process.
+    `version` names the templates and code it was rendered by: a page of another version is
+    ignored (and rendered again), never shown.
+    """
+
+    hit = models.OneToOneField(HIT, on_delete=models.CASCADE, primary_key=True, related_name="page")
+    version = models.CharField(max_length=40)
+    html = models.TextField()
+    n_fields = models.PositiveIntegerField()
+    n_items = models.PositiveIntegerField()
+    # Overlap items drop out for an annotator who rated them on another HIT: the stored page then
+    # holds only for annotators new to the survey.
+    has_overlap = models.BooleanField()
+
+    def __str__(self):
+        return f"{self.hit} page ({self.version[:8]})"
+
+
 class HITItem(models.Model):
     """One thing to judge on a HIT: a real response, a gold check, or an instructed check."""
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from annotation.crowd import get_provider
 from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.services.hits import hits_generate
+from annotation.tasks_pages import render_hit_pages
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
 SURVEY_SETTINGS = (
@@ -210,6 +211,10 @@ def survey_launch(*, survey):
     )
     if first_launch:
         get_provider(survey).publish(survey=survey)
+    # Each HIT's blank page, rendered once for every server process (pages render themselves
+    # meanwhile); a relaunch renders only what a deploy has made outdated.
+    survey_id = survey.pk
+    transaction.on_commit(lambda: render_hit_pages.delay(survey_id))
     return survey
 
 

@@ -73,7 +73,9 @@ def _hit_page(request, assignment, *, previous=None, error=""):
 @require_http_methods(["GET", "POST"])
 def survey_entry(request, token):
     """The shareable link: identify the annotator, then hand out their next HIT."""
-    survey = get_object_or_404(Survey, token=token)
+    survey = selectors.survey_for_link(token=token)
+    if survey is None:
+        raise Http404("No such study.")
     if survey.provider != Survey.Provider.LOCAL:
         return render(
             request, "annotation/task/no_work.html", {"survey": survey, "message": "This link is not active."}

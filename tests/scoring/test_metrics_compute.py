@@ -310,3 +310,32 @@ def test_progress_of_another_researchers_run_is_hidden(client, other_researcher,
     run = compute(dataset=dataset, metrics=["bleu1"])
     client.force_login(other_researcher)
     assert client.get(reverse("scoring:run_progress", args=[run.pk])).status_code == 404
+
+
+def test_scores_upsert_pairs_each_response_with_its_metric_version_and_value(dataset, monkeypatch):
+    """Several metrics with different versions, undefined values, statements of a few responses
+    and a shorter last one: every row gets its own response, metric, version and value."""
+    monkeypatch.setattr(services, "WRITE_BATCH", 9)  # 3 metrics: 3 responses per statement on SQLite
+    ids = list(Response.objects.filter(context__dataset=dataset).order_by("id").values_list("id", flat=True))[:8]
+    scores = {
+        "bleu1": [i / 10 for i in range(8)],
+        "rouge_l": [None if i % 3 == 0 else -i / 7 for i in range(8)],
+        "cider": [float(i * i) for i in range(8)],
+    }
+    versions = {"bleu1": "1", "rouge_l": "2", "cider": "3b"}
+    assert services.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
+    scores["cider"] = [-1.0] * 8  # again: the same rows updated in place
+    assert services.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
+    stored = {
+        (r, m): (v, value)
+        for r, m, v, value in MetricScore.objects.values_list("response", "metric", "version", "value")
+    }
+    assert len(stored) == 24
+    for name, values in scores.items():
+        for response_id, value in zip(ids, values, strict=True):
+            assert stored[response_id, name] == (versions[name], value)
+
+
+def test_metric_names_of_the_registry_need_no_query():
+    # no database fixture: a query for the trained ADEM models would raise here
+    assert services.metric_names(["rouge_l", "bleu1", "bleu1"]) == ["rouge_l", "bleu1"]

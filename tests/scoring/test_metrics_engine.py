@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import scoring.metrics as engine
+from scoring.metrics import ngrams
 from scoring.metrics.cider import CiderCorpus, cider
 from scoring.metrics.glove import glove
 from scoring.metrics.meteor_nltk import build_wordnet_dir
@@ -304,3 +305,15 @@ def test_meteor_without_java_fails_with_a_clear_message(monkeypatch):
     monkeypatch.setattr(engine.meteor.shutil, "which", lambda name: None)
     with pytest.raises(engine.MetricUnavailable, match=r"METEOR needs Java.*meteor_nltk"):
         engine.meteor.MeteorScorer()
+
+
+def test_lookup_in_a_large_table_searches_sorted_queries_and_returns_them_in_order(monkeypatch):
+    rng = np.random.default_rng(3)
+    keys = np.unique(rng.integers(0, 2**62, 5000, dtype=np.int64)).astype(np.uint64)
+    values = rng.integers(1, 100, len(keys))
+    queries = np.concatenate([rng.choice(keys, 3000), rng.integers(0, 2**62, 1000).astype(np.uint64), keys[:1]])
+    rng.shuffle(queries)
+    expected = [dict(zip(keys.tolist(), values.tolist(), strict=True)).get(q, -1) for q in queries.tolist()]
+    for threshold in (1, 10**9):  # the sorted route and the plain one
+        monkeypatch.setattr(ngrams, "LOOKUP_SORTED_QUERIES", threshold)
+        assert ngrams.lookup(keys, values, queries, default=-1).tolist() == expected

@@ -45,6 +45,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        # from the start: creating the run (reading every response id) also allocates enough to set
+        # off a full collection, which cost single runs of 10,000 responses 0.3 s
+        with _startup_objects_frozen():
+            self._handle(options)
+
+    def _handle(self, options):
         try:
             dataset = Dataset.objects.get(name=options["dataset"])
         except Dataset.DoesNotExist:
@@ -75,8 +81,7 @@ class Command(BaseCommand):
                 # other processes' and threads' connections cannot see what this one has not
                 # committed (called inside a transaction: tests are), nor an in-memory database
                 processes = threads = 1
-            with _startup_objects_frozen():
-                self._run_here(run, chunk_ids, processes, threads, bar)
+            self._run_here(run, chunk_ids, processes, threads, bar)
             services.metric_run_finish(run=run)
         elif not options["no_wait"]:
             run = self._wait(run, bar)

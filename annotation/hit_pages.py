@@ -1,0 +1,129 @@
+"""Each HIT's blank page (its items' HTML) rendered once and stored for every server process.
+
+A HIT's items never change once it is launched, and its blank page is the same for every
+annotator who has rated none of its overlap items elsewhere. When 50 annotators arrive at once,
+each of a server's processes would otherwise render most HITs anew (reading the items, then the
+radio loops): most of what such a burst costs.
+"""
+
+import functools
+import hashlib
+from pathlib import Path
+
+from django.db import connection
+from django.template.loader import get_template
+from django.utils.safestring import mark_safe
+
+from annotation import task_items
+from annotation.models import HIT, HITItem, HITPage
+from annotation.task_items import hit_blocks, items_html, survey_scales
+
+STORE_BATCH = 200
+ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html")
+
+
+@functools.cache
+def page_version():
+    """A digest of what renders a HIT's items: a changed template or task_items.py is a new version.
+
+    Pages of an older version are then ignored and rendered again, so a deploy never shows
+    annotators HTML its own code would not produce.
+    """
+    digest = hashlib.sha1()
+    for name in ITEM_TEMPLATES:
+        digest.update(Path(get_template(name).origin.name).read_bytes())
+    digest.update(Path(task_items.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def _stored_page(hit):
+    """The HIT's stored page of the current version (html, n_fields, n_items, has_overlap), or None.
+
+    The claim may have read it already, as `select_related` would (`hit.page`, None for none);
+    otherwise one indexed read by primary key, written out: on the busiest path of the app the
+    ORM's query building costs more than the query.
+    """
+    relation = HIT._meta.get_field("page")
+    if relation.is_cached(hit):
+        page = relation.get_cached_value(hit)  # `hit.page` would raise for a cached "none"
+        if page is None or page.version != page_version():
+            return None
+        return page.html, page.n_fields, page.n_items, page.has_overlap
+    table, quote = HITPage._meta.db_table, connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT html, n_fields, n_items, has_overlap FROM {quote(table)} WHERE hit_id = %s AND version = %s",
+            [hit.pk, page_version()],
+        )
+        return cursor.fetchone()
+
+
+def stored_page_fill(context, assignment):
+    """Fill `context` from the HIT's stored page if it holds for this annotator; whether it did."""
+    row = _stored_page(assignment.hit)
+    # A page with overlap items drops those its annotator rated elsewhere in the survey; the claim
+    # says when they are new to the survey and so have rated none.
+    if row is None or (row[3] and not getattr(assignment, "first_in_survey", False)):
+        return False
+    context.update(items_html=mark_safe(row[0]), n_fields=row[1], n_items=row[2])
+    return True
+
+
+def hit_page_store(*, hit, html, n_fields, n_items, has_overlap):
+    """Store one HIT's blank page, rendered elsewhere (by a live request that showed all its items)."""
+    _store([_stored(hit, html, n_fields, n_items, has_overlap)])
+
+
+def _stored(hit, html, n_fields, n_items, has_overlap):
+    return HITPage(
+        hit=hit, version=page_version(), html=html, n_fields=n_fields, n_items=n_items, has_overlap=has_overlap
+    )
+
+
+def _page_for(hit, items, has_overlap, scales):
+    blocks = hit_blocks(survey=hit.survey, items=items, scales=scales)
+    n_fields = sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])
+    return _stored(hit, items_html(blocks), n_fields, len(items), has_overlap)
+
+
+def _store(pages):
+    """Insert the pages, or replace those of another version (two renderers may race: both write the same)."""
+    HITPage.objects.bulk_create(
+        pages,
+        update_conflicts=True,
+        unique_fields=["hit"],
+        update_fields=["version", "html", "n_fields", "n_items", "has_overlap"],
+    )
+
+
+def hit_pages_render(*, survey):
+    """Render and store the page of every HIT of `survey` that has none of the current version.
+
+    Run after launch (a task queued by `survey_launch`); idempotent, so a retry or a second launch
+    renders only what is missing. Items are read in one pass over the survey, in HIT order.
+    Returns how many pages were written.
+    """
+    hits = {hit.pk: hit for hit in HIT.objects.filter(survey=survey).exclude(page__version=page_version())}
+    if not hits:
+        return 0
+    scales = survey_scales(survey)
+    for hit in hits.values():
+        hit.survey = survey
+    items = (
+        HITItem.objects.filter(hit_id__in=list(hits))
+        .select_related("context", "response", "attention_check")
+        .order_by("hit_id", "position")
+    )
+    pages, current, written = [], [], 0
+    for item in items.iterator(chunk_size=2000):
+        if current and current[-1].hit_id != item.hit_id:
+            pages.append(_page_for(hits[current[-1].hit_id], current, any(i.is_overlap for i in current), scales))
+            current = []
+        current.append(item)
+        if len(pages) >= STORE_BATCH:
+            _store(pages)
+            written, pages = written + len(pages), []
+    if current:
+        pages.append(_page_for(hits[current[-1].hit_id], current, any(i.is_overlap for i in current), scales))
+    _store(pages)
+    return written + len(pages)

@@ -1,0 +1,136 @@
+"""The items of one HIT as the annotator page shows them: blocks of conversation turns, each with
+the replies to judge under it and a fieldset per rating scale.
+
+Shared by the live page, the stored pages (`task_display.hit_pages_render`) and the Mechanical
+Turk frame, all of which render templates/annotation/task/_items.html from these blocks. Only
+texts and HITItem ids reach the page: never system names, response ids or references.
+"""
+
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from annotation.models import Aspect, HITItem
+
+INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
+
+
+def _turns(raw):
+    turns = []
+    for turn in raw or []:
+        if isinstance(turn, dict):
+            turns.append({"speaker": turn.get("speaker") or "", "text": turn.get("text", "")})
+        else:
+            turns.append({"speaker": "", "text": str(turn)})
+    # Alternate the bubble side by position when the data names no speakers.
+    for index, turn in enumerate(turns):
+        turn["side"] = "left" if index % 2 == 0 else "right"
+    return turns
+
+
+# Where a scale's fragment takes the item id. Escaped text never holds a bare "<", so the marker
+# can only match the places the fragment template put it.
+ITEM_MARK = mark_safe("<ITEM>")
+
+
+class _Fieldsets:
+    """Each scale's fieldset rendered once per selected value, then copied per item with its id."""
+
+    def __init__(self):
+        self.rendered = {}
+
+    def html(self, scale, item_id, selected):
+        key = (scale["key"], selected)
+        if key not in self.rendered:
+            context = {"field": scale, "selected": selected, "item_id": ITEM_MARK}
+            self.rendered[key] = render_to_string("annotation/task/_scale.html", context).rstrip("\n")
+        return mark_safe(self.rendered[key].replace(ITEM_MARK, str(item_id)))
+
+
+def _item(item, aspects, number, previous, fieldsets):
+    if item.kind == HITItem.Kind.RESPONSE:
+        text, scales = item.response.text, aspects
+    elif item.kind == HITItem.Kind.GOLD:
+        text, scales = item.attention_check.response_text, aspects[:1]
+    elif item.kind == HITItem.Kind.INSTRUCTED:
+        text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
+    else:
+        text, scales = "", []
+    before = previous.get(item.pk, {})
+    fields = []
+    for scale in scales:
+        selected = str(before.get("scores", {}).get(scale["key"], ""))
+        fields.append(
+            {
+                "key": scale["key"],
+                "name": f"score-{item.pk}-{scale['key']}",
+                "html": fieldsets.html(scale, item.pk, selected),
+            }
+        )
+    # Numbers go to the template as text: every integer it prints passes through number
+    # localisation, which on a 20-item page cost more than the rest of the rendering together.
+    return {
+        "id": str(item.pk),
+        "kind": item.kind,
+        "text": text,
+        "fields": fields,
+        "number": str(number),
+        "written": before.get("text") or "",
+    }
+
+
+def _aspects(survey):
+    aspects = []
+    # Ordered here: the model's default order would join the survey to sort by it, for one survey.
+    for aspect in survey.aspects.order_by("position"):
+        labels = aspect.scale_labels or {}
+        aspects.append(
+            {
+                "key": aspect.key,
+                "question": aspect.question,
+                # Values as text: they are compared with submitted ones and printed, never computed with.
+                "choices": [{"value": str(v), "label": labels.get(str(v), "")} for v in aspect.values],
+                "low": labels.get(str(aspect.scale_min), ""),
+                "high": labels.get(str(aspect.scale_max), ""),
+            }
+        )
+    aspects.sort(key=lambda a: a["key"] != Aspect.OVERALL)
+    return aspects
+
+
+def survey_scales(survey):
+    """The survey's rating scales as the blocks show them (read once for many HITs by the caller)."""
+    return _aspects(survey)
+
+
+def hit_blocks(*, survey, items, previous=None, scales=None):
+    """Group consecutive items that share a context into one block shown under that conversation."""
+    aspects = scales if scales is not None else _aspects(survey)
+    fieldsets = _Fieldsets()
+    blocks = []
+    for number, item in enumerate(items, start=1):
+        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE):
+            key = ("context", item.context_id)
+            turns = item.context.turns
+        elif item.kind == HITItem.Kind.GOLD:
+            key, turns = ("gold", item.pk), item.attention_check.turns
+        else:
+            key, turns = ("instructed", item.pk), []
+        if not blocks or blocks[-1]["key"] != key:
+            blocks.append(
+                {
+                    "key": key,
+                    "number": str(len(blocks) + 1),
+                    "turns": _turns(turns),
+                    "items": [],
+                    "write": item.kind == HITItem.Kind.WRITE,
+                }
+            )
+        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets))
+    for block in blocks:
+        del block["key"]
+    return blocks
+
+
+def items_html(blocks):
+    """The blocks as HTML (our own template, all text escaped: safe to mark safe again later)."""
+    return render_to_string("annotation/task/_items.html", {"blocks": blocks, "preview": False})
