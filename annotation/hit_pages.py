@@ -6,17 +6,17 @@ each of a server's processes would otherwise render most HITs anew (reading the 
 radio loops): most of what such a burst costs.
 """
 
+import collections
 import functools
 import hashlib
 from pathlib import Path
 
 from django.db import connection
 from django.template.loader import get_template
-from django.utils.safestring import mark_safe
 
 from annotation import task_items
 from annotation.models import HIT, HITItem, HITPage
-from annotation.task_items import hit_blocks, items_html, survey_scales
+from annotation.task_items import fields_count, hit_blocks, items_html, survey_scales
 
 STORE_BATCH = 200
 ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html")
@@ -36,37 +36,39 @@ def page_version():
     return digest.hexdigest()
 
 
-def _stored_page(hit):
-    """The HIT's stored page of the current version (html, n_fields, n_items, has_overlap), or None.
+StoredPage = collections.namedtuple("StoredPage", "html n_fields n_items has_overlap")
 
-    The claim may have read it already, as `select_related` would (`hit.page`, None for none);
-    otherwise one indexed read by primary key, written out: on the busiest path of the app the
-    ORM's query building costs more than the query.
+
+def stored_page(hit):
+    """The HIT's stored page of the current version, or None.
+
+    The claim may have read it already, as `select_related` would (cached on the HIT, None for
+    none); otherwise one indexed read by primary key, written out: on the busiest path of the app
+    the ORM's query building costs more than the query.
     """
     relation = HIT._meta.get_field("page")
     if relation.is_cached(hit):
         page = relation.get_cached_value(hit)  # `hit.page` would raise for a cached "none"
         if page is None or page.version != page_version():
             return None
-        return page.html, page.n_fields, page.n_items, page.has_overlap
+        return StoredPage(page.html, page.n_fields, page.n_items, page.has_overlap)
     table, quote = HITPage._meta.db_table, connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT html, n_fields, n_items, has_overlap FROM {quote(table)} WHERE hit_id = %s AND version = %s",
             [hit.pk, page_version()],
         )
-        return cursor.fetchone()
+        row = cursor.fetchone()
+    return None if row is None else StoredPage(*row)
 
 
-def stored_page_fill(context, assignment):
-    """Fill `context` from the HIT's stored page if it holds for this annotator; whether it did."""
-    row = _stored_page(assignment.hit)
-    # A page with overlap items drops those its annotator rated elsewhere in the survey; the claim
-    # says when they are new to the survey and so have rated none.
-    if row is None or (row[3] and not getattr(assignment, "first_in_survey", False)):
-        return False
-    context.update(items_html=mark_safe(row[0]), n_fields=row[1], n_items=row[2])
-    return True
+def page_holds_for(page, assignment):
+    """Whether `assignment`'s annotator sees the stored page as it is.
+
+    A page with overlap items drops those its annotator rated elsewhere in the survey; the claim
+    says when they are new to the survey (`first_in_survey`) and so have rated none.
+    """
+    return not page.has_overlap or getattr(assignment, "first_in_survey", False)
 
 
 def hit_page_store(*, hit, html, n_fields, n_items, has_overlap):
@@ -80,10 +82,10 @@ def _stored(hit, html, n_fields, n_items, has_overlap):
     )
 
 
-def _page_for(hit, items, has_overlap, scales):
+def _page_for(hit, items, scales):
     blocks = hit_blocks(survey=hit.survey, items=items, scales=scales)
-    n_fields = sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])
-    return _stored(hit, items_html(blocks), n_fields, len(items), has_overlap)
+    has_overlap = any(item.is_overlap for item in items)
+    return _stored(hit, items_html(blocks), fields_count(blocks), len(items), has_overlap)
 
 
 def _store(pages):
@@ -117,13 +119,13 @@ def hit_pages_render(*, survey):
     pages, current, written = [], [], 0
     for item in items.iterator(chunk_size=2000):
         if current and current[-1].hit_id != item.hit_id:
-            pages.append(_page_for(hits[current[-1].hit_id], current, any(i.is_overlap for i in current), scales))
+            pages.append(_page_for(hits[current[-1].hit_id], current, scales))
             current = []
         current.append(item)
         if len(pages) >= STORE_BATCH:
             _store(pages)
             written, pages = written + len(pages), []
     if current:
-        pages.append(_page_for(hits[current[-1].hit_id], current, any(i.is_overlap for i in current), scales))
+        pages.append(_page_for(hits[current[-1].hit_id], current, scales))
     _store(pages)
     return written + len(pages)

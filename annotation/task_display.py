@@ -10,13 +10,11 @@ import hashlib
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from annotation.hit_pages import hit_page_store, stored_page_fill
+from annotation.hit_pages import hit_page_store, page_holds_for, stored_page
 from annotation.services.assignments import assignment_items
-from annotation.task_items import hit_blocks, items_html
+from annotation.task_items import fields_count, hit_blocks, items_html
 
 ITEMS_CACHE_SECONDS = 600
-STORE_BATCH = 200
-ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html")
 
 
 def _items_cache_key(survey, hit, items=None):
@@ -56,10 +54,14 @@ def task_context(
         "items_html": None,
     }
     cacheable = assignment is not None and not previous and not preview
-    if cacheable and (
-        _from_cache(context, _items_cache_key(survey, assignment.hit)) or stored_page_fill(context, assignment)
-    ):
-        return context
+    page = None
+    if cacheable:
+        if _from_cache(context, _items_cache_key(survey, assignment.hit)):
+            return context
+        page = stored_page(assignment.hit)
+        if page is not None and page_holds_for(page, assignment):
+            context.update(items_html=mark_safe(page.html), n_fields=page.n_fields, n_items=page.n_items)
+            return context
     # By position alone: the default order (hit, position) joins the HIT and its survey to sort one HIT.
     hit_items = list(
         (hit or assignment.hit).items.select_related("context", "response", "attention_check").order_by("position")
@@ -73,14 +75,15 @@ def task_context(
         if not whole and _from_cache(context, cache_key):  # a whole HIT's key was looked up above
             return context
     blocks = hit_blocks(survey=survey, items=items, previous=previous)
-    n_fields = sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])
+    n_fields = fields_count(blocks)
     context.update(blocks=blocks, n_fields=n_fields, n_items=len(items))
     if cache_key:
         # Rendered by our own template from escaped values, so it is safe to mark safe on the way back.
         html = items_html(blocks)
-        if len(items) == len(hit_items):
-            # The blank page every annotator new to the HIT's overlap sees (the launch's render
-            # had not reached this HIT, or a deploy changed the version): keep it for all processes.
+        if page is None and len(items) == len(hit_items):
+            # The blank page every annotator new to the survey sees, and none of the current
+            # version is stored (the launch's render had not reached this HIT, or a deploy changed
+            # the version): keep it for all processes.
             hit_page_store(hit=assignment.hit, html=html, n_fields=n_fields, n_items=len(items), has_overlap=not whole)
         cache.set(cache_key, {"html": html, "n_fields": n_fields, "n_items": len(items)}, ITEMS_CACHE_SECONDS)
         context["items_html"] = mark_safe(html)

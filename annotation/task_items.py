@@ -1,7 +1,7 @@
 """The items of one HIT as the annotator page shows them: blocks of conversation turns, each with
 the replies to judge under it and a fieldset per rating scale.
 
-Shared by the live page, the stored pages (`task_display.hit_pages_render`) and the Mechanical
+Shared by the live page, the stored pages (`hit_pages.hit_pages_render`) and the Mechanical
 Turk frame, all of which render templates/annotation/task/_items.html from these blocks. Only
 texts and HITItem ids reach the page: never system names, response ids or references.
 """
@@ -78,7 +78,8 @@ def _item(item, aspects, number, previous, fieldsets):
     }
 
 
-def _aspects(survey):
+def survey_scales(survey):
+    """The survey's rating scales as the blocks show them (read once for many HITs by a caller)."""
     aspects = []
     # Ordered here: the model's default order would join the survey to sort by it, for one survey.
     for aspect in survey.aspects.order_by("position"):
@@ -97,14 +98,9 @@ def _aspects(survey):
     return aspects
 
 
-def survey_scales(survey):
-    """The survey's rating scales as the blocks show them (read once for many HITs by the caller)."""
-    return _aspects(survey)
-
-
 def hit_blocks(*, survey, items, previous=None, scales=None):
     """Group consecutive items that share a context into one block shown under that conversation."""
-    aspects = scales if scales is not None else _aspects(survey)
+    aspects = scales if scales is not None else survey_scales(survey)
     fieldsets = _Fieldsets()
     blocks = []
     for number, item in enumerate(items, start=1):
@@ -129,6 +125,11 @@ def hit_blocks(*, survey, items, previous=None, scales=None):
     for block in blocks:
         del block["key"]
     return blocks
+
+
+def fields_count(blocks):
+    """How many answers the blocks ask for (the page's progress counter): a write item counts one."""
+    return sum(len(item["fields"]) or 1 for block in blocks for item in block["items"])
 
 
 def items_html(blocks):

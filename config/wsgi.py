@@ -1,11 +1,9 @@
-import contextlib
 import gc
 import os
 from pathlib import Path
 
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
-from django.db import DatabaseError, connection
 from django.template import engines
 from django.template.loader import get_template
 from django.urls import get_resolver
@@ -47,12 +45,6 @@ import_string(settings.MESSAGE_STORAGE)
 _TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 for _path in sorted(_TEMPLATES.rglob("*.html")):
     get_template(_path.relative_to(_TEMPLATES).as_posix())
-
-# A worker's first request would open its database connection (about 10 ms here, more under load,
-# in front of every request queued behind it). Open it now; kept for DB_CONN_MAX_AGE as usual. A
-# database that is down at boot is not fatal: the first request tries again and reports it.
-with contextlib.suppress(DatabaseError):
-    connection.ensure_connection()
 
 # The boot leaves some 375,000 objects that live as long as the process (Django, the URLconf, the
 # numeric libraries the report views import). A full garbage collection walks all of them (about

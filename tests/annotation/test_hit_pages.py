@@ -141,7 +141,18 @@ def test_a_new_annotator_gets_the_stored_page_of_a_hit_with_overlap_items(launch
 def test_stored_page_lookup_needs_the_claims_word_for_overlap(launch):
     survey = launch(n_contexts=11, contexts_per_hit=3, overlap_contexts=2, assignments_per_hit=2)
     assignment = services.assignment_claim(survey=survey, worker_id="w1")
-    context = {}
-    assert hit_pages.stored_page_fill(context, assignment) and context["n_items"] > 0
+    page = hit_pages.stored_page(assignment.hit)
+    assert page is not None and page.n_items > 0
+    assert hit_pages.page_holds_for(page, assignment)
     assignment.first_in_survey = False
-    assert not hit_pages.stored_page_fill({}, assignment), "without it, overlap items may have to drop off"
+    assert not hit_pages.page_holds_for(page, assignment), "without it, overlap items may have to drop off"
+
+
+def test_a_live_render_beside_a_current_stored_page_writes_nothing(launch):
+    survey = launch(n_contexts=11, contexts_per_hit=3, overlap_contexts=2, assignments_per_hit=2)
+    assignment = services.assignment_claim(survey=survey, worker_id="w1")
+    assignment.first_in_survey = False  # as for a returning annotator: the page is rendered live
+    with CaptureQueriesContext(connection) as captured:
+        context = task_display.task_context(survey=survey, assignment=assignment)
+    assert context["n_items"] == HITPage.objects.get(hit=assignment.hit).n_items, "they rated nothing elsewhere"
+    assert not any(q["sql"].startswith("INSERT") for q in captured), "the stored page is current: no write"
