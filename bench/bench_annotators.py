@@ -15,6 +15,7 @@ import json
 import multiprocessing
 import os
 import random
+import runpy
 import subprocess
 import sys
 import threading
@@ -282,7 +283,12 @@ def main():
         default=0.0,
         help="Seconds over which the annotators arrive, evenly spaced (0: all at the same instant, a burst).",
     )
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes.")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="gunicorn worker processes (default: the project's gunicorn.conf.py, cores + 1).",
+    )
     parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
     parser.add_argument(
@@ -297,6 +303,8 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
     args = parser.parse_args()
 
+    if args.workers is None:
+        args.workers = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
     env = server_env(args)
     os.environ.update(env)
     ensure_database(args.database_url)
