@@ -29,7 +29,8 @@ def compute_metrics(run_id):
 
 @shared_task(bind=True, max_retries=3, default_retry_delay=10)
 def compute_metrics_chunk(self, run_id, chunk_id):
-    chunk = MetricChunk.objects.select_related("run__dataset").get(pk=chunk_id, run_id=run_id)
+    # the run's dataset is read only by the chunk that builds the run's CIDEr corpus in this process
+    chunk = MetricChunk.objects.select_related("run").get(pk=chunk_id, run_id=run_id)
     # a try that dies with its worker (killed, out of memory) is redelivered with the same count
     attempt = self.request.retries + 1
     try:

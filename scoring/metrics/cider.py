@@ -14,7 +14,7 @@ response of the dataset is one item with its context's references - exactly what
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,22 @@ class CiderCorpus:
     n_items: int
     hashes: list
     df: list
+    # per order, the hashes as a pandas Index: every chunk of a run looks its n-grams up in it
+    _indexes: list | None = field(default=None, init=False, repr=False, compare=False)
+
+    def document_frequencies(self, k, hashes):
+        """The df of order-`k` (0-based) n-grams with these hashes; 0 for those no reference holds.
+
+        Through a hash table, built on the first chunk's lookup and kept with the corpus: a binary
+        search of the sorted hashes cost a chunk five times as much (50,000 trigrams in a table of
+        90,000: 4.2 ms against 0.8), and a dataset's table is looked up by every one of its chunks.
+        """
+        if self._indexes is None:
+            self._indexes = [pd.Index(h, copy=False) for h in self.hashes]
+        if not len(self.df[k]):
+            return np.zeros(len(hashes), dtype=self.df[k].dtype)
+        rows = self._indexes[k].get_indexer(hashes)
+        return np.where(rows >= 0, self.df[k][rows], 0)
 
     @classmethod
     def from_refs(cls, refs, weights=None):
@@ -41,11 +57,16 @@ class CiderCorpus:
         A dataset passes one entry per context with the number of its responses as the weight.
         """
         weights = np.ones(len(refs), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
-        item_of_ref = np.repeat(np.arange(len(refs)), [len(rs) for rs in refs])
+        n_refs = [len(rs) for rs in refs]
+        item_of_ref = np.repeat(np.arange(len(refs)), n_refs)
+        one_each = max(n_refs, default=0) <= 1  # then an item's (reference, n-gram) rows are distinct
         hashes, dfs = [], []
         for c in count_texts([r for rs in refs for r in rs], ORDERS, hashes=True)[0]:
-            item_gram = _distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
-            df = np.bincount(item_gram % c.n_grams, weights=weights[item_gram // c.n_grams], minlength=c.n_grams)
+            if one_each:
+                df = np.bincount(c.gram, weights=weights[item_of_ref[c.seg]], minlength=c.n_grams)
+            else:
+                item_gram = _distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
+                df = np.bincount(item_gram % c.n_grams, weights=weights[item_gram // c.n_grams], minlength=c.n_grams)
             present = df > 0
             h, d = c.hashes[present], df[present]
             order = np.argsort(h)
@@ -80,7 +101,7 @@ def cider(hyps, refs, corpus=None, sigma=SIGMA):
             item_gram = _distinct(ref_pair[rseg] * c.n_grams + rgram)
             df = np.bincount(item_gram % c.n_grams, minlength=c.n_grams).astype(float)
         else:
-            df = lookup(corpus.hashes[k], corpus.df[k], c.hashes, default=0).astype(float)
+            df = corpus.document_frequencies(k, c.hashes).astype(float)
         weight = log_n - np.log(np.maximum(1.0, df))
         hseg, hgram = c.seg[is_hyp], c.gram[is_hyp]
         vh = c.count[is_hyp] * weight[hgram]

@@ -176,6 +176,20 @@ def test_cider_in_chunks_equals_cider_on_the_whole_corpus():
     assert parts == pytest.approx(whole, abs=1e-12)
 
 
+def test_cider_in_chunks_with_one_reference_each_equals_cider_on_the_whole_corpus():
+    hyps = ["a b c", "a b", "c d e", "", "😀 a", "a b c d e"]
+    refs = [["a b c d"], ["a c"], ["c d"], ["x"], ["😀 a b"], ["a b c d e"]]
+    corpus = CiderCorpus.from_refs(refs)
+    parts = np.concatenate([cider(hyps[:4], refs[:4], corpus), cider(hyps[4:], refs[4:], corpus)])
+    assert parts == pytest.approx(cider(hyps, refs), abs=1e-12)
+
+
+def test_cider_corpus_without_long_n_grams_gives_them_no_document_frequency():
+    corpus = CiderCorpus.from_refs([["a"], ["b"]])  # no reference has a bigram
+    assert corpus.document_frequencies(1, np.array([1, 2], dtype=np.uint64)).tolist() == [0, 0]
+    assert cider(["a b", "b"], [["a"], ["b"]], corpus).tolist() == pytest.approx(cider(["a b", "b"], [["a"], ["b"]]))
+
+
 def test_cider_corpus_weights_count_shared_references_once_per_response():
     refs = [["a b"], ["c d"]]
     weighted = CiderCorpus.from_refs(refs, weights=[2, 1])

@@ -16,6 +16,7 @@ from pycocoevalcap.rouge.rouge import Rouge
 
 from scoring.metrics import bleu, meteor, rouge
 from scoring.metrics.cider import CiderCorpus, cider
+from scoring.metrics.ngrams import tokenize_many
 from tests.scoring.metric_text import random_pairs
 
 N = 3000
@@ -128,6 +129,37 @@ def test_rouge_l_equals_pycocoevalcap(pairs):
     hyps, refs = pairs
     _, theirs = Rouge().compute_score(*as_coco(hyps, refs))
     assert np.abs(theirs - rouge.rouge_l(hyps, refs)).max() < 1e-9
+
+
+def lcs_by_python_integers(hyps, refs):
+    """LCS lengths of every (response, reference) pair, by the route for references past 63 tokens."""
+    ids, lengths, _ = tokenize_many(list(hyps) + [r for rs in refs for r in rs], sep=" ")
+    starts = np.cumsum(lengths) - lengths
+    ref_pair = np.repeat(np.arange(len(hyps)), [len(rs) for rs in refs])
+    a = (starts[ref_pair], lengths[ref_pair])
+    b = (starts[len(hyps) :], lengths[len(hyps) :])
+    expected = [
+        rouge._lcs_bigint(ids[a[0][i] : a[0][i] + a[1][i]].tolist(), ids[b[0][i] : b[0][i] + b[1][i]].tolist())
+        for i in range(len(ref_pair))
+    ]
+    return ids, a, b, expected
+
+
+@pytest.mark.parametrize("key_bits", [63, 24, 18, 8])
+def test_rouge_l_lcs_stays_exact_when_keys_have_fewer_bits(pairs, monkeypatch, key_bits):
+    # token ids and positions take 15 bits here: narrower keys split the pairs into batches of 512,
+    # then of 8, and at 8 bits, where not one pair fits, send every pair to the Python-integer route
+    hyps, refs = pairs
+    ids, a, b, expected = lcs_by_python_integers(hyps[:400], refs[:400])
+    monkeypatch.setattr(rouge, "KEY_BITS", key_bits)
+    assert rouge.lcs_lengths(ids, a, b).tolist() == expected
+
+
+def test_rouge_l_lcs_of_repeated_tokens_empty_texts_and_long_responses():
+    hyps = ["a a b a", "", "x", "b " * 70 + "a", "a b c", " ", "a  b"]
+    refs = [["a b a a"], ["a"], [""], ["a b a b"], ["c b a", "a x b y c"], [" "], ["a b"]]
+    ids, a, b, expected = lcs_by_python_integers(hyps, refs)
+    assert rouge.lcs_lengths(ids, a, b).tolist() == expected
 
 
 def test_cider_equals_pycocoevalcap_on_the_whole_set_and_in_chunks(pairs):

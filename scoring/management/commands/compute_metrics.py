@@ -82,11 +82,12 @@ class Command(BaseCommand):
                 # committed (called inside a transaction: tests are), nor an in-memory database
                 processes = threads = 1
             self._run_here(run, chunk_ids, processes, threads, bar)
-            services.metric_run_finish(run=run)
+            run = services.metric_run_finish(run=run)  # read afresh, then closed
         elif not options["no_wait"]:
             run = self._wait(run, bar)
+        else:
+            run.refresh_from_db()
         bar.close()
-        run.refresh_from_db()
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
@@ -118,7 +119,8 @@ class Command(BaseCommand):
             bar.update((_done_chunks(run) if others else bar.n + 1) - bar.n)
 
         try:
-            _score_chunks(run.id, chunk_ids[::processes], threads, progress)
+            # no bar, no progress to count: with other threads or processes that is a query a chunk
+            _score_chunks(run.id, chunk_ids[::processes], threads, None if bar.disable else progress)
             for child in children:
                 child.result()  # raises the child's error, if any
         finally:
