@@ -117,9 +117,25 @@ def _padded(rows, starts, lengths, width):
     return np.where(valid, rows[np.minimum(idx, max(len(rows) - 1, 0))], -1)
 
 
+# Pairs scored at once. A block's arrays (word vectors of every token, greedy matching's similarity
+# cubes) grow with it and soon outgrow the CPU caches. Measured on 100,000 pairs: one block 8k
+# pairs/s; blocks of 5,000: 19k; 2,000: 25k; 1,000: 29k; 500: 32k; 250: 30k.
+BLOCK = 500
+
+
 def embedding_scores(hyps, refs, names=NAMES, emb=None):
     """`{name: array}` for the three metrics; NaN where a text is empty."""
     emb = emb or glove()
+    if len(hyps) <= BLOCK:
+        return _block_scores(hyps, refs, names, emb)
+    parts = [
+        _block_scores(hyps[start : start + BLOCK], refs[start : start + BLOCK], names, emb)
+        for start in range(0, len(hyps), BLOCK)
+    ]
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def _block_scores(hyps, refs, names, emb):
     n = len(hyps)
     ref_texts = [r for rs in refs for r in rs]
     ref_pair = np.repeat(np.arange(n), [len(rs) for rs in refs])

@@ -260,6 +260,23 @@ def test_embedding_metrics_handle_emoji_and_long_text():
     assert one("vector_extrema", LONG, [LONG]) == pytest.approx(1.0)
 
 
+def test_embedding_metrics_in_blocks_match_one_block(monkeypatch):
+    from scoring.metrics import glove as glove_module
+
+    rng = random.Random(7)
+    vocab = ["cat", "dog", "the", "a", "pizza", "über", "😀", "zzzunknown", "sat", "mat"]
+    hyps = [" ".join(rng.choices(vocab, k=rng.randint(0, 8))) for _ in range(23)]
+    refs = [[" ".join(rng.choices(vocab, k=rng.randint(0, 6))) for _ in range(rng.randint(1, 3))] for _ in hyps]
+    whole = glove_module.embedding_scores(hyps, refs)
+    monkeypatch.setattr(glove_module, "BLOCK", 5)
+    blocks = glove_module.embedding_scores(hyps, refs)
+    assert set(blocks) == set(glove_module.NAMES)
+    for name in glove_module.NAMES:
+        assert len(blocks[name]) == len(hyps)
+        np.testing.assert_allclose(blocks[name], whole[name], rtol=0, atol=1e-12)
+    assert np.isnan(whole["greedy_matching"]).any()  # the empty texts are in it
+
+
 # --- METEOR (NLTK), variants, lengths -------------------------------------------------------
 
 
