@@ -10,7 +10,7 @@ import hashlib
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from annotation.hit_pages import hit_page_store, page_holds_for, stored_page
+from annotation.hit_pages import hit_page_store, page_holds_for, page_version, stored_page
 from annotation.services.assignments import assignment_items
 from annotation.task_items import fields_count, hit_blocks, items_html
 
@@ -19,9 +19,10 @@ ITEMS_CACHE_SECONDS = 600
 
 def _items_cache_key(survey, hit, items=None):
     # The survey's random token and the HIT's creation time keep a key from ever meaning another
-    # HIT, even where a database reuses the ids of deleted rows (SQLite). `items` None: all of them.
+    # HIT, even where a database reuses the ids of deleted rows (SQLite); the page version keeps a
+    # shared cache (Redis) from serving HTML of the code before a deploy. `items` None: all of them.
     shown = "all" if items is None else hashlib.sha1(",".join(str(item.pk) for item in items).encode()).hexdigest()
-    return f"annotation:hit-items:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{shown}"
+    return f"annotation:hit-items:{page_version()}:{survey.token}:{hit.pk}:{hit.created_at.timestamp()}:{shown}"
 
 
 def _from_cache(context, key):

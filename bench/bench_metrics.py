@@ -11,7 +11,7 @@ metrics as nlg-eval computes them word by word with sklearn's cosine_similarity)
 ratio; METEOR's Java start-up separately; then pairs/s end to end through `compute_metrics` on
 a fresh SQLite database (database writes included; `--database-url` names another, for example a
 scratch PostgreSQL database: its tables are migrated and the bench's own datasets replaced), the
-run of median time of three (METEOR: one; every run's seconds are in the JSON), and the peak
+median of three runs (METEOR: one; the one-process runs' seconds are all in the JSON), and the peak
 memory of scoring one chunk.
 With `--e2e-processes N` the run end to end is timed a second time with `compute_metrics
 --processes N` (this process and N - 1 forked ones, each scoring its share of the chunks), in

@@ -18,24 +18,17 @@ application = get_wsgi_application()
 get_resolver().url_patterns  # noqa: B018 (the access imports the views)
 
 
-def _compile_patterns(resolver):
-    """Each URL pattern compiles its regex on first use: about 15 ms of the first request otherwise."""
+def _warm(resolver):
+    """Each URL pattern compiles its regex on first use (about 15 ms of a first request), and
+    `reverse()` fills each resolver's tables of names on first use (about 0.1 s): do both now."""
+    resolver.reverse_dict  # noqa: B018 (the access fills them)
     for entry in resolver.url_patterns:
         entry.pattern.regex  # noqa: B018 (the access compiles it)
         if hasattr(entry, "url_patterns"):
-            _compile_patterns(entry)
+            _warm(entry)
 
 
-def _fill_reverse_tables(resolver):
-    """`reverse()` fills each resolver's tables of names on first use: about 0.1 s of a first request."""
-    resolver.reverse_dict  # noqa: B018 (the access fills them)
-    for entry in resolver.url_patterns:
-        if hasattr(entry, "url_patterns"):
-            _fill_reverse_tables(entry)
-
-
-_compile_patterns(get_resolver())
-_fill_reverse_tables(get_resolver())
+_warm(get_resolver())
 # And what the first rendered page imports: the context processors and the messages storage.
 engines["django"].engine.template_context_processors  # noqa: B018 (the access imports them)
 import_string(settings.MESSAGE_STORAGE)

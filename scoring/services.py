@@ -9,11 +9,11 @@ response whose stored version differs from the registry's is recomputed, never m
 import contextlib
 import functools
 import math
-import re
 import sqlite3
 import threading
 
 from django.db import connection, transaction
+from django.db.backends.sqlite3.base import FORMAT_QMARK_REGEX
 from django.db.models import Count, F
 from django.utils import timezone
 
@@ -24,8 +24,8 @@ from scoring.metrics.cider import CiderCorpus
 from scoring.models import MetricChunk, MetricRun, MetricScore
 
 DEFAULT_CHUNK_SIZE = 2000
-WRITE_BATCH = 2000  # rows per INSERT at most
-SQLITE_WRITE_BATCH = 200  # and on SQLite at most this many (see _upsert_sqlite)
+WRITE_BATCH = 2000  # rows per INSERT on PostgreSQL
+SQLITE_WRITE_BATCH = 200  # rows per INSERT on SQLite (see _upsert_sqlite)
 
 
 def metric_names(metrics=None):
@@ -222,8 +222,7 @@ def _upsert_sqlite(response_ids, scores, versions, now):
         params[offset::width] = scores[name]
     connection.ensure_connection()
     limit = connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    rows = min(WRITE_BATCH, SQLITE_WRITE_BATCH)
-    per_statement = max(1, min(rows // len(metrics), (limit - len(head)) // width))
+    per_statement = max(1, min(SQLITE_WRITE_BATCH // len(metrics), (limit - len(head)) // width))
     execute = connection.connection.execute
     for start in range(0, len(response_ids), per_statement):
         count = min(per_statement, len(response_ids) - start)
@@ -410,10 +409,7 @@ def _fetch_sql(sql, params):
 @functools.lru_cache(maxsize=64)
 def _sqlite_placeholders(sql):
     """%s as ? and %% as %, as Django's SQLite cursor rewrites them."""
-    return _FORMAT_PLACEHOLDER.sub("?", sql).replace("%%", "%")
-
-
-_FORMAT_PLACEHOLDER = re.compile(r"(?<!%)%s")
+    return FORMAT_QMARK_REGEX.sub("?", sql).replace("%%", "%")
 
 
 # CIDEr's document frequencies come from the whole dataset (see scoring/metrics/cider.py). Each

@@ -28,23 +28,28 @@ SIGMA = 6.0
 
 @dataclass
 class CiderCorpus:
-    """Document frequencies of a corpus: per order, sorted n-gram hashes and their df."""
+    """Document frequencies of a corpus: per order, the n-gram hashes and their df."""
 
     n_items: int
     hashes: list
     df: list
     # per order, the hashes as a pandas Index: every chunk of a run looks its n-grams up in it
-    _indexes: list | None = field(default=None, init=False, repr=False, compare=False)
+    _indexes: list = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # Built with the corpus, so that processes forked after it share the tables. pandas builds
+        # an Index's hash table on its first lookup, hence the lookup of one hash here.
+        self._indexes = [pd.Index(h, copy=False) for h in self.hashes]
+        for index in self._indexes:
+            index.get_indexer(index[:1])
 
     def document_frequencies(self, k, hashes):
         """The df of order-`k` (0-based) n-grams with these hashes; 0 for those no reference holds.
 
-        Through a hash table, built on the first chunk's lookup and kept with the corpus: a binary
-        search of the sorted hashes cost a chunk five times as much (50,000 trigrams in a table of
-        90,000: 4.2 ms against 0.8), and a dataset's table is looked up by every one of its chunks.
+        Through a hash table: a binary search of sorted hashes cost a chunk five times as much
+        (50,000 trigrams in a table of 90,000: 4.2 ms against 0.8), and a dataset's table is looked
+        up by every one of its chunks.
         """
-        if self._indexes is None:
-            self._indexes = [pd.Index(h, copy=False) for h in self.hashes]
         if not len(self.df[k]):
             return np.zeros(len(hashes), dtype=self.df[k].dtype)
         rows = self._indexes[k].get_indexer(hashes)
@@ -68,10 +73,8 @@ class CiderCorpus:
                 item_gram = _distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
                 df = np.bincount(item_gram % c.n_grams, weights=weights[item_gram // c.n_grams], minlength=c.n_grams)
             present = df > 0
-            h, d = c.hashes[present], df[present]
-            order = np.argsort(h)
-            hashes.append(h[order])
-            dfs.append(d[order])
+            hashes.append(c.hashes[present])
+            dfs.append(df[present])
         return cls(int(weights.sum()), hashes, dfs)
 
 

@@ -126,8 +126,6 @@ BLOCK = 500
 def embedding_scores(hyps, refs, names=NAMES, emb=None):
     """`{name: array}` for the three metrics; NaN where a text is empty."""
     emb = emb or glove()
-    if len(hyps) <= BLOCK:
-        return _block_scores(hyps, refs, names, emb)
     parts = [
         _block_scores(hyps[start : start + BLOCK], refs[start : start + BLOCK], names, emb)
         for start in range(0, len(hyps), BLOCK)

@@ -118,7 +118,8 @@ def test_a_second_run_skips_up_to_date_scores_and_recomputes_stale_versions(comp
 
 
 def test_a_forced_run_overwrites_scores_in_place_across_several_statements(compute, dataset, monkeypatch):
-    monkeypatch.setattr(services, "WRITE_BATCH", 7)  # 25 responses x 2 metrics: eight statements
+    monkeypatch.setattr(services, "WRITE_BATCH", 7)  # 25 responses x 2 metrics: nine statements
+    monkeypatch.setattr(services, "SQLITE_WRITE_BATCH", 7)  # (the same on SQLite)
     compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
     before = dict(MetricScore.objects.values_list("pk", "value"))
     MetricScore.objects.update(value=-1.0, version="0")
@@ -315,7 +316,8 @@ def test_progress_of_another_researchers_run_is_hidden(client, other_researcher,
 def test_scores_upsert_pairs_each_response_with_its_metric_version_and_value(dataset, monkeypatch):
     """Several metrics with different versions, undefined values, statements of a few responses
     and a shorter last one: every row gets its own response, metric, version and value."""
-    monkeypatch.setattr(services, "WRITE_BATCH", 9)  # 3 metrics: 3 responses per statement on SQLite
+    monkeypatch.setattr(services, "WRITE_BATCH", 9)  # 3 metrics: 3 responses per statement
+    monkeypatch.setattr(services, "SQLITE_WRITE_BATCH", 9)  # (the same on SQLite)
     ids = list(Response.objects.filter(context__dataset=dataset).order_by("id").values_list("id", flat=True))[:8]
     scores = {
         "bleu1": [i / 10 for i in range(8)],
