@@ -10,13 +10,14 @@ Also here: corpus BLEU (pycocoevalcap's aggregate over a system's responses) and
 BLEU-4 (Chen & Cherry 2014, methods 1-3) as separately named extras.
 """
 
+import functools
 import math
 
 import numpy as np
 import pandas as pd
 
 from scoring.metrics.ngrams import tokenize_many
-from scoring.metrics.registry import Metric, register
+from scoring.metrics.registry import Metric, in_blocks, register
 
 TINY = 1e-15
 SMALL = 1e-9
@@ -251,7 +252,7 @@ def _closest_ref_len(testlen, ref_len, ref_pair, n_pairs):
 
 def sentence_bleu(hyps, refs, n=ORDERS):
     """`array (n, len(hyps))`: row k is BLEU-(k+1) of each response, as pycocoevalcap's Bleu."""
-    testlen, reflen, matches, guesses = bleu_stats(hyps, refs, n)
+    testlen, reflen, matches, guesses = in_blocks(functools.partial(bleu_stats, n=n), list(hyps), list(refs))
     return _combine(testlen, reflen, matches, guesses)
 
 
@@ -270,7 +271,7 @@ def _combine(testlen, reflen, matches, guesses):
 
 def corpus_bleu(hyps, refs, n=ORDERS):
     """pycocoevalcap's corpus score: `[BLEU-1, ..., BLEU-n]` from counts summed over all responses."""
-    testlen, reflen, matches, guesses = bleu_stats(hyps, refs, n)
+    testlen, reflen, matches, guesses = in_blocks(functools.partial(bleu_stats, n=n), list(hyps), list(refs))
     total = _combine(
         np.array([testlen.sum()]), np.array([reflen.sum()]), matches.sum(axis=1)[:, None], guesses.sum(axis=1)[:, None]
     )
@@ -303,7 +304,7 @@ def smoothed_bleu4(testlen, reflen, matches, guesses, method):
 
 
 def _family(batch, names):
-    stats = bleu_stats(batch.hyps, batch.refs)
+    stats = in_blocks(bleu_stats, batch.hyps, batch.refs)
     sentence = _combine(*stats)
     out = {f"bleu{k + 1}": sentence[k] for k in range(ORDERS)}
     for method in (1, 2, 3):

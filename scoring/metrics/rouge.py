@@ -13,7 +13,7 @@ References longer than 63 tokens use the same recurrence on Python integers.
 import numpy as np
 
 from scoring.metrics.ngrams import tokenize_many
-from scoring.metrics.registry import Metric, register
+from scoring.metrics.registry import Metric, in_blocks, register
 
 BETA = 1.2
 WORD = 63  # b of at most this many tokens takes one uint64 per pair; longer, Python integers
@@ -182,7 +182,7 @@ def rouge_l(hyps, refs, beta=BETA):
 
 
 def _family(batch, names):
-    return {"rouge_l": rouge_l(batch.hyps, batch.refs)}
+    return {"rouge_l": in_blocks(rouge_l, batch.hyps, batch.refs)}
 
 
 register(

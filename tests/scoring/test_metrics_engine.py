@@ -4,6 +4,7 @@ import math
 import random
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import scoring.metrics as engine
@@ -48,6 +49,18 @@ def test_batch_tokens_match_str_split_on_runs_ends_and_empty_texts():
 
 def test_batch_tokens_of_text_without_utf8_are_split_in_python():
     assert split_back(["a \ud800 b", ""]) == [["a", "\ud800", "b"], []]
+
+
+def test_batch_tokens_take_no_memory_from_arrows_per_thread_pool():
+    # Arrow's default pool warms up per thread, slowing the first chunks of every new worker thread
+    default, system = pa.default_memory_pool(), pa.system_memory_pool()
+    before = default.max_memory()
+    texts = [f"token {i} of a sentence" for i in range(5000)]
+    assert split_back(texts) == [t.split() for t in texts]
+    assert split_back(texts, " ") == [t.split(" ") for t in texts]
+    assert system.max_memory() > 0
+    if default.backend_name != system.backend_name:  # ARROW_DEFAULT_MEMORY_POOL=system makes them one
+        assert default.max_memory() == before
 
 
 # --- registry ---------------------------------------------------------------------------------
@@ -275,6 +288,25 @@ def test_embedding_metrics_in_blocks_match_one_block(monkeypatch):
         assert len(blocks[name]) == len(hyps)
         np.testing.assert_allclose(blocks[name], whole[name], rtol=0, atol=1e-12)
     assert np.isnan(whole["greedy_matching"]).any()  # the empty texts are in it
+
+
+def test_bleu_and_rouge_l_in_blocks_match_one_block(monkeypatch):
+    from scoring.metrics import registry
+
+    rng = random.Random(11)
+    vocab = ["cat", "dog", "the", "a", "über", "😀", "sat", "mat", "on"]
+    hyps = [" ".join(rng.choices(vocab, k=rng.randint(0, 9))) for _ in range(23)]
+    refs = [[" ".join(rng.choices(vocab, k=rng.randint(0, 7))) for _ in range(rng.randint(1, 3))] for _ in hyps]
+    names = ["bleu1", "bleu2", "bleu3", "bleu4", "bleu4_smooth1", "bleu4_smooth2", "bleu4_smooth3", "rouge_l"]
+    whole = engine.score(hyps, refs, names)
+    corpus = engine.bleu.corpus_bleu(hyps, refs)
+    monkeypatch.setattr(registry, "PAIR_BLOCK", 5)
+    blocks = engine.score(hyps, refs, names)
+    for name in names:
+        assert len(blocks[name]) == len(hyps)
+        np.testing.assert_allclose(blocks[name], whole[name], rtol=0, atol=1e-15, err_msg=name)
+    assert engine.bleu.corpus_bleu(hyps, refs) == pytest.approx(corpus, rel=1e-12)
+    assert len(set(whole["bleu4"])) > 3  # not a degenerate batch
 
 
 # --- METEOR (NLTK), variants, lengths -------------------------------------------------------
