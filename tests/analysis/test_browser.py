@@ -3,6 +3,7 @@
 import shutil
 
 import pytest
+from django.db import connections
 
 from tests.conftest import PASSWORD
 
@@ -23,6 +24,9 @@ def page(monkeypatch):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
         yield browser.new_page()
         browser.close()
+        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
+        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
+        connections.close_all()
 
 
 @pytest.fixture(autouse=True)
