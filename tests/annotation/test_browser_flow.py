@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from django.db import connections
 from playwright.sync_api import sync_playwright
 
 from annotation.models import Rating
@@ -26,6 +27,9 @@ def browser(monkeypatch):
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
+        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
+        connections.close_all()
 
 
 def _rate_with_keyboard(page):

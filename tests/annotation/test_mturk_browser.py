@@ -9,6 +9,7 @@ MTurk requires an https ExternalURL.
 from urllib.parse import parse_qs
 
 import pytest
+from django.db import connections
 from django.urls import reverse
 
 from annotation.models import Assignment, Rating
@@ -30,6 +31,9 @@ def browser(monkeypatch):
         browser = playwright.chromium.launch(executable_path=CHROMIUM)
         yield browser
         browser.close()
+        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
+        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
+        connections.close_all()
 
 
 def open_page(browser, live_server):
