@@ -252,8 +252,11 @@ def _closest_ref_len(testlen, ref_len, ref_pair, n_pairs):
 
 def sentence_bleu(hyps, refs, n=ORDERS):
     """`array (n, len(hyps))`: row k is BLEU-(k+1) of each response, as pycocoevalcap's Bleu."""
-    testlen, reflen, matches, guesses = in_blocks(functools.partial(bleu_stats, n=n), list(hyps), list(refs))
-    return _combine(testlen, reflen, matches, guesses)
+    return _combine(*_stats_in_blocks(hyps, refs, n))
+
+
+def _stats_in_blocks(hyps, refs, n=ORDERS):
+    return in_blocks(functools.partial(bleu_stats, n=n), list(hyps), list(refs))
 
 
 def _combine(testlen, reflen, matches, guesses):
@@ -271,7 +274,7 @@ def _combine(testlen, reflen, matches, guesses):
 
 def corpus_bleu(hyps, refs, n=ORDERS):
     """pycocoevalcap's corpus score: `[BLEU-1, ..., BLEU-n]` from counts summed over all responses."""
-    testlen, reflen, matches, guesses = in_blocks(functools.partial(bleu_stats, n=n), list(hyps), list(refs))
+    testlen, reflen, matches, guesses = _stats_in_blocks(hyps, refs, n)
     total = _combine(
         np.array([testlen.sum()]), np.array([reflen.sum()]), matches.sum(axis=1)[:, None], guesses.sum(axis=1)[:, None]
     )
@@ -304,7 +307,7 @@ def smoothed_bleu4(testlen, reflen, matches, guesses, method):
 
 
 def _family(batch, names):
-    stats = in_blocks(bleu_stats, batch.hyps, batch.refs)
+    stats = _stats_in_blocks(batch.hyps, batch.refs)
     sentence = _combine(*stats)
     out = {f"bleu{k + 1}": sentence[k] for k in range(ORDERS)}
     for method in (1, 2, 3):

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from scoring.metrics.registry import Metric, register
+from scoring.metrics.registry import Metric, in_blocks, register
 from scoring.metrics.text import words
 
 NAMES = ("embedding_average", "greedy_matching", "vector_extrema")
@@ -126,11 +126,7 @@ BLOCK = 500
 def embedding_scores(hyps, refs, names=NAMES, emb=None):
     """`{name: array}` for the three metrics; NaN where a text is empty."""
     emb = emb or glove()
-    parts = [
-        _block_scores(hyps[start : start + BLOCK], refs[start : start + BLOCK], names, emb)
-        for start in range(0, len(hyps), BLOCK)
-    ]
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    return in_blocks(lambda h, r: _block_scores(h, r, names, emb), hyps, refs, size=BLOCK)
 
 
 def _block_scores(hyps, refs, names, emb):

@@ -92,22 +92,25 @@ def score(hyps, refs, names=None, *, corpus=None) -> dict:
     return out
 
 
-# Pairs a family that scores each pair on its own takes at once (BLEU, ROUGE-L). Its arrays grow
-# with the batch and outgrow the CPU caches: BLEU-1..4 of 1,000,000 pairs in one batch ran at 123k
-# pairs/s, in blocks of 10,000 at 277k (50,000: 248k); ROUGE-L 164k -> 413k. Chunks of a run (2,000)
-# are one block.
+# Pairs a family that scores each pair on its own takes at once (BLEU, ROUGE-L; the GloVe metrics
+# pass a smaller block of their own). Its arrays grow with the batch and outgrow the CPU caches:
+# BLEU-1..4 of 1,000,000 pairs in one batch ran at 123k pairs/s, in blocks of 10,000 at 277k
+# (50,000: 248k); ROUGE-L 164k -> 413k. Chunks of a run (2,000) are one block.
 PAIR_BLOCK = 10_000
 
 
-def in_blocks(score_block, hyps, refs):
-    """`score_block(hyps, refs)` over blocks of at most PAIR_BLOCK pairs, joined as if scored at once.
+def in_blocks(score_block, hyps, refs, size=None):
+    """`score_block(hyps, refs)` over blocks of at most `size` pairs (PAIR_BLOCK by default), joined
+    as if scored at once. An empty batch is one (empty) block.
 
-    `score_block` returns an array whose last axis runs over the pairs, or a tuple of them.
+    `score_block` returns an array whose last axis runs over the pairs, or a tuple or dict of them.
     """
-    size = PAIR_BLOCK
+    size = size or PAIR_BLOCK
     if len(hyps) <= size:
         return score_block(hyps, refs)
     parts = [score_block(hyps[start : start + size], refs[start : start + size]) for start in range(0, len(hyps), size)]
+    if isinstance(parts[0], dict):
+        return {key: np.concatenate([part[key] for part in parts], axis=-1) for key in parts[0]}
     if isinstance(parts[0], tuple):
         return tuple(np.concatenate(arrays, axis=-1) for arrays in zip(*parts, strict=True))
     return np.concatenate(parts, axis=-1)

@@ -90,6 +90,19 @@ def test_metrics_compute_stores_every_score_with_its_version(compute, dataset):
     assert [stored[name][noref.pk] for name in FAST] == [None] * len(FAST)
 
 
+def test_a_chunk_whose_responses_have_no_reference_stores_undefined_scores(compute, dataset):
+    # chunks of one: the last holds only the response without reference, so the engine gets nothing
+    names = ["bleu4", "embedding_average"]
+    run = compute(dataset=dataset, metrics=names, chunk_size=1)
+    run.refresh_from_db()
+    assert (run.status, run.done_chunks) == (MetricRun.Status.DONE, 25)
+    noref = Response.objects.get(context__external_id="noref")
+    stored = metric_scores(dataset=dataset)
+    assert [stored[name][noref.pk] for name in names] == [None, None]
+    for name, expected in engine_scores(dataset, names).items():
+        assert [stored[name][rid] for rid in expected] == pytest.approx(list(expected.values()), abs=1e-12)
+
+
 def test_cider_in_chunks_uses_the_whole_dataset_as_corpus(compute, dataset):
     compute(dataset=dataset, metrics=["cider"], chunk_size=3)
     expected = engine_scores(dataset, ["cider"])["cider"]

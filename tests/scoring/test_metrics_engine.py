@@ -290,6 +290,12 @@ def test_embedding_metrics_in_blocks_match_one_block(monkeypatch):
     assert np.isnan(whole["greedy_matching"]).any()  # the empty texts are in it
 
 
+def test_an_empty_batch_scores_to_empty_lists():
+    # a chunk whose responses all lack a reference hands the engine nothing to score
+    names = ["bleu4", "rouge_l", "cider", "embedding_average", "greedy_matching", "vector_extrema"]
+    assert engine.score([], [], names) == {name: [] for name in names}
+
+
 def test_bleu_and_rouge_l_in_blocks_match_one_block(monkeypatch):
     from scoring.metrics import registry
 
