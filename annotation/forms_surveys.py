@@ -27,6 +27,15 @@ class SurveyForm(forms.Form):
     overlap_contexts = forms.IntegerField(min_value=0, max_value=100, initial=0, help_text="Rated by every annotator.")
     max_hits_per_annotator = forms.IntegerField(min_value=1, max_value=1000, initial=10)
     assignment_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=60)
+    new_annotators_per_address_hour = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        initial=10,
+        label="New annotators per network address per hour",
+        help_text="The study link accepts at most this many new annotators from one address in an hour "
+        "(raise it for a lab where everyone shares one address).",
+    )
     reward_cents = forms.IntegerField(min_value=0, max_value=10_000, initial=50, label="Reward per HIT (cents)")
     attention_policy = forms.ChoiceField(choices=Survey.AttentionPolicy.choices, initial=Survey.AttentionPolicy.FLAG)
     gold_checks = forms.CharField(
@@ -46,6 +55,7 @@ class SurveyForm(forms.Form):
         "overlap_contexts",
         "max_hits_per_annotator",
         "assignment_minutes",
+        "new_annotators_per_address_hour",
         "reward_cents",
         "attention_policy",
         "write_system_name",
@@ -54,6 +64,11 @@ class SurveyForm(forms.Form):
     def __init__(self, *args, datasets, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
+
+    def clean_new_annotators_per_address_hour(self):
+        # Optional: an empty field keeps the model's default.
+        value = self.cleaned_data["new_annotators_per_address_hour"]
+        return value or Survey._meta.get_field("new_annotators_per_address_hour").default
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()

@@ -34,7 +34,16 @@ def _from_cache(context, key):
 
 
 def task_context(
-    *, survey, assignment=None, hit=None, preview=False, submit_url="", progress=None, previous=None, error=""
+    *,
+    survey,
+    assignment=None,
+    hit=None,
+    preview=False,
+    submit_url="",
+    progress=None,
+    previous=None,
+    error="",
+    missing=(),
 ):
     """Template context for templates/annotation/task/hit.html (and the _items.html include).
 
@@ -42,7 +51,7 @@ def task_context(
     without overlap items, looked up before anything is read); the HIT's stored page; or a render,
     which is cached per (HIT, items shown) and, when it shows all the HIT's items, stored for every
     process. Pages with answers to keep (after a refused submission) and previews are rendered
-    afresh.
+    afresh; `missing` (item ids a refused submission left out) marks those items on such a page.
     """
     context = {
         "survey": survey,
@@ -54,7 +63,7 @@ def task_context(
         "error": error,
         "items_html": None,
     }
-    cacheable = assignment is not None and not previous and not preview
+    cacheable = assignment is not None and not previous and not preview and not missing
     page = None
     if cacheable:
         if _from_cache(context, _items_cache_key(survey, assignment.hit)):
@@ -75,7 +84,7 @@ def task_context(
         cache_key = _items_cache_key(survey, assignment.hit, None if whole else items)
         if not whole and _from_cache(context, cache_key):  # a whole HIT's key was looked up above
             return context
-    blocks = hit_blocks(survey=survey, items=items, previous=previous)
+    blocks = hit_blocks(survey=survey, items=items, previous=previous, missing=missing)
     n_fields = fields_count(blocks)
     context.update(blocks=blocks, n_fields=n_fields, n_items=len(items))
     if cache_key:

@@ -27,9 +27,10 @@ def _turns(raw):
     return turns
 
 
-# Where a scale's fragment takes the item id. Escaped text never holds a bare "<", so the marker
-# can only match the places the fragment template put it.
+# Where a scale's fragment takes the item id and its number on the page. Escaped text never holds
+# a bare "<", so the markers can only match the places the fragment template put them.
 ITEM_MARK = mark_safe("<ITEM>")
+NUMBER_MARK = mark_safe("<NUMBER>")
 
 
 class _Fieldsets:
@@ -38,15 +39,22 @@ class _Fieldsets:
     def __init__(self):
         self.rendered = {}
 
-    def html(self, scale, item_id, selected):
-        key = (scale["key"], selected)
+    def html(self, scale, item_id, number, selected, invalid):
+        key = (scale["key"], selected, invalid)
         if key not in self.rendered:
-            context = {"field": scale, "selected": selected, "item_id": ITEM_MARK}
+            context = {
+                "field": scale,
+                "selected": selected,
+                "invalid": invalid,
+                "item_id": ITEM_MARK,
+                "number": NUMBER_MARK,
+            }
             self.rendered[key] = render_to_string("annotation/task/_scale.html", context).rstrip("\n")
-        return mark_safe(self.rendered[key].replace(ITEM_MARK, str(item_id)))
+        html = self.rendered[key].replace(ITEM_MARK, str(item_id)).replace(NUMBER_MARK, number)
+        return mark_safe(html)
 
 
-def _item(item, aspects, number, previous, fieldsets):
+def _item(item, aspects, number, previous, fieldsets, *, missing):
     if item.kind == HITItem.Kind.RESPONSE:
         text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.GOLD:
@@ -56,6 +64,7 @@ def _item(item, aspects, number, previous, fieldsets):
     else:
         text, scales = "", []
     before = previous.get(item.pk, {})
+    invalid = item.pk in missing
     fields = []
     for scale in scales:
         selected = str(before.get("scores", {}).get(scale["key"], ""))
@@ -63,7 +72,7 @@ def _item(item, aspects, number, previous, fieldsets):
             {
                 "key": scale["key"],
                 "name": f"score-{item.pk}-{scale['key']}",
-                "html": fieldsets.html(scale, item.pk, selected),
+                "html": fieldsets.html(scale, item.pk, str(number), selected, invalid),
             }
         )
     # Numbers go to the template as text: every integer it prints passes through number
@@ -75,6 +84,7 @@ def _item(item, aspects, number, previous, fieldsets):
         "fields": fields,
         "number": str(number),
         "written": before.get("text") or "",
+        "missing": invalid,
     }
 
 
@@ -98,8 +108,13 @@ def survey_scales(survey):
     return aspects
 
 
-def hit_blocks(*, survey, items, previous=None, scales=None):
-    """Group consecutive items that share a context into one block shown under that conversation."""
+def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
+    """Group consecutive items that share a context into one block shown under that conversation.
+
+    Blocks are numbered 1, 2, 3 whatever they hold (a check reads like any other conversation) and
+    items 1, 2, 3 across the page; `missing`: ids of items a refused submission left unanswered.
+    """
+    missing = set(missing)
     aspects = scales if scales is not None else survey_scales(survey)
     fieldsets = _Fieldsets()
     blocks = []
@@ -121,7 +136,7 @@ def hit_blocks(*, survey, items, previous=None, scales=None):
                     "write": item.kind == HITItem.Kind.WRITE,
                 }
             )
-        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets))
+        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))
     for block in blocks:
         del block["key"]
     return blocks

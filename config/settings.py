@@ -113,6 +113,10 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 # Trained models, encoder caches and VHRED checkpoints live here.
 RATELAB_DATA_DIR = Path(env_str("RATELAB_DATA_DIR", str(BASE_DIR / "var")))
+# Annotator pages: how many reverse proxies in front of the app append to X-Forwarded-For (0: use
+# REMOTE_ADDR), for the per-address cap on new annotators; a CSRF failure on them keeps the answers.
+RATELAB_TRUSTED_PROXIES = env_int("RATELAB_TRUSTED_PROXIES", 0, minimum=0)
+CSRF_FAILURE_VIEW = "annotation.views.csrf_failure.csrf_failure"
 
 # Uploads of datasets and ratings can be large; files stream to disk beyond this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024, minimum=1024)

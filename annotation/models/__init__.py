@@ -1,6 +1,7 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
 from annotation.models.datasets import Context, Dataset, Reference, Response, System
+from annotation.models.identity import LinkIdentity
 from annotation.models.mturk import (
     MTurkAssignment,
     MTurkBlock,
@@ -36,6 +37,7 @@ __all__ = [
     "ExclusionDecision",
     "HITItem",
     "HITPage",
+    "LinkIdentity",
     "MTurkAssignment",
     "MTurkBlock",
     "MTurkBonus",

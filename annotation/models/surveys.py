@@ -70,6 +70,10 @@ class Survey(models.Model):
     )
     max_hits_per_annotator = models.PositiveIntegerField(default=10)
     assignment_minutes = models.PositiveIntegerField(default=60)
+    # The shareable link's guard against one client taking every slot with made-up identities.
+    new_annotators_per_address_hour = models.PositiveIntegerField(
+        default=10, help_text="New annotators the link accepts from one network address per hour."
+    )
     reward_cents = models.PositiveIntegerField(default=50)
     attention_policy = models.CharField(max_length=10, choices=AttentionPolicy.choices, default=AttentionPolicy.FLAG)
 

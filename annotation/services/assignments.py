@@ -46,7 +46,27 @@ class NoWorkAvailable(Exception):
 
 
 class SubmissionRefused(Exception):
-    """A submission was refused and nothing was stored; the message is safe to show the annotator."""
+    """A submission was refused and nothing was stored; the message is safe to show the annotator.
+
+    `missing`: the ids of the items left unanswered, for the page to mark next to each item.
+    """
+
+    def __init__(self, message, missing=()):
+        super().__init__(message)
+        self.missing = tuple(missing)
+
+
+def _numbers_text(numbers):
+    """[3] -> "3"; [3, 7] -> "3 and 7"; [2, 3, 7] -> "2, 3 and 7"."""
+    shown = [str(n) for n in numbers]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def missing_message(numbers):
+    """The summary of a submission with items left out, naming them by the numbers the page shows."""
+    if len(numbers) == 1:
+        return f"Please answer every item: reply {numbers[0]} is still unanswered (marked below)."
+    return f"Please answer every item: replies {_numbers_text(numbers)} are still unanswered (marked below)."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,7 +280,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
         own = list(
             Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk")
         )
-    # How many HITs of the survey they finished: the page shows "HIT n of at most m" from it.
+    # How many HITs of the survey they finished: the page shows "Task n of at most m" from it.
     hits_done = sum(a.status in Assignment.FINISHED for a in own)
     if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
         # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
@@ -277,7 +297,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
         raise NoWorkAvailable("This study is not accepting work right now.")
     if len(own) >= survey.max_hits_per_annotator:
         raise NoWorkAvailable(
-            f"You have completed the maximum of {survey.max_hits_per_annotator} HITs in this study. Thank you!"
+            f"You have completed the maximum of {survey.max_hits_per_annotator} tasks in this study. Thank you!"
         )
     # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
     pinned = {"hit": hit} if hit is not None else {}
@@ -402,16 +422,36 @@ def _items_to_check(assignment, annotator):
     return _without_rated_overlap(list(items), assignment, annotator)
 
 
+def _unanswered(items, answers, aspects):
+    """Ids of the items with no answer, an empty written reply, or a scale left out."""
+    missing = []
+    for item in items:
+        answer = answers.get(item.pk)
+        if answer is None:
+            missing.append(item.pk)
+        elif item.kind == HITItem.Kind.WRITE:
+            if not (answer.get("text") or "").strip():
+                missing.append(item.pk)
+        else:
+            wanted = set(aspects) if item.kind == HITItem.Kind.RESPONSE else {Aspect.OVERALL}
+            given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
+            if not wanted <= given:
+                missing.append(item.pk)
+    return missing
+
+
 def _validated_rows(assignment, annotator, survey, items, answers):
     aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
     overall = aspects[Aspect.OVERALL]
     by_id = {item.pk: item for item in items}
     unknown = sorted(set(answers) - set(by_id))
     if unknown:
-        raise SubmissionRefused(f"Unknown item(s) {', '.join(map(str, unknown))}: they are not on this HIT.")
-    missing = sorted(set(by_id) - set(answers))
+        raise SubmissionRefused(f"Unknown item(s) {', '.join(map(str, unknown))}: they are not on this task.")
+    missing = _unanswered(items, answers, aspects)
     if missing:
-        raise SubmissionRefused(f"Please answer every item ({len(missing)} unanswered).")
+        # Numbered as the page numbers them: the items shown, in order, from 1.
+        numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]
+        raise SubmissionRefused(missing_message(numbers), missing=missing)
 
     ratings, checks, written = [], [], []
     for item_id, item in by_id.items():

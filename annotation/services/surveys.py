@@ -23,6 +23,7 @@ SURVEY_SETTINGS = (
     "overlap_contexts",
     "max_hits_per_annotator",
     "assignment_minutes",
+    "new_annotators_per_address_hour",
     "reward_cents",
     "attention_policy",
     "kappa_threshold",

@@ -1,63 +1,129 @@
-"""The annotator's pages: the survey's shareable link and one HIT per page.
+"""The annotator's pages: the survey's shareable link (a start page) and one task per page.
 
-No login: an annotator is known by a worker id taken from `?worker=`, a form, or generated, and
-kept in a signed cookie. A HIT page answers only to the annotator who claimed it.
+No login. A browser's identity is a signed cookie made when the annotator presses Start (a POST
+with CSRF); elsewhere they continue with the resume code their pages show. A GET never claims
+work and never makes or adopts an identity: reloading the link, or going Back to it, shows the
+start page again ("Continue your task" when one is open). `?worker=` only fills in the label of a
+new identity; naming someone else's id gets neither their task nor their cookie.
 
-Opening the link (GET) answers with the HIT page itself, not a redirect to `/a/<token>/`: the claim
-has just read everything the page shows, so a redirect would cost the annotator a second round
-trip and the server a second request that reads it all again. The form's action is the HIT's own
-address, which also serves the page on a reload. The identifier form (POST) still redirects, so
-that reloading the page does not post the form again.
+Claims answer with a redirect to the task's own address (POST, redirect, GET): a reload of the
+task page then shows it again instead of posting a claim twice.
 """
 
-import secrets
-
-from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.models import Assignment, Survey
+from annotation.services.identities import (
+    WORKER_ID_HELP,
+    IdentityCapReached,
+    IdentityRefused,
+    identity_create,
+    identity_for_resume_code,
+    resume_code_display,
+)
 from annotation.task_display import task_context
+from annotation.task_facts import task_facts
+from annotation.views.task_identity import browser_identity, client_address, with_identity_cookie, worker_from_cookie
 
-WORKER_COOKIE = "ratelab_worker"
-WORKER_SALT = "annotation.worker"
-WORKER_COOKIE_AGE = 180 * 24 * 3600
-
-
-def worker_from_cookie(request):
-    return request.get_signed_cookie(WORKER_COOKIE, default=None, salt=WORKER_SALT)
+__all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
 
 
-def _with_worker_cookie(response, worker_id):
-    response.set_signed_cookie(
-        WORKER_COOKIE,
-        worker_id,
-        salt=WORKER_SALT,
-        max_age=WORKER_COOKIE_AGE,
-        httponly=True,
-        samesite="Lax",
-        # Secure follows the session cookie: on in production, off for plain-http development.
-        secure=settings.SESSION_COOKIE_SECURE,
+def _no_work(request, survey, message, status=200):
+    return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
+
+
+def _active_token(survey, worker_id):
+    """The token of the task this identity holds in `survey` now, or None (a read; claims nothing)."""
+    if not worker_id:
+        return None
+    return (
+        Assignment.objects.filter(
+            hit__survey=survey,
+            annotator__provider=Survey.Provider.LOCAL,
+            annotator__worker_id=worker_id,
+            status=Assignment.Status.ACTIVE,
+            expires_at__gt=timezone.now(),
+        )
+        .values_list("token", flat=True)
+        .first()
     )
-    return response
 
 
-def _claim(request, survey, worker_id):
-    """The annotator's assignment, or the page that says why there is none."""
+def start_page(request, survey, *, error="", status=200, label="", resume_error=False):
+    """The link's start page: what the task is, its size and time, and Start / Continue."""
+    worker_id, code = browser_identity(request)
+    if not label and not worker_id:
+        wanted = request.GET.get("worker", "").strip()
+        label = wanted if services.worker_id_valid(wanted) else ""
+    context = {
+        "survey": survey,
+        "facts": task_facts(survey=survey),
+        "worker_id": worker_id,
+        "resume_code": code,
+        "active_token": _active_token(survey, worker_id),
+        "label": label,
+        "error": error,
+        "resume_error": resume_error,
+        "worker_id_help": WORKER_ID_HELP,
+        "accepting": survey.status == Survey.Status.LIVE,
+    }
+    return render(request, "annotation/task/entry.html", context, status=status)
+
+
+def _claim_and_go(request, survey, worker_id, code):
     try:
         assignment = services.assignment_claim(
             survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL, survey_is_current=True
         )
     except services.NoWorkAvailable as refusal:
-        return None, render(request, "annotation/task/no_work.html", {"survey": survey, "message": str(refusal)})
-    return assignment, None
+        response = _no_work(request, survey, str(refusal))
+    else:
+        response = redirect("annotation:task_assignment", token=assignment.token)
+    return with_identity_cookie(response, worker_id, code)
 
 
-def _hit_page(request, assignment, *, previous=None, error=""):
-    """The HIT page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded)."""
+@require_http_methods(["GET", "POST"])
+def survey_entry(request, token):
+    """GET: the start page. POST `action=start`: claim a task (making an identity first if the
+    browser has none); POST `action=resume`: adopt the identity a resume code belongs to."""
+    survey = selectors.survey_for_link(token=token)
+    if survey is None:
+        raise Http404("No such study.")
+    if survey.provider != Survey.Provider.LOCAL:
+        return _no_work(request, survey, "This link is not active.")
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        return _no_work(request, survey, "This study is not accepting work right now.")
+    if request.method == "GET":
+        return start_page(request, survey)
+
+    if request.POST.get("action") == "resume":
+        annotator = identity_for_resume_code(code=request.POST.get("resume_code", ""))
+        if annotator is None:
+            error = "That resume code is not known. Check it (it looks like abcde-fghjk-mnpqr-stuvw), or start anew."
+            return start_page(request, survey, error=error, status=400, resume_error=True)
+        code = resume_code_display(request.POST["resume_code"])
+        return with_identity_cookie(redirect("annotation:task_entry", token=survey.token), annotator.worker_id, code)
+
+    worker_id, code = browser_identity(request)
+    if worker_id is None:
+        label = request.POST.get("worker", "").strip()
+        try:
+            annotator, code = identity_create(survey=survey, address=client_address(request), label=label)
+        except IdentityCapReached as refusal:
+            return _no_work(request, survey, str(refusal), status=429)
+        except IdentityRefused as refusal:
+            return start_page(request, survey, error=str(refusal), status=400, label=label)
+        worker_id = annotator.worker_id
+    return _claim_and_go(request, survey, worker_id, code)
+
+
+def task_page(request, assignment, *, previous=None, error="", missing=(), status=None):
+    """The task page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded)."""
     survey = assignment.hit.survey
     context = task_context(
         survey=survey,
@@ -66,67 +132,40 @@ def _hit_page(request, assignment, *, previous=None, error=""):
         progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
         previous=previous,
         error=error,
+        missing=missing,
     )
-    return render(request, "annotation/task/hit.html", context, status=400 if error else 200)
+    context["resume_code"] = browser_identity(request)[1]
+    return render(request, "annotation/task/hit.html", context, status=status or (400 if error else 200))
 
 
-@require_http_methods(["GET", "POST"])
-def survey_entry(request, token):
-    """The shareable link: identify the annotator, then hand out their next HIT."""
-    survey = selectors.survey_for_link(token=token)
-    if survey is None:
-        raise Http404("No such study.")
-    if survey.provider != Survey.Provider.LOCAL:
-        return render(
-            request, "annotation/task/no_work.html", {"survey": survey, "message": "This link is not active."}
-        )
-    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
-        return render(
-            request,
-            "annotation/task/no_work.html",
-            {"survey": survey, "message": "This study is not accepting work right now."},
-        )
-    error = ""
-    if request.method == "POST":
-        worker_id = request.POST.get("worker", "").strip() or f"anon-{secrets.token_hex(6)}"
-        if services.worker_id_valid(worker_id):
-            assignment, refused = _claim(request, survey, worker_id)
-            response = refused or redirect("annotation:task_assignment", token=assignment.token)
-            return _with_worker_cookie(response, worker_id)
-        error = "Please use 1-64 letters, digits or . _ - @ : (or leave the field empty)."
-    else:
-        worker_id = request.GET.get("worker", "").strip() or worker_from_cookie(request)
-        if worker_id and services.worker_id_valid(worker_id):
-            assignment, refused = _claim(request, survey, worker_id)
-            return _with_worker_cookie(refused or _hit_page(request, assignment), worker_id)
-        if worker_id:
-            error = "The identifier in the link is not valid: use 1-64 letters, digits or . _ - @ :"
-    return render(
-        request, "annotation/task/entry.html", {"survey": survey, "error": error}, status=400 if error else 200
-    )
+def assignment_for_annotator(request, token, *, progress):
+    """`(assignment, refusal)`: the task behind `token` if this browser's identity holds it."""
+    assignment = selectors.assignment_for_page(token=token, progress=progress)
+    if assignment is None:
+        raise Http404("No such task.")
+    if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(request):
+        message = "This task belongs to another annotator."
+        return None, _no_work(request, assignment.hit.survey, message, status=403)
+    return assignment, None
 
 
 @require_http_methods(["GET", "POST"])
 def assignment_page(request, token):
-    """One HIT: GET shows it, POST submits it (all items answered, or nothing is stored)."""
-    assignment = selectors.assignment_for_page(token=token, progress=request.method == "GET")
-    if assignment is None:
-        raise Http404("No such HIT.")
-    survey = assignment.hit.survey
-    if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(request):
-        message = "This HIT belongs to another annotator."
-        return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=403)
+    """One task: GET shows it, POST submits it (all items answered, or nothing is stored)."""
+    assignment, refused = assignment_for_annotator(request, token, progress=request.method == "GET")
+    if refused:
+        return refused
     if assignment.status != Assignment.Status.ACTIVE:
         return redirect("annotation:task_done", token=assignment.token)
     if request.method == "GET":
-        return _hit_page(request, assignment)
+        return task_page(request, assignment)
     answers = services.parse_answers(request.POST)
     try:
         services.assignment_submit(assignment=assignment, answers=answers, annotator=assignment.annotator)
     except services.SubmissionRefused as refusal:
         # Shown again with the answers given so far; the progress count is read only now.
         assignment.hits_done = selectors.hits_done(assignment=assignment)
-        return _hit_page(request, assignment, previous=answers, error=str(refusal))
+        return task_page(request, assignment, previous=answers, error=str(refusal), missing=refusal.missing)
     return redirect("annotation:task_done", token=assignment.token)
 
 
@@ -134,8 +173,10 @@ def assignment_done(request, token):
     assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
     survey = assignment.hit.survey
     mine = assignment.annotator is not None and assignment.annotator.worker_id == worker_from_cookie(request)
-    return render(
-        request,
-        "annotation/task/done.html",
-        {"survey": survey, "assignment": assignment if mine else None, "more": survey.status == Survey.Status.LIVE},
-    )
+    context = {
+        "survey": survey,
+        "assignment": assignment if mine else None,
+        "more": survey.status == Survey.Status.LIVE,
+        "resume_code": browser_identity(request)[1] if mine else "",
+    }
+    return render(request, "annotation/task/done.html", context)

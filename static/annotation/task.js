@@ -1,24 +1,138 @@
-// The annotator page: keyboard shortcuts, time per item, and no submission with a question unanswered.
+// The annotator page: answers kept in this browser as they are given (restored on reload, cleared
+// by the thank-you page), a warning before leaving with answers not yet submitted, keyboard
+// shortcuts, time per item, and no submission with an item unanswered (each marked, named on top).
 (function () {
   "use strict";
   var form = document.getElementById("task-form");
   if (!form) { return; }
   var fieldsets = Array.prototype.slice.call(form.querySelectorAll("fieldset.scale"));
   var textareas = Array.prototype.slice.call(form.querySelectorAll("textarea"));
+  var items = Array.prototype.slice.call(form.querySelectorAll(".task-item"));
   var counter = document.getElementById("answered-count");
-  var message = document.getElementById("unanswered-message");
+  var summary = document.getElementById("error-summary");
+  var restoredNote = document.getElementById("restored-note");
   var submit = document.getElementById("submit-hit");
   var last = performance.now();
+  var submitting = false;
+  var PREFIX = "ratelab-task:";
+  var KEEP_DAYS = 30;
+  var storeKey = form.dataset.saveKey ? PREFIX + form.dataset.saveKey : null;
 
+  // --- kept answers (localStorage; a browser that refuses storage simply keeps nothing) ---
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+  function readStored(key) {
+    var store = storage();
+    if (!store) { return null; }
+    try { return JSON.parse(store.getItem(key) || "null"); } catch (e) { return null; }
+  }
+  function save() {
+    var store = storage();
+    if (!store || !storeKey) { return; }
+    var data = { savedAt: Date.now(), scores: {}, texts: {}, seconds: {} };
+    form.querySelectorAll("input[type=radio]:checked").forEach(function (radio) { data.scores[radio.name] = radio.value; });
+    textareas.forEach(function (area) { if (area.value) { data.texts[area.name] = area.value; } });
+    form.querySelectorAll("input.seconds").forEach(function (hidden) { if (hidden.value) { data.seconds[hidden.name] = hidden.value; } });
+    try { store.setItem(storeKey, JSON.stringify(data)); } catch (e) { /* full or refused: nothing to do */ }
+  }
+  function restore() {
+    var data = storeKey ? readStored(storeKey) : null;
+    if (!data) { return false; }
+    var restored = false;
+    Object.keys(data.scores || {}).forEach(function (name) {
+      var group = form.querySelectorAll('input[type=radio][name="' + CSS.escape(name) + '"]');
+      if (!group.length || Array.prototype.some.call(group, function (r) { return r.checked; })) { return; }
+      Array.prototype.forEach.call(group, function (radio) {
+        if (radio.value === data.scores[name]) { radio.checked = true; restored = true; }
+      });
+    });
+    textareas.forEach(function (area) {
+      if (!area.value && data.texts && data.texts[area.name]) { area.value = data.texts[area.name]; restored = true; }
+    });
+    form.querySelectorAll("input.seconds").forEach(function (hidden) {
+      if (!hidden.value && data.seconds && data.seconds[hidden.name]) { hidden.value = data.seconds[hidden.name]; }
+    });
+    return restored;
+  }
+  function pruneOld() {
+    // Tasks submitted elsewhere (the Mechanical Turk frame has no thank-you page of ours) or abandoned.
+    var store = storage();
+    if (!store) { return; }
+    var limit = Date.now() - KEEP_DAYS * 24 * 3600 * 1000;
+    for (var i = store.length - 1; i >= 0; i--) {
+      var key = store.key(i);
+      if (key && key.indexOf(PREFIX) === 0 && key !== storeKey) {
+        var data = readStored(key);
+        if (!data || !(data.savedAt > limit)) { store.removeItem(key); }
+      }
+    }
+  }
+
+  // --- what is answered ---
   function answered(fieldset) { return !!fieldset.querySelector("input:checked"); }
   function unanswered() {
     return fieldsets.filter(function (f) { return !answered(f); })
       .concat(textareas.filter(function (t) { return !t.value.trim(); }));
   }
+  function itemMissing(item) {
+    var area = item.querySelector("textarea");
+    if (area) { return !area.value.trim(); }
+    return Array.prototype.some.call(item.querySelectorAll("fieldset.scale"), function (f) { return !answered(f); });
+  }
   function update() {
     var total = fieldsets.length + textareas.length;
     counter.textContent = String(total - unanswered().length);
   }
+
+  // --- marking missing items, and the summary on top that names them ---
+  function describedBy(element, id, on) {
+    var ids = (element.getAttribute("aria-describedby") || "").split(/\s+/).filter(function (x) { return x && x !== id; });
+    if (on) { ids.push(id); }
+    if (ids.length) { element.setAttribute("aria-describedby", ids.join(" ")); } else { element.removeAttribute("aria-describedby"); }
+  }
+  function mark(item, on) {
+    var errorId = "error-" + item.dataset.item;
+    var message = document.getElementById(errorId);
+    item.classList.toggle("missing", on);
+    if (message) { message.hidden = !on; }
+    item.querySelectorAll("input[type=radio], textarea").forEach(function (input) {
+      if (on) { input.setAttribute("aria-invalid", "true"); } else { input.removeAttribute("aria-invalid"); }
+    });
+    item.querySelectorAll("fieldset.scale, textarea").forEach(function (element) { describedBy(element, errorId, on); });
+  }
+  function numbersText(numbers) {
+    return numbers.length === 1 ? numbers[0] : numbers.slice(0, -1).join(", ") + " and " + numbers[numbers.length - 1];
+  }
+  function showSummary(missingItems) {
+    var numbers = missingItems.map(function (item) { return item.dataset.number; });
+    summary.textContent = "";
+    summary.appendChild(document.createTextNode("Please answer every item: " + (numbers.length === 1 ? "reply " : "replies ")));
+    missingItems.forEach(function (item, index) {
+      if (index > 0) { summary.appendChild(document.createTextNode(index === missingItems.length - 1 ? " and " : ", ")); }
+      var link = document.createElement("a");
+      link.href = "#" + item.id;
+      link.textContent = item.dataset.number;
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        var target = item.querySelector("fieldset.scale") || item.querySelector("textarea");
+        if (target && target.tagName === "FIELDSET") { focusFieldset(target); } else if (target) { target.focus(); }
+      });
+      summary.appendChild(link);
+    });
+    summary.appendChild(document.createTextNode((numbers.length === 1 ? " is" : " are") + " still unanswered (marked below)."));
+    summary.hidden = false;
+    summary.focus();
+    summary.scrollIntoView({ block: "center" });
+  }
+  function refreshMarks(item) {
+    if (item && item.classList.contains("missing") && !itemMissing(item)) { mark(item, false); }
+    if (!summary.hidden && !items.some(function (i) { return i.classList.contains("missing"); }) && !unanswered().length) {
+      summary.hidden = true;
+    }
+  }
+
+  // --- time per item, keyboard ---
   // Time since the previous answer is charged to the item just answered (seconds, summed on changes).
   function charge(element) {
     var item = element.closest(".task-item");
@@ -42,7 +156,14 @@
     return active || fieldsets.filter(function (f) { return !answered(f); })[0] || null;
   }
 
-  form.addEventListener("change", function (event) { charge(event.target); update(); message.hidden = true; });
+  function changed(event) {
+    if (event.type === "change") { charge(event.target); }
+    update();
+    save();
+    refreshMarks(event.target.closest ? event.target.closest(".task-item") : null);
+  }
+  form.addEventListener("change", changed);
+  form.addEventListener("input", function (event) { if (event.target.tagName === "TEXTAREA") { changed(event); } });
   form.addEventListener("focusin", function (event) {
     var fieldset = event.target.closest ? event.target.closest("fieldset.scale") : null;
     if (fieldset) { highlight(fieldset); }
@@ -65,16 +186,32 @@
   });
   form.addEventListener("submit", function (event) {
     if (form.dataset.preview) { event.preventDefault(); return; }
-    var missing = unanswered();
-    if (missing.length) {
+    var missingItems = items.filter(itemMissing);
+    if (missingItems.length) {
       event.preventDefault();
-      message.hidden = false;
-      var target = missing[0];
-      if (target.tagName === "FIELDSET") { focusFieldset(target); } else { target.focus(); }
+      items.forEach(function (item) { mark(item, missingItems.indexOf(item) >= 0); });
+      showSummary(missingItems);
       return;
     }
+    submitting = true;  // leaving for the submission is no loss: the thank-you page clears the kept copy
     submit.disabled = true;  // one click, one submission (the server also stores a replay once)
   });
+  // A page shown again (Back) after a refused or interrupted submission can be submitted again.
+  window.addEventListener("pageshow", function () { submitting = false; submit.disabled = !!form.dataset.preview; });
+  window.addEventListener("beforeunload", function (event) {
+    if (submitting || form.dataset.preview || unanswered().length === fieldsets.length + textareas.length) { return; }
+    save();
+    event.preventDefault();
+    event.returnValue = "";  // browsers show their own words: "Leave site? Changes you made may not be saved."
+  });
+
+  pruneOld();
+  if (restore() && restoredNote) { restoredNote.hidden = false; }
   update();
+  save();
   if (fieldsets.length) { highlight(fieldsets[0]); }
+  if (!summary.hidden && summary.textContent.trim()) {
+    // The server refused the submission (or the session changed): say so where focus is.
+    summary.focus();
+  }
 })();

@@ -6,6 +6,7 @@ from django.test import Client
 
 from annotation import services
 from annotation.models import Assignment, Rating, Response, Survey, WrittenResponse
+from tests.annotation.link_helpers import start_task
 from tests.annotation.studies_helpers import SYSTEMS, make_survey
 from tests.factories import load_dataset_records
 
@@ -24,14 +25,8 @@ def _fill(html, score=3):
     return data
 
 
-def _hit_url(response):
-    """The HIT's own address: the link answers with the HIT page, whose form posts there."""
-    assert response.status_code == 200, response.content[:300]
-    return re.search(r'<form method="post" action="(/a/[^"]+/)"', response.content.decode()).group(1)
-
-
 def _start(client, survey, worker):
-    return _hit_url(client.get(f"/s/{survey.token}/?worker={worker}"))
+    return start_task(client, survey, worker)
 
 
 def test_researcher_pages_need_login(client, researcher):
@@ -118,7 +113,7 @@ def test_annotator_completes_a_hit_and_a_double_submit_stores_once(client, resea
     survey = make_survey(researcher)
     url = _start(client, survey, "w1")
     page = client.get(url).content.decode()
-    assert "HIT 1 of at most 10" in page
+    assert "Task 1 of at most 10" in page
     data = _fill(page)
     first = client.post(url, data)
     assert first.status_code == 302 and first["Location"].endswith("/done/")
@@ -145,7 +140,7 @@ def test_another_annotator_cannot_open_or_submit_my_hit(client, researcher):
     url = _start(client, survey, "w1")
     data = _fill(client.get(url).content.decode())
     intruder = Client()
-    intruder.get(f"/s/{survey.token}/?worker=w2")
+    start_task(intruder, survey, "w2")
     assert intruder.get(url).status_code == 403
     assert intruder.post(url, data).status_code == 403
     assert Rating.objects.count() == 0
@@ -154,11 +149,12 @@ def test_another_annotator_cannot_open_or_submit_my_hit(client, researcher):
 def test_link_without_worker_generates_an_identifier_kept_in_a_cookie(client, researcher):
     survey = make_survey(researcher)
     assert "Your identifier" in client.get(f"/s/{survey.token}/").content.decode()
-    response = client.post(f"/s/{survey.token}/", {"worker": ""})
+    response = client.post(f"/s/{survey.token}/", {"action": "start", "worker": ""})
     assignment = Assignment.objects.get(status="active")
     assert response["Location"] == f"/a/{assignment.token}/"
-    assert assignment.annotator.worker_id.startswith("anon-")
-    assert _hit_url(client.get(f"/s/{survey.token}/")) == f"/a/{assignment.token}/", "the cookie resumes the HIT"
+    assert assignment.annotator.worker_id.startswith("anon-") and len(assignment.annotator.worker_id) == 5 + 16
+    start = client.get(f"/s/{survey.token}/").content.decode()
+    assert "Continue your task" in start and f'href="/a/{assignment.token}/"' in start, "the cookie finds the task"
 
 
 def test_preview_renders_the_hit_and_accepts_nothing(researcher_client, researcher):
@@ -217,9 +213,9 @@ def test_two_annotators_of_one_hit_see_the_same_items_and_overlap_is_shown_once(
 
 def test_link_with_an_invalid_worker_id_asks_for_another(client, researcher):
     survey = make_survey(researcher)
-    response = client.get(f"/s/{survey.token}/", {"worker": "<script>"})
+    response = client.post(f"/s/{survey.token}/", {"action": "start", "worker": "<script>"})
     page = response.content.decode()
-    assert response.status_code == 400 and "not valid" in page and "<script>" not in page
+    assert response.status_code == 400 and "1-64 letters, digits or . _ - @ :" in page and "<script>" not in page
     assert not Assignment.objects.exclude(status="open").exists()
 
 

@@ -1,0 +1,106 @@
+"""Annotator identities on a survey's shareable link: created on a POST, resumed only with a secret.
+
+A worker id is a label, not a secret (it shows in links, exports and on researcher pages), so
+naming one never makes a browser that identity. A browser holds its identity in a signed cookie;
+on another device the annotator types the random resume code shown on their pages. New
+identities are capped per client address and hour (`Survey.new_annotators_per_address_hour`) so
+that one link holder cannot tie up every open slot with made-up ids.
+"""
+
+import datetime
+import hashlib
+import secrets
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Annotator, LinkIdentity, Survey
+from annotation.services.assignments import worker_id_valid
+
+RESUME_CODE_BYTES = 10  # 80 bits, shown as four groups of five characters
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed from paper
+WORKER_ID_HELP = "1-64 letters, digits or . _ - @ : (no spaces)"
+
+
+class IdentityRefused(Exception):
+    """No new identity was made; the message says why and is safe to show the annotator."""
+
+
+class IdentityCapReached(IdentityRefused):
+    """The client's address made the survey's hourly number of new identities."""
+
+
+def resume_code_new():
+    """A random code of 20 characters from a 31-letter alphabet (about 99 bits), grouped for reading."""
+    return resume_code_display("".join(secrets.choice(CODE_ALPHABET) for _ in range(20)))
+
+
+def resume_code_display(code):
+    """A code as the pages show it: four groups of five, whatever spacing or case it was typed in."""
+    raw = resume_code_normalised(code)
+    return "-".join(raw[i : i + 5] for i in range(0, len(raw), 5))
+
+
+def resume_code_normalised(code):
+    """What a typed code is compared as: lower case, without spaces or dashes."""
+    return "".join(ch for ch in (code or "").lower() if ch.isalnum())
+
+
+def resume_code_hash(code):
+    # The code is ~99 random bits: a plain digest is as strong as a slow one against guessing.
+    return hashlib.sha256(resume_code_normalised(code).encode()).hexdigest()
+
+
+def identity_create(*, survey, address, label="", now=None):
+    """A new local annotator for `survey`'s link: `(annotator, resume_code)`.
+
+    `label`: the id the annotator typed or the link named (`?worker=`); empty for a generated one.
+    A label someone already uses is refused, never handed over. Raises IdentityRefused when the
+    label is invalid or taken, or when `address` made the survey's hourly number of new identities.
+    """
+    now = now or timezone.now()
+    label = (label or "").strip()
+    if label and not worker_id_valid(label):
+        raise IdentityRefused(f"Please use {WORKER_ID_HELP} for your identifier, or leave it empty.")
+    worker_id = label or f"anon-{secrets.token_hex(8)}"
+    code = resume_code_new()
+    with transaction.atomic():
+        # The survey's row serialises the count and the insert: two simultaneous first visits
+        # from one address cannot both slip under the cap.
+        locked = Survey.objects.select_for_update().only("pk", "new_annotators_per_address_hour").get(pk=survey.pk)
+        since = now - datetime.timedelta(hours=1)
+        recent = LinkIdentity.objects.filter(survey=locked, address=address, created_at__gt=since).count()
+        if address is not None and recent >= locked.new_annotators_per_address_hour:
+            raise IdentityCapReached(
+                "Too many new annotators have joined this study from your network in the last hour. "
+                "If you already started, continue in the browser you used or with your resume code; "
+                "otherwise please try again later."
+            )
+        try:
+            with transaction.atomic():
+                annotator = Annotator.objects.create(provider=Survey.Provider.LOCAL, worker_id=worker_id)
+        except IntegrityError:
+            raise IdentityRefused(
+                "This identifier is already in use. If it is yours, enter your resume code below; "
+                "otherwise choose another one or leave the field empty."
+            ) from None
+        LinkIdentity.objects.create(
+            annotator=annotator, survey=locked, resume_code_hash=resume_code_hash(code), address=address
+        )
+    return annotator, code
+
+
+def identity_for_resume_code(*, code):
+    """The local annotator a resume code belongs to, or None.
+
+    Looked up by the code's digest (a unique index): the comparison happens on digests, which
+    tell a timing observer nothing about the code.
+    """
+    if len(resume_code_normalised(code)) != 20:
+        return None
+    found = (
+        LinkIdentity.objects.filter(resume_code_hash=resume_code_hash(code), annotator__provider=Survey.Provider.LOCAL)
+        .select_related("annotator")
+        .first()
+    )
+    return found.annotator if found else None

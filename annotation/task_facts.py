@@ -1,0 +1,44 @@
+"""What the start page tells an annotator before they take a task: its size and how long it takes."""
+
+import math
+import statistics
+
+from django.core.cache import cache
+
+from annotation.models import HIT, Assignment, HITItem
+
+FACTS_CACHE_SECONDS = 300
+MEASURED_AFTER = 5  # finished tasks before their median replaces the estimate
+SECONDS_PER_ANSWER = 15  # a rating: read the reply, choose a score
+SECONDS_PER_WRITTEN = 90  # a written reply
+SECONDS_TO_READ_INSTRUCTIONS = 60
+
+
+def task_facts(*, survey):
+    """`{"items": n, "minutes": m, "measured": bool}`: replies per task and its time in minutes.
+
+    The time is the median of the survey's finished tasks once there are a few, else an estimate
+    from its layout; cached a few minutes per survey (the start page is every annotator's first).
+    """
+    key = f"annotation:task-facts:{survey.token}"
+    facts = cache.get(key)
+    if facts is None:
+        facts = _facts(survey)
+        cache.set(key, facts, FACTS_CACHE_SECONDS)
+    return facts
+
+
+def _facts(survey):
+    n_hits = HIT.objects.filter(survey=survey).count()
+    n_items = HITItem.objects.filter(hit__survey=survey).count()
+    items = round(n_items / n_hits) if n_hits else 0
+    finished = Assignment.objects.filter(
+        hit__survey=survey, status__in=Assignment.FINISHED, assigned_at__isnull=False, submitted_at__isnull=False
+    ).order_by("-submitted_at")[:200]
+    durations = [(a.submitted_at - a.assigned_at).total_seconds() for a in finished.only("assigned_at", "submitted_at")]
+    if len(durations) >= MEASURED_AFTER:
+        seconds, measured = statistics.median(durations), True
+    else:
+        per_item = SECONDS_PER_WRITTEN if survey.task_type == "write" else SECONDS_PER_ANSWER * survey.aspects.count()
+        seconds, measured = SECONDS_TO_READ_INSTRUCTIONS + items * per_item, False
+    return {"items": items, "minutes": max(1, math.ceil(seconds / 60)), "measured": measured}
