@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Benchmark: 1, 10 and 50 simultaneous annotators against gunicorn (DJANGO_DEBUG=0) on PostgreSQL.
 
-Each annotator is its own HTTP session (cookie jar, CSRF token): open the survey link (claim → HIT
-page), answer every item, think, submit, repeat `--hits` times. The annotators are shared among
+Each annotator is its own HTTP session (cookie jar, CSRF token): open the survey link's start page
+once, press Start (a POST that claims a task and redirects to its page: "HIT page" times are the
+two requests together), answer every item, think, submit, repeat `--hits` times. The annotators are shared among
 `--client-processes` processes (a thread each). Prints HIT-page p50/p99, submit p50/p99, ratings
 stored per second, ratings lost and doubled (counted in the database afterwards), and the CPU
 seconds gunicorn, PostgreSQL and the client used.
@@ -89,6 +90,8 @@ def make_survey(n_annotators, args, tag):
         assignments_per_hit=args.assignments,
         attention_checks_per_hit=1,
         max_hits_per_annotator=args.hits,
+        # Every simulated annotator comes from this one machine's address.
+        new_annotators_per_address_hour=100_000,
     )
     survey = services.survey_launch(survey=survey)
     _analyze()

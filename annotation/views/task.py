@@ -125,6 +125,10 @@ def survey_entry(request, token):
 def task_page(request, assignment, *, previous=None, error="", missing=(), status=None):
     """The task page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded)."""
     survey = assignment.hit.survey
+    # A local annotator holds one task per survey at a time and a slot that expires goes back to
+    # the pool without them, so no finished task means nothing else of theirs in the survey: no
+    # rating of theirs can drop an overlap item, and the HIT's stored page holds as it is.
+    assignment.first_in_survey = assignment.hits_done == 0
     context = task_context(
         survey=survey,
         assignment=assignment,

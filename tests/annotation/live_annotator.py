@@ -30,6 +30,7 @@ class LiveAnnotator:
         self.page_times, self.submit_times = [], []
         self.tokens = []  # assignment tokens handed to this annotator
         self.answered = 0  # rating questions answered on submitted HITs
+        self.csrf = None  # the CSRF token of the pages seen (the cookie holds its secret)
 
     def _open(self, url, data=None):
         body = urllib.parse.urlencode(data).encode() if data is not None else None
@@ -41,10 +42,23 @@ class LiveAnnotator:
             return error.geturl(), error.code, error.read().decode(), time.perf_counter() - started
 
     def do_hit(self, replay=False, score=3, think=0.0):
-        """Claim a HIT, answer it, submit it (twice with `replay`). False when no work is left."""
-        _url, status, html, seconds = self._open(f"{self.base_url}/s/{self.survey_token}/?worker={self.worker_id}")
+        """Take a task, answer it, submit it (twice with `replay`). False when no work is left.
+
+        The first time, the survey link's start page (a GET that claims nothing) gives the CSRF
+        token; then Start (a POST, as "Do another task" on the thank-you page) claims a task and
+        redirects to its page. `page_times` holds the POST and the redirected GET together.
+        """
+        link = f"{self.base_url}/s/{self.survey_token}/"
+        if self.csrf is None:
+            _url, status, html, _seconds = self._open(link)
+            if status != 200:
+                raise RuntimeError(f"{self.worker_id}: start page answered {status}")
+            self.csrf = CSRF_RE.search(html).group(1)
+        start = {"action": "start", "worker": self.worker_id, "csrfmiddlewaretoken": self.csrf}
+        _url, status, html, seconds = self._open(link, start)
         self.page_times.append(seconds)
-        # The link answers with the HIT page itself; its form posts to the HIT's own address.
+        if status == 429:
+            raise RuntimeError(f"{self.worker_id}: refused by the per-address cap on new annotators")
         action = ACTION_RE.search(html)
         if action is None:
             return False

@@ -9,6 +9,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Rating
+from tests.annotation.link_helpers import start_task
 from tests.annotation.live_annotator import ACTION_RE, CHECK_RE, CSRF_RE, FIELD_RE
 from tests.annotation.studies_helpers import make_survey
 
@@ -27,25 +28,32 @@ def _answers(html):
     return {name: checks.get(name.split("-")[1], "3") for name in set(FIELD_RE.findall(html))}
 
 
-def test_link_page_submit_and_next_hit_take_few_queries(researcher):
+def test_start_task_page_submit_and_next_task_take_few_queries(researcher):
     survey = make_survey(researcher, contexts_per_hit=5, assignments_per_hit=2)
     annotator, other = Client(), Client()
-    # Someone else opens the HIT first, as under load: its item HTML is then cached.
-    other.get(f"/s/{survey.token}/?worker=first")
+    # Someone else comes first, as under load: the start page's facts and the HIT's item HTML are cached.
+    other.get(f"/s/{survey.token}/")
+    other.get(start_task(other, survey, "first"))
 
-    page, page_sql = _queries(lambda: annotator.get(f"/s/{survey.token}/?worker=w1"))
+    start_page, start_page_sql = _queries(lambda: annotator.get(f"/s/{survey.token}/"))
+    start, start_sql = _queries(lambda: annotator.post(f"/s/{survey.token}/", {"action": "start", "worker": "w1"}))
+    page, page_sql = _queries(lambda: annotator.get(start["Location"]))
     html = page.content.decode()
     url = ACTION_RE.search(html).group(1)
     submit, submit_sql = _queries(lambda: annotator.post(url, _answers(html)))
-    Client().get(f"/s/{survey.token}/?worker=second")  # opens HIT 2 before w1 comes back to it
-    again, again_sql = _queries(lambda: annotator.get(f"/s/{survey.token}/"))
+    Client().post(f"/s/{survey.token}/", {"action": "start", "worker": "second"})  # takes HIT 2 before w1 is back
+    again, again_sql = _queries(lambda: annotator.post(f"/s/{survey.token}/", {"action": "start"}))
 
-    # The link answers with the HIT page itself: no redirect, no second request to read it all again.
-    assert page.status_code == 200 and "HIT 1 of at most" in html
+    assert start_page.status_code == 200 and start.status_code == 302 and url == start["Location"]
+    assert page.status_code == 200 and "Task 1 of at most" in html
     assert submit.status_code == 302 and submit.headers["Location"].endswith("/done/")
-    assert again.status_code == 200 and "HIT 2 of at most" in again.content.decode()
-    # A new annotator: survey by link, their row inserted (its id returned), a candidate slot, the flip.
-    assert len(page_sql) <= 4, page_sql
+    assert again.status_code == 302 and "Task 2 of at most" in annotator.get(again["Location"]).content.decode()
+    # The start page: the survey by link; its facts are cached after the first visitor; no claim.
+    assert len(start_page_sql) <= 1, start_page_sql
+    # A new identity: survey, the survey row locked, the per-address count, two inserts; then the claim.
+    assert len(start_sql) <= 11, start_sql
+    # The task page: assignment, survey, annotator and progress in one; items cached.
+    assert len(page_sql) <= 2, page_sql
     # Assignment (no progress count), items, scales, the flip and two inserts; nothing read back.
     assert len(submit_sql) <= 6, submit_sql
     # A returning one: survey, the insert that finds them, their row locked, their HITs, a slot, the flip.
@@ -55,29 +63,37 @@ def test_link_page_submit_and_next_hit_take_few_queries(researcher):
 def test_hit_address_still_shows_the_page_in_one_query(researcher):
     survey = make_survey(researcher, contexts_per_hit=5, assignments_per_hit=2)
     annotator = Client()
-    url = ACTION_RE.search(annotator.get(f"/s/{survey.token}/?worker=w1").content.decode()).group(1)
+    url = start_task(annotator, survey, "w1")
+    annotator.get(url)
     page, page_sql = _queries(lambda: annotator.get(url))
-    assert page.status_code == 200 and "HIT 1 of at most" in page.content.decode()
+    assert page.status_code == 200 and "Task 1 of at most" in page.content.decode()
     assert len(page_sql) == 1, page_sql  # assignment, survey, annotator and progress in one; items cached
 
 
 def test_annotators_need_no_session_and_csrf_still_guards_the_submit(researcher):
     survey = make_survey(researcher, contexts_per_hit=5, assignments_per_hit=2)
     annotator = Client(enforce_csrf_checks=True)
-    page = annotator.get(f"/s/{survey.token}/?worker=w1")
+    start_page = annotator.get(f"/s/{survey.token}/")
+    assert "csrftoken" in start_page.cookies and "ratelab_worker" not in start_page.cookies, "a GET makes no identity"
+    csrf = CSRF_RE.search(start_page.content.decode()).group(1)
+    assert annotator.post(f"/s/{survey.token}/", {"action": "start"}).status_code == 403, "Start needs the token"
+    started = annotator.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf})
+    page = annotator.get(started["Location"])
     html = page.content.decode()
     url = ACTION_RE.search(html).group(1)
     # Identity lives in the signed worker cookie, CSRF in its own cookie: no session row, no session cookie.
-    assert "ratelab_worker" in page.cookies and "csrftoken" in page.cookies
+    assert "ratelab_worker" in started.cookies and "csrftoken" in annotator.cookies
     assert "sessionid" not in page.cookies and not Session.objects.exists()
 
     forged = annotator.post(url, _answers(html))
     assert forged.status_code == 403 and not Rating.objects.exists(), "a post without the CSRF token is refused"
     stranger = Client(enforce_csrf_checks=True)
-    stranger.get(f"/s/{survey.token}/?worker=w2")
+    stranger_csrf = CSRF_RE.search(stranger.get(f"/s/{survey.token}/").content.decode()).group(1)
+    stranger.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": stranger_csrf})
     token = CSRF_RE.search(html).group(1)
     assert stranger.post(url, {**_answers(html), "csrfmiddlewaretoken": token}).status_code == 403, "not their HIT"
 
     submit = annotator.post(url, {**_answers(html), "csrfmiddlewaretoken": token})
     assert submit.status_code == 302 and submit.headers["Location"].endswith("/done/")
-    assert Rating.objects.filter(annotator__worker_id="w1").exists() and not Session.objects.exists()
+    assert Rating.objects.filter(annotator__worker_id__startswith="anon-").count() == len(_answers(html)) - 1
+    assert not Session.objects.exists()

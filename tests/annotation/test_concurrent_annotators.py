@@ -60,6 +60,8 @@ def test_sixty_simultaneous_annotators_store_every_rating_once(roomy_live_server
         assignments_per_hit=3,
         attention_checks_per_hit=1,
         max_hits_per_annotator=3,
+        # Every simulated annotator comes from this one machine's address.
+        new_annotators_per_address_hour=100_000,
     )
     services.survey_launch(survey=survey)
     annotators = [LiveAnnotator(roomy_live_server, survey.token, f"worker-{i:03d}") for i in range(N_ANNOTATORS)]

@@ -1,0 +1,207 @@
+"""The survey link as annotators and intruders use it: a GET claims nothing, identities are resumed
+only with their own cookie or resume code, new identities are capped per address, refusals name
+the missing items, and a CSRF failure keeps the answers."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from annotation.models import Annotator, Assignment, LinkIdentity, Rating
+from tests.annotation.link_helpers import start_task
+from tests.annotation.studies_helpers import make_survey
+
+pytestmark = pytest.mark.django_db
+
+RESUME_RE = re.compile(r"Your resume code: <strong>([a-z0-9-]+)</strong>")
+
+
+def _fill(html, score=3):
+    data = {name: str(score) for name in set(re.findall(r'name="(score-\d+-[\w-]+)"', html))}
+    data.update({f"seconds-{item}": "2.0" for item in re.findall(r'name="seconds-(\d+)"', html)})
+    return data
+
+
+def _start(survey, worker="", address="127.0.0.1", **extra):
+    client = Client(REMOTE_ADDR=address)
+    return client, client.post(f"/s/{survey.token}/", {"action": "start", "worker": worker}, **extra)
+
+
+def test_opening_the_link_claims_nothing_and_makes_no_identity(researcher):
+    survey = make_survey(researcher)
+    client = Client()
+    for url in (f"/s/{survey.token}/", f"/s/{survey.token}/?worker=someone-1"):
+        response = client.get(url)
+        page = response.content.decode()
+        assert response.status_code == 200 and "Start a task" in page
+        assert "13 replies" in page and "minute" in page, "the start page says the task's size and time"
+        assert "ratelab_worker" not in response.cookies
+    assert 'value="someone-1"' in page, "?worker= only fills in the label of a new identity"
+    assert not Assignment.objects.exclude(status=Assignment.Status.OPEN).exists()
+    assert not Annotator.objects.exists()
+
+
+def test_naming_another_annotators_id_gets_neither_their_task_nor_their_cookie(researcher):
+    survey = make_survey(researcher)
+    victim, started = _start(survey, "victim-77")
+    victim_token = started["Location"].strip("/").rsplit("/", 1)[-1]
+
+    attacker = Client()
+    opened = attacker.get(f"/s/{survey.token}/?worker=victim-77")
+    assert opened.status_code == 200 and victim_token not in opened.content.decode()
+    assert "Continue your task" not in opened.content.decode() and "ratelab_worker" not in opened.cookies
+    posted = attacker.post(f"/s/{survey.token}/", {"action": "start", "worker": "victim-77"})
+    assert posted.status_code == 400 and "already in use" in posted.content.decode()
+    assert "ratelab_worker" not in posted.cookies and victim_token not in posted.content.decode()
+    assert attacker.get(f"/a/{victim_token}/").status_code == 403
+    held = Assignment.objects.get(token=victim_token)
+    assert held.status == Assignment.Status.ACTIVE and held.annotator.worker_id == "victim-77"
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+
+
+def test_the_resume_code_continues_the_task_in_another_browser(researcher):
+    survey = make_survey(researcher)
+    first, started = _start(survey, "mobile-me")
+    page = first.get(started["Location"]).content.decode()
+    code = RESUME_RE.search(page).group(1)
+    assert len(code.replace("-", "")) == 20
+    assert LinkIdentity.objects.get().resume_code_hash != code, "only a digest is stored"
+
+    other = Client()
+    typed = code.upper().replace("-", " ")
+    resumed = other.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": typed})
+    assert resumed.status_code == 302 and "ratelab_worker" in resumed.cookies
+    start = other.get(f"/s/{survey.token}/").content.decode()
+    assert "Continue your task" in start and started["Location"] in start and code in start
+    assert other.get(started["Location"]).status_code == 200
+
+
+def test_a_wrong_resume_code_is_refused_and_sets_no_cookie(researcher):
+    survey = make_survey(researcher)
+    _start(survey, "someone")
+    response = Client().post(f"/s/{survey.token}/", {"action": "resume", "resume_code": "aaaaa-bbbbb-ccccc-ddddd"})
+    assert response.status_code == 400 and "not known" in response.content.decode()
+    assert "ratelab_worker" not in response.cookies
+
+
+def test_the_cap_refuses_the_next_new_identity_from_one_address(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=3)
+    returning = None
+    for n in range(3):
+        client, response = _start(survey, f"lab-{n}", address="10.0.0.1")
+        assert response.status_code == 302
+        returning = client
+    _client, refused = _start(survey, "lab-3", address="10.0.0.1")
+    assert refused.status_code == 429 and "Too many new annotators" in refused.content.decode()
+    assert not Annotator.objects.filter(worker_id="lab-3").exists() and "ratelab_worker" not in refused.cookies
+    assert _start(survey, "elsewhere", address="10.0.0.2")[1].status_code == 302, "the cap is per address"
+    again = returning.post(f"/s/{survey.token}/", {"action": "start"})
+    assert again.status_code == 302, "an annotator who has an identity is no new identity"
+
+
+def test_the_address_comes_from_the_trusted_proxy_only_when_configured(researcher, settings):
+    survey = make_survey(researcher)
+    forwarded = {"HTTP_X_FORWARDED_FOR": "6.6.6.6, 10.1.2.3"}
+    _start(survey, "direct", address="192.0.2.5", **forwarded)
+    settings.RATELAB_TRUSTED_PROXIES = 1
+    _start(survey, "proxied", address="192.0.2.5", **forwarded)
+    addresses = dict(LinkIdentity.objects.values_list("annotator__worker_id", "address"))
+    assert addresses == {"direct": "192.0.2.5", "proxied": "10.1.2.3"}
+
+
+def test_reload_or_back_after_submitting_takes_no_new_task_until_asked(researcher):
+    survey = make_survey(researcher)
+    client, started = _start(survey, "w1")
+    url = started["Location"]
+    client.post(url, _fill(client.get(url).content.decode()))
+    assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == 1
+    for again in (f"/s/{survey.token}/", url):
+        client.get(again, follow=True)
+    assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists(), "reload and Back claim nothing"
+    done = client.get(f"{url}done/").content.decode()
+    assert "Do another task" in done and f'action="/s/{survey.token}/"' in done and 'method="post"' in done
+    another = client.post(f"/s/{survey.token}/", {"action": "start"})
+    assert another.status_code == 302 and another["Location"] != url
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+
+
+def test_a_submission_with_missing_items_names_and_marks_them(researcher):
+    survey = make_survey(researcher)
+    client = Client()
+    url = start_task(client, survey, "w1")
+    page = client.get(url).content.decode()
+    data = _fill(page)
+    item_ids = re.findall(r'data-number="\d+" data-item="(\d+)"', page)
+    left_out = [item_ids[2], item_ids[6]]
+    for item in left_out:
+        data = {k: v for k, v in data.items() if not k.startswith(f"score-{item}-")}
+    response = client.post(url, data)
+    html = response.content.decode()
+    assert response.status_code == 400 and "replies 3 and 7 are still unanswered" in html
+    summary = re.search(r'<div id="error-summary"[^>]*>', html).group(0)
+    assert "hidden" not in summary and 'role="alert"' in summary
+    for item in left_out:
+        assert f'<p class="item-error" id="error-{item}">' in html, "the message sits next to the item"
+        assert re.search(rf'name="score-{item}-overall" value="1" required aria-invalid="true"', html)
+        assert f'aria-describedby="candidate-{item} error-{item}"' in html
+    assert html.count('aria-invalid="true"') == 2 * 5 and not Rating.objects.exists()
+
+
+def test_blocks_and_replies_are_numbered_without_gaps_and_checks_look_alike(researcher):
+    survey = make_survey(researcher, attention_checks_per_hit=2)
+    client = Client()
+    html = client.get(start_task(client, survey, "w1")).content.decode()
+    titles = re.findall(r'class="block-title">([^<]+)</h2>', html)
+    assert titles == [f"Conversation {n}" for n in range(1, len(titles) + 1)]
+    replies = [int(n) for n in re.findall(r'<span class="candidate-label">Reply (\d+):</span>', html)]
+    assert replies == list(range(1, len(replies) + 1)) and len(replies) == 14
+    legends = re.findall(r'<legend><span class="visually-hidden">Reply (\d+): </span>', html)
+    assert [int(n) for n in legends] == replies, "each rating group has its own accessible name"
+    assert "Check " not in html
+
+
+def test_annotator_pages_say_task_never_hit(researcher):
+    survey = make_survey(researcher)
+    client = Client()
+    start = client.get(f"/s/{survey.token}/").content.decode()
+    url = start_task(client, survey)
+    page = client.get(url).content.decode()
+    client.post(url, _fill(page))
+    done = client.get(f"{url}done/").content.decode()
+    for html in (start, page, done):
+        visible = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", "", html, flags=re.S))
+        assert not re.search(r"\bHITs?\b", visible), visible
+    assert "Task 1 of at most 10" in page and "Do another task" in done
+
+
+def test_a_csrf_failure_on_the_task_page_keeps_the_answers(researcher):
+    survey = make_survey(researcher)
+    client = Client(enforce_csrf_checks=True)
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get(f"/s/{survey.token}/").content.decode())
+    started = client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf.group(1)})
+    page = client.get(started["Location"]).content.decode()
+    answers = _fill(page, score=4)
+    stale = {**answers, "csrfmiddlewaretoken": "x" * 64}  # the token of a tab whose cookie was replaced
+    refused = client.post(started["Location"], stale)
+    html = refused.content.decode()
+    assert refused.status_code == 403 and "open in another tab" in html and "Your answers are kept" in html
+    assert html.count('value="4" required checked') == len([k for k in answers if k.startswith("score-")])
+    fresh = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+    submitted = client.post(started["Location"], {**answers, "csrfmiddlewaretoken": fresh})
+    assert submitted.status_code == 302 and Rating.objects.count() == 12
+
+
+def test_a_csrf_failure_on_the_start_page_asks_to_press_again_and_elsewhere_is_djangos(researcher):
+    survey = make_survey(researcher)
+    client = Client(enforce_csrf_checks=True)
+    client.get(f"/s/{survey.token}/")
+    response = client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": "y" * 64})
+    assert response.status_code == 403 and "press the button again" in response.content.decode()
+    assert not Annotator.objects.exists()
+    login = client.post("/accounts/login/", {"username": "x", "password": "y"})
+    assert login.status_code == 403 and "open in another tab" not in login.content.decode()
+
+
+def test_the_cap_is_a_field_of_the_survey_form(researcher_client):
+    page = researcher_client.get("/surveys/new/").content.decode()
+    assert 'name="new_annotators_per_address_hour"' in page and "per network address per hour" in page
