@@ -43,7 +43,7 @@ def test_opening_the_link_claims_nothing_and_makes_no_identity(researcher):
 
 def test_naming_another_annotators_id_gets_neither_their_task_nor_their_cookie(researcher):
     survey = make_survey(researcher)
-    victim, started = _start(survey, "victim-77")
+    _victim, started = _start(survey, "victim-77")
     victim_token = started["Location"].strip("/").rsplit("/", 1)[-1]
 
     attacker = Client()
