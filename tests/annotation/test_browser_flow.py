@@ -1,5 +1,5 @@
 """The whole study in real headless Chromium: a researcher creates and launches a survey with the
-form, two annotators (separate browser contexts) complete HITs with the keyboard, and the ratings
+form, two annotators (separate browser contexts) press Start and complete tasks with the keyboard, and the ratings
 appear in the export."""
 
 import json
@@ -69,7 +69,10 @@ def test_researcher_creates_survey_and_two_annotators_rate_with_the_keyboard(liv
 
     for worker in ("ann-one", "ann-two"):
         page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # a phone-sized screen
-        page.goto(f"{link}?worker={worker}")
+        page.goto(f"{link}?worker={worker}")  # a label for the new identity, filled in on the start page
+        assert page.input_value("#worker") == worker
+        page.click("text=Start a task")
+        page.wait_for_url(re.compile(r"/a/[^/]+/$"))
         assert "Instructions" in page.inner_text("main")
         assert "hred" not in page.content() and "human" not in page.inner_text("main")
         _rate_with_keyboard(page)
