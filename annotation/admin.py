@@ -258,3 +258,20 @@ class QualityReportAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(models.LinkIdentity)
+class LinkIdentityAdmin(admin.ModelAdmin):
+    """Read-only: made by the survey link; the resume code's digest must never be edited by hand."""
+
+    list_display = ["annotator", "survey", "address", "created_at"]
+    search_fields = ["annotator__worker_id", "survey__name", "address"]
+    list_select_related = ["annotator", "survey"]
+    readonly_fields = ["annotator", "survey", "address", "created_at"]
+    exclude = ["resume_code_hash"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -104,3 +104,36 @@ def identity_for_resume_code(*, code):
         .first()
     )
     return found.annotator if found else None
+
+
+def identities_invite(*, survey, labels):
+    """Personal invitations: one new identity per label (an empty label gets a generated id), each
+    with its resume code, which the invitation link carries (`/s/<token>/?invite=<code>`).
+
+    Returns `[(annotator, code)]`; all are made or none (a label already in use refuses the lot).
+    Invitations do not count towards the per-address cap: the researcher made them, not a client.
+    """
+    labels = [(label or "").strip() for label in labels]
+    bad = [label for label in labels if label and not worker_id_valid(label)]
+    if bad:
+        raise IdentityRefused(f"Not a valid identifier ({WORKER_ID_HELP}): {', '.join(map(repr, bad))}.")
+    named = [label for label in labels if label]
+    repeated = sorted({label for label in named if named.count(label) > 1})
+    if repeated:
+        raise IdentityRefused(f"Given more than once: {', '.join(repeated)}.")
+    in_use = Annotator.objects.filter(provider=Survey.Provider.LOCAL, worker_id__in=named)
+    taken = sorted(in_use.values_list("worker_id", flat=True))
+    if taken:
+        raise IdentityRefused(f"Already in use: {', '.join(taken)}. Nothing was created.")
+    made = []
+    with transaction.atomic():
+        for label in labels:
+            code = resume_code_new()
+            annotator = Annotator.objects.create(
+                provider=Survey.Provider.LOCAL, worker_id=label or f"anon-{secrets.token_hex(8)}"
+            )
+            LinkIdentity.objects.create(
+                annotator=annotator, survey=survey, resume_code_hash=resume_code_hash(code), address=None
+            )
+            made.append((annotator, code))
+    return made

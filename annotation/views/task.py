@@ -60,6 +60,12 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
     if not label and not worker_id:
         wanted = request.GET.get("worker", "").strip()
         label = wanted if services.worker_id_valid(wanted) else ""
+    invite = _invitation(request.POST.get("invite") or request.GET.get("invite"))
+    if invite and invite[0].worker_id == worker_id:
+        invite = None  # this browser is that annotator already
+    if invite is False:
+        error = error or "This invitation link is not valid: check that it was copied whole."
+        invite = None
     context = {
         "survey": survey,
         "facts": task_facts(survey=survey),
@@ -71,8 +77,18 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
         "resume_error": resume_error,
         "worker_id_help": WORKER_ID_HELP,
         "accepting": survey.status == Survey.Status.LIVE,
+        "invite_for": invite[0].worker_id if invite else "",
+        "invite_code": invite[1] if invite else "",
     }
     return render(request, "annotation/task/entry.html", context, status=status)
+
+
+def _invitation(code):
+    """`(annotator, code)` for a personal invitation's code, False for an unknown one, None for none."""
+    if not code:
+        return None
+    annotator = identity_for_resume_code(code=code)
+    return (annotator, resume_code_display(code)) if annotator else False
 
 
 def _claim_and_go(request, survey, worker_id, code):
@@ -110,7 +126,13 @@ def survey_entry(request, token):
         return with_identity_cookie(redirect("annotation:task_entry", token=survey.token), annotator.worker_id, code)
 
     worker_id, code = browser_identity(request)
-    if worker_id is None:
+    invite = _invitation(request.POST.get("invite", "").strip())
+    if invite is False:
+        return start_page(request, survey, status=400)
+    if invite:
+        # A personal invitation: its code is the identity's resume code, a secret only the invitee has.
+        worker_id, code = invite[0].worker_id, invite[1]
+    elif worker_id is None:
         label = request.POST.get("worker", "").strip()
         try:
             annotator, code = identity_create(survey=survey, address=client_address(request), label=label)

@@ -2,9 +2,11 @@
 only with their own cookie or resume code, new identities are capped per address, refusals name
 the missing items, and a CSRF failure keeps the answers."""
 
+import io
 import re
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Annotator, Assignment, LinkIdentity, Rating
@@ -205,3 +207,27 @@ def test_a_csrf_failure_on_the_start_page_asks_to_press_again_and_elsewhere_is_d
 def test_the_cap_is_a_field_of_the_survey_form(researcher_client):
     page = researcher_client.get("/surveys/new/").content.decode()
     assert 'name="new_annotators_per_address_hour"' in page and "per network address per hour" in page
+
+
+def test_personal_invitation_links_carry_a_secret_and_start_as_their_annotator(researcher):
+    survey = make_survey(researcher)
+    out = io.StringIO()
+    call_command("survey_invites", survey=survey.name, labels="ana,ben", base_url="https://lab.example", stdout=out)
+    links = dict(line.split("\t") for line in out.getvalue().splitlines())
+    assert set(links) == {"ana", "ben"} and all(f"/s/{survey.token}/?invite=" in link for link in links.values())
+    path = links["ana"].removeprefix("https://lab.example")
+
+    client = Client()
+    start = client.get(path)
+    assert "you take part as <strong>ana</strong>" in start.content.decode()
+    assert "ratelab_worker" not in start.cookies and not Assignment.objects.exclude(status="open").exists()
+    invite = path.split("invite=")[1]
+    started = client.post(f"/s/{survey.token}/", {"action": "start", "invite": invite})
+    assert started.status_code == 302 and Assignment.objects.get(status="active").annotator.worker_id == "ana"
+    assert invite in client.get(started["Location"]).content.decode(), "the invitation's code is the resume code"
+
+    forged = Client().post(f"/s/{survey.token}/", {"action": "start", "invite": "aaaaa-bbbbb-ccccc-ddddd"})
+    assert forged.status_code == 400 and "not valid" in forged.content.decode()
+    assert "ratelab_worker" not in forged.cookies
+    with pytest.raises(CommandError, match="Already in use: ana"):
+        call_command("survey_invites", survey=survey.name, labels="ana", stdout=io.StringIO())
