@@ -147,3 +147,26 @@ def test_the_keyboard_hint_shows_on_a_desktop_and_not_on_a_touch_screen(live_ser
     _started(phone, survey, live_server.url)
     assert desktop.is_visible(".keyboard-hint") and phone.is_hidden(".keyboard-hint")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scroll on a phone"
+
+
+def test_the_id_field_says_what_it_expects_and_the_focus_ring_is_dark(live_server, browser, researcher):  # noqa: F811
+    survey = make_survey(researcher)
+    page = browser.new_context().new_page()
+    page.goto(f"{live_server.url}/s/{survey.token}/")
+    page.fill("#worker", "my name")
+    page.click("text=Start a task")
+    assert "1-64 letters, digits or . _ - @ :" in page.eval_on_selector("#worker", "e => e.validationMessage")
+    assert page.url.endswith(f"/s/{survey.token}/") and not Assignment.objects.exclude(status="open").exists()
+
+    page.fill("#worker", "")
+    page.click("text=Start a task")
+    page.wait_for_url(TASK_URL)
+    page.keyboard.press("Tab")
+    while page.evaluate("document.activeElement.type") != "radio":
+        page.keyboard.press("Tab")
+    ring = page.evaluate(
+        "(() => { const s = getComputedStyle(document.activeElement.closest('label'));"
+        " return [s.outlineStyle, s.outlineWidth, s.outlineColor]; })()"
+    )
+    # #1a1a1a on the white page: about 17:1 (the site-wide amber ring was about 2:1).
+    assert ring == ["solid", "3px", "rgb(26, 26, 26)"]
