@@ -85,12 +85,12 @@ def mturk_assignment_open(*, hit, assignment_id, worker_id, now=None):
             raise TaskRefused("You have already completed this HIT.")
         # Never re-point a worker's slot: MTurk gives a worker one assignment per HIT at a time.
         raise TaskRefused("You already have another assignment of this HIT open; nothing was changed.")
+    # MTurk issues at most MaxAssignments assignments per HIT, so no more slots are ever in use.
+    limit = hit.mturk.slot_limit if hasattr(hit, "mturk") else hit.survey.assignments_per_hit
+    if slots.exclude(status=Assignment.Status.OPEN).count() >= limit:
+        raise TaskRefused("Every assignment of this HIT is taken; please try again later.")
     slot = slots.filter(status=Assignment.Status.OPEN).order_by("slot").first()
     if slot is None:
-        limit = hit.mturk.slot_limit if hasattr(hit, "mturk") else hit.survey.assignments_per_hit
-        taken = slots.count()
-        if taken >= limit:
-            raise TaskRefused("Every assignment of this HIT is taken; please try again later.")
         last = slots.aggregate(last=Max("slot"))["last"]
         slot = Assignment(hit=hit, slot=0 if last is None else last + 1)
     annotator = annotator or Annotator.objects.get_or_create(provider=PROVIDER, worker_id=worker_id)[0]
