@@ -119,6 +119,7 @@ def mturk_survey(request, pk):
         .order_by("hit__position", "slot")
     )
     unmatched = MTurkAssignment.objects.filter(mturk_hit__hit__survey=survey, assignment__isnull=True)
+    confirmed_count = slots.filter(mturk__confirmed=True).count()
     context = {
         "survey": survey,
         "settings_row": mturk_settings,
@@ -130,6 +131,8 @@ def mturk_survey(request, pk):
         "balance": balance,
         "balance_error": balance_error,
         "slots": slots,
+        "confirmed_count": confirmed_count,
+        "unconfirmed_count": slots.count() - confirmed_count,
         "unmatched": unmatched,
     }
     return render(request, "annotation/mturk/survey.html", context)
