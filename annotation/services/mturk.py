@@ -68,8 +68,9 @@ def mturk_assignment_open(*, hit, assignment_id, worker_id, now=None):
         raise TaskRefused("This study is closed.")
     now = now or timezone.now()
     # One decision at a time per HIT: the lock on the HIT row serialises concurrent first visits.
-    hit = HIT.objects.select_for_update().select_related("survey", "mturk").get(pk=hit.pk)
-    slots = Assignment.objects.select_for_update().filter(hit=hit)
+    # (`of=self`: PostgreSQL locks no row on the nullable side of the outer joins.)
+    hit = HIT.objects.select_for_update(of=("self",)).select_related("survey", "mturk").get(pk=hit.pk)
+    slots = Assignment.objects.select_for_update(of=("self",)).filter(hit=hit)
     existing = slots.select_related("annotator").filter(external_id=assignment_id).first()
     if existing is not None:
         owner = existing.annotator
