@@ -17,7 +17,7 @@ from annotation.crowd.mturk import MTurkProvider, settings_for
 from annotation.crowd.registry import get_provider
 from annotation.models import HIT, Annotator, Aspect, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment, MTurkHIT
-from annotation.services.assignments import assignments_expire
+from annotation.models.ratings import new_assignment_token
 from annotation.tasks_mturk import publish_survey_hits, sync_survey
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,17 @@ def mturk_assignment_open(*, hit, assignment_id, worker_id, now=None):
             raise TaskRefused("This assignment belongs to another worker.")
         return existing
     # A slot past its deadline goes back to the pool first (MTurk's own deadline has passed too).
-    assignments_expire(now=now, survey=hit.survey)
+    # Only this HIT's rows, which this transaction holds: touching other HITs could deadlock.
+    for stale in slots.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now).values_list("pk", flat=True):
+        Assignment.objects.filter(pk=stale).update(
+            status=Assignment.Status.OPEN,
+            annotator=None,
+            assigned_at=None,
+            expires_at=None,
+            external_id="",
+            external_status="",
+            token=new_assignment_token(),
+        )
     annotator = Annotator.objects.filter(provider=PROVIDER, worker_id=worker_id).first()
     own = slots.filter(annotator=annotator).first() if annotator else None
     if own is not None:

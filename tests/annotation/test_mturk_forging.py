@@ -162,6 +162,18 @@ def test_the_slot_limit_is_our_hit_rows_max_assignments(client, survey):
     assert Assignment.objects.filter(hit__position=0, hit__survey=survey).exclude(status="open").count() == 1
 
 
+def test_a_slot_left_past_its_deadline_goes_to_the_next_worker_within_the_limit(client, survey):
+    for n in range(2):
+        visit(client, survey, assignment=f"3ABANDONED{n}", worker=f"AGONE{n}")
+    abandoned = Assignment.objects.get(external_id="3ABANDONED0")
+    Assignment.objects.filter(pk=abandoned.pk).update(expires_at=timezone.now() - dt.timedelta(seconds=1))
+    page = visit(client, survey, assignment="3ASGNEXT", worker="ANEXT")
+    assert page.status_code == 200
+    abandoned.refresh_from_db()
+    assert (abandoned.external_id, abandoned.annotator.worker_id) == ("3ASGNEXT", "ANEXT")
+    assert Assignment.objects.filter(hit=abandoned.hit).count() == 2
+
+
 # --- reconciliation ------------------------------------------------------------------------------
 def test_a_forged_submission_stays_unconfirmed_and_counts_nowhere(client, survey):
     visit(client, survey, assignment="3FORGED1", worker="AVICTIMWORKER")
