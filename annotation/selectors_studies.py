@@ -96,8 +96,17 @@ def annotator_work(*, survey, annotator):
         .order_by("hit__position")
     )
     trail = ReviewAction.objects.filter(Q(survey=survey) | Q(survey=None), annotator=annotator).select_related("actor")
+    assignments = list(assignments)
     return {
-        "assignments": list(assignments),
+        "assignments": assignments,
+        # MTurk work MTurk has not confirmed yet counts in no analysis (annotation/crowd/mturk_sync.py).
+        "unconfirmed": sum(
+            1
+            for a in assignments
+            if survey.provider == "mturk"
+            and a.status in Assignment.FINISHED
+            and not getattr(getattr(a, "mturk", None), "confirmed", False)
+        ),
         "trail": list(trail),
         "excluded": annotator.pk in annotators_excluded(survey=survey),
     }

@@ -88,6 +88,15 @@ def test_the_mturk_page_marks_unconfirmed_work_and_fits_desktop_and_phone(browse
         # On a phone the assignments table scrolls inside its own box: show its status columns too.
         page.evaluate("document.querySelector('#assignments-heading ~ .table-scroll').scrollLeft = 320")
         page.screenshot(path=str(shots / f"mturk-page-{label}-{width}x{height}-table-scrolled.png"))
+        # The survey's own page and the annotator page mark the same work (their layout is the
+        # survey pages' own: at 390 px their tables were wider than the window before this change too).
+        page.goto(f"{live_server.url}{reverse('annotation:survey_detail', args=[survey.pk])}")
+        assert "(1 unconfirmed)" in page.locator("tr", has_text="AVICTIMWORKER").inner_text()
+        assert "unconfirmed" not in page.locator("tr", has_text="AREALWORKER1234567").inner_text()
+        page.screenshot(path=str(shots / f"survey-detail-{label}-{width}x{height}.png"), full_page=True)
+        page.click("text=AVICTIMWORKER")
+        assert "unconfirmed" in page.locator("tbody tr").first.inner_text()
+        page.screenshot(path=str(shots / f"survey-annotator-{label}-{width}x{height}.png"))
         # A forged task URL: refused with a page that names the parameter.
         task = reverse("annotation:mturk_task", args=[survey.token])
         query = f"assignmentId=3ASGX&hitId={hit_id(0)}&workerId=%3Cscript%3Ealert(1)%3C/script%3E"

@@ -77,6 +77,9 @@ def test_survey_and_annotator_pages_mark_unconfirmed_work(client, researcher, su
         annotator = Annotator.objects.get(worker_id=worker)
         page = client.get(reverse("annotation:survey_annotator", args=[survey.pk, annotator.pk])).content.decode()
         assert mark in page
+        assert ("1 unconfirmed assignment</strong> (not yet confirmed by MTurk) counts in no analysis" in page) == (
+            worker == "AFORGEDWORKER"
+        )
 
 
 def test_rating_exports_say_whether_mturk_confirmed_each_rating(survey):
