@@ -43,16 +43,22 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
         )
     }
     survey_names = dict(dataset.surveys.values_list("pk", "name"))
+    # MTurk ratings say whether MTurk confirmed their assignment (a task URL's worker id proves nothing).
+    mturk_surveys = set(dataset.surveys.filter(provider="mturk").values_list("pk", flat=True))
+    confirmed = set(ratings.filter(assignment__mturk__confirmed=True).values_list("pk", flat=True))
     rows = list(ratings.values_list("pk", "survey_id", "response_id", "annotator_id", "score", "aspect", "seconds"))
     workers = dict(Annotator.objects.filter(pk__in={row[3] for row in rows}).values_list("pk", "worker_id"))
     rows.sort(key=lambda row: (row[1], responses[row[2]][:2], row[0]))
     name_survey = survey is None and len({row[1] for row in rows}) > 1
+    columns = [*RATING_COLUMNS[: 7 if name_survey else 6]]
+    if any(row[1] in mturk_surveys for row in rows):
+        columns.append("confirmed")
     writer = None
     if fmt == "csv":
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(RATING_COLUMNS if name_survey else RATING_COLUMNS[:-1])
+        writer.writerow(columns)
     count = 0
-    for _, survey_pk, response_pk, annotator_pk, score, aspect, seconds in rows:
+    for rating_pk, survey_pk, response_pk, annotator_pk, score, aspect, seconds in rows:
         _, system, context_id = responses[response_pk]
         record = {
             "context_id": context_id,
@@ -65,8 +71,10 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
             record["seconds"] = seconds
         if name_survey:
             record["survey"] = survey_names[survey_pk]
+        if survey_pk in mturk_surveys:
+            record["confirmed"] = rating_pk in confirmed
         if writer:
-            writer.writerow([record.get(column, "") for column in RATING_COLUMNS[: 7 if name_survey else 6]])
+            writer.writerow([record.get(column, "") for column in columns])
         else:
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         count += 1

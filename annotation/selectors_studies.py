@@ -50,6 +50,13 @@ def survey_annotators(*, survey):
             flagged=Count(
                 "assignments", filter=Q(assignments__hit__survey=survey, assignments__flagged=True), distinct=True
             ),
+            # MTurk work that MTurk has not confirmed yet (see annotation/crowd/mturk_sync.py).
+            unconfirmed=Count(
+                "assignments",
+                filter=Q(assignments__hit__survey=survey, assignments__status__in=Assignment.FINISHED)
+                & (Q(assignments__mturk__isnull=True) | Q(assignments__mturk__confirmed=False)),
+                distinct=True,
+            ),
         )
         .distinct()
         .order_by("worker_id")
@@ -71,6 +78,7 @@ def survey_annotators(*, survey):
                 "ratings": row.get("n", 0),
                 "mean_seconds": row.get("seconds"),
                 "excluded": annotator.pk in excluded,
+                "unconfirmed": annotator.unconfirmed if survey.provider == "mturk" else 0,
             }
         )
     return result
@@ -79,7 +87,7 @@ def survey_annotators(*, survey):
 def annotator_work(*, survey, annotator):
     assignments = (
         Assignment.objects.filter(hit__survey=survey, annotator=annotator)
-        .select_related("hit")
+        .select_related("hit", "mturk")
         .annotate(
             n_ratings=Count("ratings", distinct=True),
             checks_failed=Count("attention_answers", filter=Q(attention_answers__passed=False), distinct=True),
@@ -88,8 +96,17 @@ def annotator_work(*, survey, annotator):
         .order_by("hit__position")
     )
     trail = ReviewAction.objects.filter(Q(survey=survey) | Q(survey=None), annotator=annotator).select_related("actor")
+    assignments = list(assignments)
     return {
-        "assignments": list(assignments),
+        "assignments": assignments,
+        # MTurk work MTurk has not confirmed yet counts in no analysis (annotation/crowd/mturk_sync.py).
+        "unconfirmed": sum(
+            1
+            for a in assignments
+            if survey.provider == "mturk"
+            and a.status in Assignment.FINISHED
+            and not getattr(getattr(a, "mturk", None), "confirmed", False)
+        ),
         "trail": list(trail),
         "excluded": annotator.pk in annotators_excluded(survey=survey),
     }

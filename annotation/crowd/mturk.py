@@ -289,6 +289,7 @@ class MTurkProvider(MTurkSyncMixin, MTurkReviewMixin, CrowdProvider):
                 request_token=token,
                 sandbox=self.sandbox,
                 status=created.get("HITStatus", ""),
+                max_assignments=created.get("MaxAssignments") or survey.assignments_per_hit,
                 expires_at=created.get("Expiration"),
             )
             HIT.objects.filter(pk=hit.pk).update(external_id=created["HITId"])

@@ -15,6 +15,12 @@ MAX_FRAME_HEIGHT = 10_000
 MAX_REQUEST_TOKEN = 64
 # A HIT id as MTurk writes it, for the "already exists" error message that names one.
 HIT_ID_RE = re.compile(r"\b([A-Z0-9]{30})\b")
+# The shapes MTurk's own API model gives its ids (botocore's mturk 2017-01-17 service model):
+# a worker id is a `CustomerId` (^A[A-Z0-9]+$), HIT and assignment ids are `EntityId`s
+# (^[A-Z0-9]+$), each 1 to 64 characters. Anything else in a task URL was not written by MTurk.
+MAX_ID_LENGTH = 64
+WORKER_ID_RE = re.compile(r"A[A-Z0-9]{1,63}", re.ASCII)
+ENTITY_ID_RE = re.compile(r"[A-Z0-9]{1,64}", re.ASCII)
 
 CENT = Decimal("0.01")
 
@@ -102,3 +108,21 @@ def parse_external_question(document):
     if not 0 <= height <= MAX_FRAME_HEIGHT:
         raise QuestionError(f"FrameHeight must be between 0 and {MAX_FRAME_HEIGHT}")
     return url, height
+
+
+def task_params_problem(*, assignment_id, hit_id, worker_id):
+    """Why MTurk could not have written these task-URL parameters, or "" when their shape fits.
+
+    The message names the parameter and says what MTurk's ids look like, never echoing the value.
+    """
+    checks = (
+        ("workerId", worker_id, WORKER_ID_RE, "an A followed by capital letters and digits"),
+        ("assignmentId", assignment_id, ENTITY_ID_RE, "capital letters and digits"),
+        ("hitId", hit_id, ENTITY_ID_RE, "capital letters and digits"),
+    )
+    for name, value, pattern, shape in checks:
+        if not value:
+            return f"The {name} parameter is missing."
+        if not isinstance(value, str) or not pattern.fullmatch(value):
+            return f"The {name} parameter is not an MTurk id ({shape}, at most {MAX_ID_LENGTH} characters)."
+    return ""

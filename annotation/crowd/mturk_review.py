@@ -1,7 +1,9 @@
 """Review half of the MTurk provider: approve, reject, bonus, block, expire, extend, notify.
 
 A mixin of `MTurkProvider`; it talks to MTurk only through the provider's `_call` (boto3 stays in mturk.py).
-Each action is idempotent: one the app already recorded is not sent again.
+Each action is idempotent: one the app already recorded is not sent again. Approve, reject and bonus
+go only to assignments MTurk confirmed (sync's listing, or GetAssignment asked now): an assignment id
+typed into a task URL never reaches MTurk's approve, reject or bonus calls.
 """
 
 import datetime as dt
@@ -25,6 +27,18 @@ class MTurkReviewMixin:
             raise ProviderError("This assignment has no MTurk assignment id.")
         return MTurkAssignment.objects.filter(mturk_id=assignment.external_id).first()
 
+    def _confirmed_record(self, assignment):
+        """The assignment's MTurk record once MTurk confirmed it; asks GetAssignment when sync has not."""
+        record = self._record_for(assignment)
+        if record is None or not record.confirmed or record.assignment_id != assignment.pk:
+            record = self.confirm_assignment(slot=assignment)
+        if record is None or not record.confirmed or record.assignment_id != assignment.pk:
+            raise ProviderError(
+                f"MTurk does not confirm assignment {assignment.external_id} for this HIT and worker "
+                "(unconfirmed work); nothing was sent to MTurk."
+            )
+        return record
+
     def _decided(self, assignment, record, mturk_status, app_status):
         with transaction.atomic():
             if record is not None:
@@ -33,9 +47,10 @@ class MTurkReviewMixin:
         assignment.status, assignment.external_status = app_status, mturk_status
 
     def approve(self, *, assignment, feedback=""):
-        record = self._record_for(assignment)
+        self._record_for(assignment)
         if assignment.external_status == "Approved":
             return False
+        record = self._confirmed_record(assignment)
         params = {"AssignmentId": assignment.external_id}
         if feedback:
             params["RequesterFeedback"] = feedback[:1024]
@@ -46,9 +61,10 @@ class MTurkReviewMixin:
     def reject(self, *, assignment, reason):
         if not reason.strip():
             raise ProviderError("A rejection needs a reason; the worker sees it.")
-        record = self._record_for(assignment)
+        self._record_for(assignment)
         if assignment.external_status == "Rejected":
             return False
+        record = self._confirmed_record(assignment)
         self._call("reject_assignment", AssignmentId=assignment.external_id, RequesterFeedback=reason[:1024])
         self._decided(assignment, record, "Rejected", Assignment.Status.REJECTED)
         return True
@@ -56,10 +72,8 @@ class MTurkReviewMixin:
     def bonus(self, *, assignment, amount_cents, reason):
         if amount_cents <= 0 or not reason.strip():
             raise ProviderError("A bonus needs a positive amount and a reason.")
-        record = self._record_for(assignment)
-        if record is None or not record.confirmed:
-            # Pay only the worker MTurk itself named for this assignment.
-            raise ProviderError("Sync first: MTurk has not confirmed this assignment's worker.")
+        # Pay only the worker MTurk itself named for this assignment.
+        record = self._confirmed_record(assignment)
         token = pure.request_token("bonus", record.mturk_id, amount_cents, reason)
         bonus, _ = MTurkBonus.objects.get_or_create(
             request_token=token, defaults={"mturk_assignment": record, "amount_cents": amount_cents, "reason": reason}

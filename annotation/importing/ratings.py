@@ -16,7 +16,7 @@ from annotation.importing.text import iter_csv, iter_jsonl, unstorable
 
 DEFAULT_ASPECT = "overall"
 REQUIRED = ("context_id", "system", "worker", "score")
-OPTIONAL = ("aspect", "seconds", "survey")
+OPTIONAL = ("aspect", "seconds", "survey", "confirmed")  # survey, confirmed: written by export, ignored
 MAX_WORKER_LENGTH = 200
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
 

@@ -77,11 +77,18 @@ class MTurkHIT(models.Model):
     request_token = models.CharField(max_length=64)
     sandbox = models.BooleanField()
     status = models.CharField(max_length=30, blank=True, help_text="MTurk's HITStatus as last seen.")
+    # MTurk's MaxAssignments for this HIT as MTurk answered it: the task page never holds more slots.
+    max_assignments = models.PositiveIntegerField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
         return self.mturk_id
+
+    @property
+    def slot_limit(self):
+        """How many app slots this HIT may hold (rows published before the field: the survey's setting)."""
+        return self.max_assignments or self.hit.survey.assignments_per_hit
 
     @property
     def worker_url(self):

@@ -11,11 +11,13 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotation.crowd import mturk_pure as pure
 from annotation.crowd.base import ProviderError
 from annotation.crowd.mturk import MTurkProvider, settings_for
 from annotation.crowd.registry import get_provider
 from annotation.models import HIT, Annotator, Aspect, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment, MTurkHIT
+from annotation.models.ratings import new_assignment_token
 from annotation.tasks_mturk import publish_survey_hits, sync_survey
 
 logger = logging.getLogger(__name__)
@@ -51,34 +53,62 @@ def mturk_settings_update(*, survey, live=None, **fields):
 
 # --- the worker's side ----------------------------------------------------------------
 @transaction.atomic
-def mturk_assignment_open(*, hit, assignment_id, worker_id):
+def mturk_assignment_open(*, hit, assignment_id, worker_id, now=None):
     """The app's slot for an MTurk assignment, taken (or re-found) for this worker.
 
-    MTurk decides who may work (qualifications, MaxAssignments); the app keeps one slot per
-    assignment id. The worker id here comes from the URL and proves nothing until sync confirms it.
+    Nothing here is proof: the ids come from the URL, and sync (or GetAssignment before a review)
+    confirms them with MTurk later. So a request can never take more than MTurk could have given:
+    ids must have MTurk's shape, a slot keeps the assignment id it was opened with, one worker holds
+    one slot per HIT, and the HIT never holds more slots than its MaxAssignments.
     """
+    problem = pure.task_params_problem(assignment_id=assignment_id, hit_id=hit.external_id, worker_id=worker_id)
+    if problem:
+        raise TaskRefused(problem)
     if hit.survey.status == Survey.Status.CLOSED:
         raise TaskRefused("This study is closed.")
-    annotator, _ = Annotator.objects.get_or_create(provider=PROVIDER, worker_id=worker_id)
-    slots = Assignment.objects.select_for_update().filter(hit=hit)
-    existing = slots.filter(external_id=assignment_id).first()
+    now = now or timezone.now()
+    # One decision at a time per HIT: the lock on the HIT row serialises concurrent first visits.
+    # (`of=self`: PostgreSQL locks no row on the nullable side of the outer joins.)
+    hit = HIT.objects.select_for_update(of=("self",)).select_related("survey", "mturk").get(pk=hit.pk)
+    slots = Assignment.objects.select_for_update(of=("self",)).filter(hit=hit)
+    existing = slots.select_related("annotator").filter(external_id=assignment_id).first()
     if existing is not None:
-        if existing.annotator_id != annotator.pk:
+        owner = existing.annotator
+        if owner is None or owner.provider != PROVIDER or owner.worker_id != worker_id:
             raise TaskRefused("This assignment belongs to another worker.")
         return existing
-    slot = slots.filter(annotator=annotator).first()
-    if slot is not None and slot.status != Assignment.Status.ACTIVE:
-        raise TaskRefused("You have already completed this HIT.")
+    # A slot past its deadline goes back to the pool first (MTurk's own deadline has passed too).
+    # Only this HIT's rows, which this transaction holds: touching other HITs could deadlock.
+    for stale in slots.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now).values_list("pk", flat=True):
+        Assignment.objects.filter(pk=stale).update(
+            status=Assignment.Status.OPEN,
+            annotator=None,
+            assigned_at=None,
+            expires_at=None,
+            external_id="",
+            external_status="",
+            token=new_assignment_token(),
+        )
+    annotator = Annotator.objects.filter(provider=PROVIDER, worker_id=worker_id).first()
+    own = slots.filter(annotator=annotator).first() if annotator else None
+    if own is not None:
+        if own.status != Assignment.Status.ACTIVE:
+            raise TaskRefused("You have already completed this HIT.")
+        # Never re-point a worker's slot: MTurk gives a worker one assignment per HIT at a time.
+        raise TaskRefused("You already have another assignment of this HIT open; nothing was changed.")
+    # MTurk issues at most MaxAssignments assignments per HIT, so no more slots are ever in use.
+    limit = hit.mturk.slot_limit if hasattr(hit, "mturk") else hit.survey.assignments_per_hit
+    if slots.exclude(status=Assignment.Status.OPEN).count() >= limit:
+        raise TaskRefused("Every assignment of this HIT is taken; please try again later.")
+    slot = slots.filter(status=Assignment.Status.OPEN).order_by("slot").first()
     if slot is None:
-        slot = slots.filter(status=Assignment.Status.OPEN).order_by("slot").first()
-    if slot is None:
-        # MTurk, not the app, limits assignments per HIT: add a slot when the generated ones are taken.
-        last = Assignment.objects.filter(hit=hit).aggregate(last=Max("slot"))["last"]
+        last = slots.aggregate(last=Max("slot"))["last"]
         slot = Assignment(hit=hit, slot=0 if last is None else last + 1)
-    now = timezone.now()
+    annotator = annotator or Annotator.objects.get_or_create(provider=PROVIDER, worker_id=worker_id)[0]
     slot.annotator = annotator
     slot.status = Assignment.Status.ACTIVE
     slot.external_id = assignment_id
+    slot.external_status = ""
     slot.assigned_at = now
     slot.expires_at = now + dt.timedelta(minutes=hit.survey.assignment_minutes)
     slot.save()
@@ -117,7 +147,29 @@ def mturk_bonus(*, assignment, amount_cents, reason):
     return get_provider(assignment.hit.survey).bonus(assignment=assignment, amount_cents=amount_cents, reason=reason)
 
 
-def mturk_block(*, survey, annotator, reason):
+class WorkerNotBlockable(ProviderError):
+    """The worker cannot be blocked from this survey; the message never says whether the id exists."""
+
+
+def mturk_block(*, survey, worker_id, reason):
+    """Block a worker MTurk itself listed on one of this survey owner's HITs.
+
+    The exclusion qualification is shared by every survey of the endpoint, so a researcher may
+    block only workers who did work on their own surveys; the proof is MTurk's listing (sync or
+    GetAssignment), never a worker id typed into a task URL. An unknown id and another
+    researcher's worker get the same answer, so the refusal reveals nothing.
+    """
+    worked_here = MTurkAssignment.objects.filter(
+        worker_id=worker_id,
+        mturk_hit__hit__survey__owner_id=survey.owner_id,
+        mturk_hit__hit__survey__owner__isnull=False,
+    )
+    if not worker_id or not worked_here.exists():
+        raise WorkerNotBlockable(
+            "Only workers MTurk lists on your own surveys can be blocked; this worker id is not one of them "
+            "(if they just submitted, sync first)."
+        )
+    annotator = Annotator.objects.get_or_create(provider=PROVIDER, worker_id=worker_id)[0]
     return get_provider(survey).block(annotator=annotator, reason=reason)
 
 

@@ -3,6 +3,7 @@
 from django.db import IntegrityError, transaction
 
 from annotation.crowd import get_provider
+from annotation.crowd.base import ProviderError
 from annotation.models import Assignment, Response, ReviewAction, System, WrittenResponse
 from annotation.quality.data import excluded_annotators
 from annotation.quality.services import exclusion_override
@@ -30,10 +31,14 @@ def assignment_review(*, assignment, action, actor, reason=""):
         raise ReviewError("Only submitted work can be approved or rejected.")
     reason = _reason(reason, required=action == ReviewAction.Action.REJECT)
     provider = get_provider(survey)
-    if action == ReviewAction.Action.APPROVE:
-        provider.approve(assignment=assignment, feedback=reason)
-    else:
-        provider.reject(assignment=assignment, reason=reason)
+    try:
+        if action == ReviewAction.Action.APPROVE:
+            provider.approve(assignment=assignment, feedback=reason)
+        else:
+            provider.reject(assignment=assignment, reason=reason)
+    except ProviderError as error:
+        # E.g. MTurk does not confirm the assignment: nothing was decided, and the page says why.
+        raise ReviewError(str(error)) from None
     return ReviewAction.objects.create(
         survey=survey,
         annotator_id=assignment.annotator_id,

@@ -13,9 +13,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import selectors
 from annotation.crowd.base import ProviderError
 from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
-from annotation.crowd.mturk_pure import cost_estimate, dollars
+from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
 from annotation.forms_mturk import MTurkSettingsForm
-from annotation.models import HIT, Annotator, Assignment, Survey
+from annotation.models import HIT, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment
 from annotation.services import mturk as services
 from annotation.services.assignments import SubmissionRefused, assignment_submit, parse_answers
@@ -61,8 +61,11 @@ def mturk_task(request, token):
         return _frameable(render(request, TASK_TEMPLATE, task_context(survey=survey, hit=hit, preview=True)))
 
     worker_id = params.get("workerId", "")
-    if hit is None or not worker_id:
-        return _frameable(HttpResponseBadRequest("Unknown HIT or missing worker id."))
+    problem = task_params_problem(assignment_id=assignment_id, hit_id=params.get("hitId", ""), worker_id=worker_id)
+    if problem or hit is None:
+        # Refused before anything is read or written for it: no annotator, no slot.
+        message = problem or "This HIT is not part of this study."
+        return _frameable(render(request, "annotation/mturk/refused.html", {"message": message}, status=400))
     submit_site = _submit_site(survey, params.get("turkSubmitTo"))
     mturk_fields = {"assignment_id": assignment_id, "hit": hit, "worker_id": worker_id, "submit_site": submit_site}
     previous, error = None, ""
@@ -116,6 +119,7 @@ def mturk_survey(request, pk):
         .order_by("hit__position", "slot")
     )
     unmatched = MTurkAssignment.objects.filter(mturk_hit__hit__survey=survey, assignment__isnull=True)
+    confirmed_count = slots.filter(mturk__confirmed=True).count()
     context = {
         "survey": survey,
         "settings_row": mturk_settings,
@@ -127,6 +131,8 @@ def mturk_survey(request, pk):
         "balance": balance,
         "balance_error": balance_error,
         "slots": slots,
+        "confirmed_count": confirmed_count,
+        "unconfirmed_count": slots.count() - confirmed_count,
         "unmatched": unmatched,
     }
     return render(request, "annotation/mturk/survey.html", context)
@@ -167,9 +173,10 @@ def mturk_action(request, pk):
             )
             note = f"Message sent ({len(failures)} failures)."
         elif action == "block":
-            annotator = get_object_or_404(Annotator, provider="mturk", worker_id=post.get("worker_id", ""))
-            services.mturk_block(survey=survey, annotator=annotator, reason=post.get("reason", ""))
-            note = f"Blocked {annotator.worker_id}."
+            # Unknown ids and other researchers' workers get the same message and the same redirect.
+            worker_id = post.get("worker_id", "")
+            services.mturk_block(survey=survey, worker_id=worker_id, reason=post.get("reason", ""))
+            note = f"Blocked {worker_id}."
         elif action in {"approve", "reject", "bonus"}:
             slot = services.mturk_find_assignment(survey=survey, assignment_id=post.get("assignment_id", ""))
             if action == "approve":

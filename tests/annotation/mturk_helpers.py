@@ -216,3 +216,26 @@ def publish_all(stubber, survey):
         expect_create_hit(stubber, survey, hit, n)
     mturk_module.MTurkProvider(sandbox=True).publish(survey=survey)
     return [hit_id(n) for n in range(len(hits))]
+
+
+def expect_get_assignment(stubber, assignment, *, hit, worker, status="Submitted", max_assignments=3):
+    """GetAssignment answering as MTurk documents it: {'Assignment': {...}, 'HIT': {...}}."""
+    shape = assignment_shape(0, hit=hit, worker=worker, status=status)
+    shape["AssignmentId"] = assignment
+    hit_n = int(hit[4:]) if hit.startswith("3HIT") else 0
+    stubber.add_response(
+        "get_assignment",
+        {"Assignment": shape, "HIT": {**hit_shape(hit_n, max_assignments=max_assignments), "HITId": hit}},
+        {"AssignmentId": assignment},
+    )
+
+
+def expect_unknown_assignment(stubber, assignment):
+    """GetAssignment for an id MTurk never issued: a RequestError, as the API reference lists."""
+    stubber.add_client_error(
+        "get_assignment",
+        service_error_code="RequestError",
+        service_message=f"Assignment {assignment} does not exist. (1732450000000)",
+        http_status_code=400,
+        expected_params={"AssignmentId": assignment},
+    )

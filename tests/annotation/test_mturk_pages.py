@@ -11,7 +11,9 @@ from annotation.models.mturk import MTurkSettings
 from annotation.services import mturk as services
 from tests.annotation.mturk_helpers import (
     expect_create_hit,
+    expect_get_assignment,
     expect_prelude,
+    hit_id,
     make_survey,
     publish_all,
 )
@@ -65,6 +67,8 @@ def test_other_researchers_get_not_found(client, other_researcher, outsider, sur
 
 def test_approve_button_approves_on_mturk(client, researcher, survey, stubber):
     slot = Assignment.objects.get(external_id="3ASGPAGE")
+    # Not synced yet: MTurk is asked first, and confirms this assignment for this HIT and worker.
+    expect_get_assignment(stubber, "3ASGPAGE", hit=hit_id(0), worker="AWORKERPAGE")
     stubber.add_response("approve_assignment", {}, {"AssignmentId": "3ASGPAGE"})
     client.force_login(researcher)
     response = client.post(

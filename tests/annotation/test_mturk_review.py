@@ -23,6 +23,7 @@ from tests.annotation.mturk_helpers import (
     assignment_shape,
     expect_create_hit,
     expect_prelude,
+    expect_unknown_assignment,
     hit_id,
     make_survey,
     publish_all,
@@ -130,13 +131,14 @@ def test_bonus_is_refused_for_an_assignment_mturk_has_not_confirmed(stubber, sub
     survey, _ = submitted
     hit = survey.hits.get(position=1)
     forged = services.mturk_assignment_open(hit=hit, assignment_id="3FORGED", worker_id="AFORGER")
-    with pytest.raises(ProviderError, match="confirmed"):
+    expect_unknown_assignment(stubber, "3FORGED")
+    with pytest.raises(ProviderError, match="does not confirm"):
         services.mturk_bonus(assignment=forged, amount_cents=100, reason="x")
     assert not MTurkBonus.objects.exists()
 
 
 def test_block_gives_the_exclusion_qualification_once(stubber, submitted):
-    survey, slot = submitted
+    survey, _ = submitted
     stubber.add_response(
         "associate_qualification_with_worker",
         {},
@@ -147,9 +149,9 @@ def test_block_gives_the_exclusion_qualification_once(stubber, submitted):
             "SendNotification": False,
         },
     )
-    assert services.mturk_block(survey=survey, annotator=slot.annotator, reason="Low agreement") is True
+    assert services.mturk_block(survey=survey, worker_id="AWORKERONE", reason="Low agreement") is True
     assert MTurkBlock.objects.get().reason == "Low agreement"
-    assert services.mturk_block(survey=survey, annotator=slot.annotator, reason="Low agreement") is False
+    assert services.mturk_block(survey=survey, worker_id="AWORKERONE", reason="Low agreement") is False
 
 
 def test_expire_sets_expiration_in_the_past_and_skips_expired_hits(stubber, submitted):

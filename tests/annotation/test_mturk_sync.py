@@ -95,7 +95,7 @@ def test_sync_pages_through_mturk_and_records_every_assignment(stubber, worked_s
     expect_sync(stubber, hit_ids)
     summary = MTurkProvider(sandbox=True).sync(survey=survey)
 
-    assert summary == {"hits": 2, "reviewable": 1, "seen": 4, "created": 4, "updated": 0, "confirmed": 2}
+    assert summary == {"hits": 2, "reviewable": 1, "seen": 4, "created": 4, "updated": 0, "confirmed": 2, "released": 0}
     records = {r.mturk_id: r for r in MTurkAssignment.objects.all()}
     assert records[assignment_id(1)].confirmed and records[assignment_id(1)].status == "Submitted"
     assert records[assignment_id(2)].confirmed and records[assignment_id(2)].status == "Approved"

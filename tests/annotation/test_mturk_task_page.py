@@ -158,12 +158,13 @@ def test_turk_submit_to_outside_mturk_falls_back_to_the_survey_endpoint(client, 
     assert f"{SANDBOX_SUBMIT}/mturk/externalSubmit" in html
 
 
-def test_more_workers_than_generated_slots_get_new_slots(client, survey):
+def test_workers_beyond_the_hits_max_assignments_are_refused(client, survey):
     for n in range(4):
         client.get(task_url(survey), params(survey, assignment=f"3ASG{n}", worker=f"AWORKER{n}"))
     hit = survey.hits.get(position=0)
-    assert sorted(Assignment.objects.filter(hit=hit).values_list("slot", flat=True)) == [0, 1, 2, 3]
-    assert Assignment.objects.filter(hit=hit, status=Assignment.Status.ACTIVE).count() == 4
+    assert sorted(Assignment.objects.filter(hit=hit).values_list("slot", flat=True)) == [0, 1, 2]
+    assert Assignment.objects.filter(hit=hit, status=Assignment.Status.ACTIVE).count() == 3
+    assert not Assignment.objects.filter(external_id="3ASG3").exists()
 
 
 def test_unknown_hit_is_refused(client, survey):

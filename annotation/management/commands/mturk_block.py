@@ -2,7 +2,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
 from annotation.management.commands._mturk import mturk_survey
-from annotation.models import Annotator
 from annotation.services import mturk as services
 
 
@@ -18,8 +17,7 @@ class Command(BaseCommand):
         survey = mturk_survey(survey)
         try:
             for worker_id in workers:
-                annotator, _ = Annotator.objects.get_or_create(provider="mturk", worker_id=worker_id)
-                done = services.mturk_block(survey=survey, annotator=annotator, reason=reason)
+                done = services.mturk_block(survey=survey, worker_id=worker_id, reason=reason)
                 self.stdout.write(f"blocked {worker_id}" + ("" if done else " (already)"))
         except ProviderError as error:
             raise CommandError(str(error)) from None
