@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0002_hit_page'),
+        ('annotation', '0003_annotator_link_identity'),
     ]
 
     operations = [
