@@ -1,6 +1,7 @@
 """analysis's step of the pipeline bar (Report) and the report state the reports index shows."""
 
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.timesince import timesince
 
 from analysis.models import Report
@@ -22,7 +23,12 @@ def report_state(*, dataset, survey=None):
         if newest is not None:
             return "computing…", False
         return "not computed yet", False
-    text = f"computed {timesince(latest.computed_at).split(',')[0]} ago"
+    age = timezone.now() - latest.computed_at
+    text = (
+        "computed just now"
+        if age.total_seconds() < 60
+        else f"computed {timesince(latest.computed_at).split(',')[0]} ago"
+    )
     if latest.status == Report.Status.FAILED:
         text += ", last update failed"
     return text, True
