@@ -93,7 +93,10 @@ def _fits(page, width, name):
     scroll_width = page.evaluate("document.documentElement.scrollWidth")
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SHOTS) / f"{name}-{width}.png"), full_page=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}-{width}.png"))
+        if page.locator("ul.scores").count():  # the dataset page: its responses with scores too
+            page.locator("section.context").first.scroll_into_view_if_needed()
+            page.screenshot(path=str(Path(SHOTS) / f"{name}-scores-{width}.png"))
     assert scroll_width <= width, f"{name}: page is {scroll_width} px wide in a {width} px window ({page.url})"
 
 
@@ -144,10 +147,25 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
     _click(page, "header nav a:text-is('Quality')", "quality-index")
     _click(page, "header nav a:text-is('Surveys')", "survey-list")
     _click(page, f"main a:text-is('{live.name}')", "survey")
+    _click(page, "#close", "survey-close-confirm")  # asks first: the survey is still live
+    assert page.locator("h1").inner_text() == f"Close survey {live.name}?"
+    _click(page, "main a:has-text('Cancel')", "survey")
+    assert page.locator("#survey-status").inner_text() == "Live"
     _click(page, "main a:text-is('Quality control')", "survey-quality")
+    _click(page, "#to-survey", "survey")
+    _click(page, "main a:text-is('Preview as annotator')", "survey-preview")
+    _click(page, "#preview-back", "survey")
+    _click(page, f"main a:text-is('{dataset.name}')", "dataset")
+    _click(page, "#surveys ~ p a:text-is('Create survey')", "survey-new")
+    assert page.locator("input[type=checkbox][name=systems]").count() == 5
 
-    # The annotator's page on a phone, reached from the survey's annotator link.
+    # On a phone: the researcher's own pages, then the annotator's page from the survey's link.
     page.set_viewport_size(PHONE)
+    _click(page, "header nav a:text-is('Datasets')", "dataset-list")
+    _click(page, f"main a:text-is('{dataset.name}')", "dataset")
+    _click(page, "nav.pipeline a:has-text('Quality')", "quality-index")
+    _click(page, "header nav a:text-is('Metrics')", "metrics-index")
+    _click(page, "header nav a:text-is('Reports')", "reports-index")
     _click(page, "header nav a:text-is('Surveys')", "survey-list")
     _click(page, f"main a:text-is('{live.name}')", "survey")
     with page.expect_navigation():
