@@ -369,3 +369,18 @@ def test_a_missing_researcher_page_says_page_not_found_with_ways_on(researcher_c
     page = response.content.decode()
     assert response.status_code == 404
     assert "Page not found" in page and '<nav aria-label="Main">' in page and "No such study" not in page
+
+
+def test_reject_asks_first_and_only_the_confirmed_post_rejects(researcher_client, researcher):
+    survey = make_survey(researcher, name="rejecting")
+    assignment = services.assignment_claim(survey=survey, worker_id="w1")
+    services.assignment_submit(assignment=assignment, answers=good_answers(assignment))
+    url = reverse("annotation:survey_review", args=[survey.pk, assignment.annotator_id])
+    fields = {"action": "reject", "assignment": assignment.pk, "reason": "too fast"}
+    first = researcher_client.post(url, fields)
+    assert first.status_code == 200 and 'id="confirm-reject"' in first.content.decode()
+    assignment.refresh_from_db()
+    assert assignment.status == "submitted"
+    researcher_client.post(url, {**fields, "confirm": "yes"})
+    assignment.refresh_from_db()
+    assert assignment.status == "rejected"

@@ -166,6 +166,17 @@ def survey_review(request, pk, annotator_pk):
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
+    if action == "reject" and request.POST.get("confirm") != "yes":
+        # Rejecting is irreversible on a crowd platform (no pay, a mark on the worker's record):
+        # say so and ask first; the confirmation page posts the same fields with confirm=yes.
+        assignment = get_object_or_404(
+            Assignment.objects.select_related("hit"),
+            pk=request.POST.get("assignment"),
+            hit__survey=survey,
+            annotator=annotator,
+        )
+        context = {"survey": survey, "annotator": annotator, "assignment": assignment, "reason": reason}
+        return render(request, "annotation/surveys/confirm_reject.html", context)
     try:
         if action in ("approve", "reject"):
             assignment = get_object_or_404(
