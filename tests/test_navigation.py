@@ -379,6 +379,8 @@ def test_reject_asks_first_and_only_the_confirmed_post_rejects(researcher_client
     fields = {"action": "reject", "assignment": assignment.pk, "reason": "too fast"}
     first = researcher_client.post(url, fields)
     assert first.status_code == 200 and 'id="confirm-reject"' in first.content.decode()
+    # HITs are numbered from 1 for people (position 0 is "HIT 1").
+    assert f"Reject HIT {assignment.hit.position + 1} of w1?" in first.content.decode()
     assignment.refresh_from_db()
     assert assignment.status == "submitted"
     researcher_client.post(url, {**fields, "confirm": "yes"})
