@@ -7,6 +7,8 @@ from django.utils.timesince import timesince
 from analysis.models import Report
 from annotation.extensions import PipelineStep
 
+REPORTS_CONSIDERED = 50
+
 
 def report_state(*, dataset, survey=None):
     """('report computed 2 minutes ago' | 'computing…' | 'not computed yet' | ..., has figures).
@@ -14,22 +16,26 @@ def report_state(*, dataset, survey=None):
     The newest report of the dataset (or of the survey) whatever its filters: the bar says whether
     there is anything to read, the page itself says whether its own filters' report is current.
     """
-    reports = Report.objects.filter(dataset=dataset, survey=survey).defer("data", "vectors")
-    latest = reports.exclude(computed_at=None).order_by("-computed_at").first()
-    newest = reports.order_by("-requested_at", "-pk").first()
+    # One small query (a dataset has a report per filter set, a handful): the bar's budget is tight.
+    rows = list(
+        Report.objects.filter(dataset=dataset, survey=survey)
+        .order_by("-pk")
+        .values("status", "computed_at", "requested_at")[:REPORTS_CONSIDERED]
+    )
+    computed = [row for row in rows if row["computed_at"] is not None]
+    latest = max(computed, key=lambda row: row["computed_at"], default=None)
     if latest is None:
-        if newest is not None and newest.status == Report.Status.FAILED:
+        if rows and rows[0]["status"] == Report.Status.FAILED:
             return "computation failed", False
-        if newest is not None:
+        if rows:
             return "computing…", False
         return "not computed yet", False
-    age = timezone.now() - latest.computed_at
-    text = (
-        "computed just now"
-        if age.total_seconds() < 60
-        else f"computed {timesince(latest.computed_at).split(',')[0]} ago"
-    )
-    if latest.status == Report.Status.FAILED:
+    computed_at = latest["computed_at"]
+    if (timezone.now() - computed_at).total_seconds() < 60:
+        text = "computed just now"
+    else:
+        text = f"computed {timesince(computed_at).split(',')[0]} ago"
+    if latest["status"] == Report.Status.FAILED:
         text += ", last update failed"
     return text, True
 

@@ -100,6 +100,8 @@ NEEDS_CONFIRMATION = {"close"}
 
 
 def _close_consequences(survey):
+    if survey.provider == Survey.Provider.IMPORTED:
+        return ["Nothing changes in its judgements: an imported survey is never handed out."]
     if survey.provider == Survey.Provider.LOCAL:
         return [
             "Annotators opening the link get no new work; work in progress can still be submitted.",
