@@ -145,6 +145,9 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
     _click(page, "header nav a:text-is('Metrics')", "metrics-index")
     _click(page, "header nav a:text-is('Reports')", "reports-index")
     _click(page, "header nav a:text-is('Quality')", "quality-index")
+    _click(page, "main a:text-is('demo-imported')", "survey-quality-imported")
+    _click(page, "main a:text-is('w0')", "quality-annotator")
+    assert page.locator("input[type=radio][name=action]:checked").count() == 0  # no decision pre-selected
     _click(page, "header nav a:text-is('Surveys')", "survey-list")
     _click(page, f"main a:text-is('{live.name}')", "survey")
     _click(page, "#close", "survey-close-confirm")  # asks first: the survey is still live
@@ -164,6 +167,8 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
     _click(page, "header nav a:text-is('Datasets')", "dataset-list")
     _click(page, f"main a:text-is('{dataset.name}')", "dataset")
     _click(page, "nav.pipeline a:has-text('Quality')", "quality-index")
+    _click(page, "main a:text-is('demo-imported')", "survey-quality-imported")
+    _click(page, "main a:text-is('w0')", "quality-annotator")
     _click(page, "header nav a:text-is('Metrics')", "metrics-index")
     _click(page, "header nav a:text-is('Reports')", "reports-index")
     _click(page, "header nav a:text-is('Surveys')", "survey-list")
