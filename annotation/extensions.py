@@ -5,6 +5,8 @@
 AppConfig.ready) and annotation calls whatever is registered.
 """
 
+from dataclasses import dataclass
+
 _response_extras = []
 
 
@@ -21,3 +23,41 @@ def response_extras(dataset, response_ids):
         for response_id, extras in provider(dataset, response_ids).items():
             merged.setdefault(response_id, {}).update(extras)
     return merged
+
+
+# --- The pipeline bar -------------------------------------------------------------------------
+# Every dataset page shows where the dataset stands: Upload -> Surveys -> Quality -> Metrics ->
+# ADEM -> Report. annotation knows the first three steps; scoring and analysis register providers
+# for theirs, so the bar never makes annotation import them.
+
+
+@dataclass(frozen=True)
+class PipelineStep:
+    """One step of a dataset's pipeline as the bar shows it.
+
+    `order` places it (Upload 10 ... Report 60); `state` is a short phrase ("3 surveys, 1 live");
+    `done` tells whether the step has produced anything yet (the bar marks the first undone one
+    as the next thing to do); `url` is where the step's page is.
+    """
+
+    key: str
+    label: str
+    url: str
+    state: str
+    done: bool
+    order: int
+
+
+_pipeline_providers = []
+
+
+def register_pipeline_steps(provider):
+    """`provider(dataset, user) -> [PipelineStep, ...]`; registered once (in AppConfig.ready)."""
+    if provider not in _pipeline_providers:
+        _pipeline_providers.append(provider)
+
+
+def pipeline_steps(dataset, user):
+    """Every registered step for this dataset, in pipeline order."""
+    steps = [step for provider in _pipeline_providers for step in provider(dataset, user)]
+    return sorted(steps, key=lambda step: step.order)

@@ -5,6 +5,18 @@ from django import forms
 from annotation.models import Survey, System
 
 
+class SystemChoiceField(forms.MultipleChoiceField):
+    """Ticked system names; a comma-separated string (a script's POST) is read the same way.
+    Unknown names are reported by SurveyForm.clean, which names them."""
+
+    def to_python(self, value):
+        values = value if isinstance(value, (list, tuple)) else [value or ""]
+        return [name.strip() for item in values for name in str(item).split(",") if name.strip()]
+
+    def validate(self, value):
+        forms.Field.validate(self, value)
+
+
 class SurveyForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses to rate.")
     name = forms.CharField(max_length=200)
@@ -21,12 +33,14 @@ class SurveyForm(forms.Form):
     instructions = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}), initial=Survey._meta.get_field("instructions").default
     )
-    contexts_per_hit = forms.IntegerField(min_value=1, max_value=100, initial=5)
+    contexts_per_hit = forms.IntegerField(min_value=1, max_value=100, initial=5, label="Contexts per HIT")
     assignments_per_hit = forms.IntegerField(min_value=1, max_value=50, initial=3, label="Annotators per HIT")
-    attention_checks_per_hit = forms.IntegerField(min_value=0, max_value=20, initial=1)
+    attention_checks_per_hit = forms.IntegerField(
+        min_value=0, max_value=20, initial=1, label="Attention checks per HIT"
+    )
     overlap_contexts = forms.IntegerField(min_value=0, max_value=100, initial=0, help_text="Rated by every annotator.")
-    max_hits_per_annotator = forms.IntegerField(min_value=1, max_value=1000, initial=10)
-    assignment_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=60)
+    max_hits_per_annotator = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Max HITs per annotator")
+    assignment_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=60, label="Minutes per assignment")
     new_annotators_per_address_hour = forms.IntegerField(
         required=False,
         min_value=1,
@@ -64,6 +78,26 @@ class SurveyForm(forms.Form):
     def __init__(self, *args, datasets, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
+        self._systems_as_checkboxes(datasets)
+
+    def _systems_as_checkboxes(self, datasets):
+        """Where the dataset is known (chosen, or ?dataset= from its page), its systems are ticked
+        from a list instead of typed: no typos. Otherwise the comma-separated field stays."""
+        chosen = self.data.get("dataset") if self.is_bound else self.initial.get("dataset")
+        dataset = datasets.filter(pk=chosen).first() if str(chosen or "").isdigit() else None
+        if dataset is None:
+            return
+        names = list(System.objects.filter(dataset=dataset).order_by("name").values_list("name", flat=True))
+        self.fields["systems"] = SystemChoiceField(
+            required=False,
+            choices=[(name, name) for name in names],
+            widget=forms.CheckboxSelectMultiple,
+            help_text=f"Systems of {dataset.name} to rate; none ticked means all of them.",
+        )
+
+    def clean_systems(self):
+        value = self.cleaned_data.get("systems") or []
+        return value if isinstance(value, list) else [s.strip() for s in value.split(",") if s.strip()]
 
     def clean_new_annotators_per_address_hour(self):
         # Optional: an empty field keeps the model's default.
@@ -79,7 +113,7 @@ class SurveyForm(forms.Form):
     def clean(self):
         data = super().clean()
         dataset = data.get("dataset")
-        names = [s.strip() for s in (data.get("systems") or "").split(",") if s.strip()]
+        names = data.get("systems") or []
         if dataset and names:
             known = set(System.objects.filter(dataset=dataset).values_list("name", flat=True))
             missing = [n for n in names if n not in known]

@@ -1,6 +1,7 @@
 """Reads for the researcher's survey pages and the survey_status command."""
 
-from django.db.models import Avg, Count, Q
+from django.db.models import Avg, Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from annotation.models import HIT, Annotator, Assignment, Rating, ReviewAction, WrittenResponse
 from annotation.services.reviews import annotators_excluded
@@ -110,3 +111,24 @@ def annotator_work(*, survey, annotator):
         "trail": list(trail),
         "excluded": annotator.pk in annotators_excluded(survey=survey),
     }
+
+
+def surveys_with_progress(surveys):
+    """The survey list's progress column: HITs and finished assignments of each survey, in one query."""
+    hits = HIT.objects.filter(survey=OuterRef("pk")).order_by().values("survey").annotate(n=Count("pk")).values("n")
+    finished = (
+        Assignment.objects.filter(hit__survey=OuterRef("pk"), status__in=Assignment.FINISHED)
+        .order_by()
+        .values("hit__survey")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    rows = surveys.annotate(
+        n_hits=Coalesce(Subquery(hits[:1], output_field=IntegerField()), 0),
+        n_finished=Coalesce(Subquery(finished[:1], output_field=IntegerField()), 0),
+    )
+    rows = list(rows)
+    for survey in rows:
+        survey.n_wanted = survey.n_hits * survey.assignments_per_hit
+        survey.percent_done = round(100 * survey.n_finished / survey.n_wanted) if survey.n_wanted else 0
+    return rows

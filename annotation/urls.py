@@ -24,7 +24,9 @@ urlpatterns = [
     path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/", surveys.survey_annotator, name="survey_annotator"),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/review/", surveys.survey_review, name="survey_review"),
-    re_path(r"^surveys/(?P<pk>[0-9]+)/(?P<action>launch|pause|close)/$", surveys.survey_action, name="survey_action"),
+    re_path(
+        r"^surveys/(?P<pk>[0-9]+)/(?P<action>launch|pause|close|reopen)/$", surveys.survey_action, name="survey_action"
+    ),
     # Annotator pages (the link is the credential).
     path("s/<str:token>/", task.survey_entry, name="task_entry"),
     path("a/<str:token>/", task.assignment_page, name="task_assignment"),

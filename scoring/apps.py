@@ -6,8 +6,10 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from annotation.extensions import register_response_extras  # apps are loaded only now
+        from annotation.extensions import register_pipeline_steps, register_response_extras  # apps loaded only now
+        from scoring.pipeline import scoring_steps
         from scoring.selectors import metric_extras
 
         # the dataset page and export_dataset show metric scores beside each response
         register_response_extras(metric_extras)
+        register_pipeline_steps(scoring_steps)  # Metrics and ADEM on the pipeline bar

@@ -1,10 +1,11 @@
 from django.urls import path
 
-from scoring import views, views_adem
+from scoring import index_views, views, views_adem
 
 app_name = "scoring"
 
 urlpatterns = [
+    path("metrics/", index_views.metrics_index, name="metrics_index"),
     path("datasets/<int:dataset_id>/metrics/", views.dataset_metrics, name="dataset_metrics"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("adem/", views_adem.model_list, name="adem_models"),

@@ -41,7 +41,7 @@ class Outcome:
 
 
 def _over(pairs):
-    return f" over {pairs} pairs," if pairs else ""
+    return f" over {pairs} pair{'' if pairs == 1 else 's'}," if pairs else ""
 
 
 def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attention_policy="flag"):
@@ -50,7 +50,8 @@ def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attent
     if evidence.attention_failed:
         finding = {
             "rule": "attention",
-            "detail": f"failed {evidence.attention_failed} of {evidence.attention_total} attention checks",
+            "detail": f"failed {evidence.attention_failed} of {evidence.attention_total} attention check"
+            + ("" if evidence.attention_total == 1 else "s"),
             "value": evidence.attention_failed,
             "threshold": 0,
         }

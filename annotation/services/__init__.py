@@ -30,6 +30,8 @@ from annotation.services.surveys import (
     survey_estimate_for,
     survey_launch,
     survey_pause,
+    survey_reopen,
+    survey_reopen_refusal,
 )
 
 __all__ = [
@@ -58,6 +60,8 @@ __all__ = [
     "survey_estimate_for",
     "survey_launch",
     "survey_pause",
+    "survey_reopen",
+    "survey_reopen_refusal",
     "worker_id_valid",
     "written_response_review",
 ]

@@ -145,21 +145,27 @@ def survey_estimate(
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings, annotator time and the total reward."""
-    regular = max(n_contexts - overlap_contexts, 0)
-    hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap_contexts else 0)
+    overlap = min(overlap_contexts, n_contexts)
+    regular = max(n_contexts - overlap, 0)
+    hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap else 0)
     assignments = hits * assignments_per_hit
+    # Every HIT carries the overlap contexts beside its own (hits_generate), so the first HIT an
+    # annotator takes has them all: count them, or the estimate undercounts that HIT's items.
+    contexts_in_first_hit = min(contexts_per_hit, regular) + overlap
     if task_type == Survey.TaskType.WRITE:
-        items_per_hit = min(contexts_per_hit, max(regular, 1))
+        items_per_hit = contexts_in_first_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_WRITTEN_TURN
         ratings = 0
     else:
-        items_per_hit = min(contexts_per_hit, max(regular, 1)) * n_systems * n_aspects + attention_checks_per_hit
+        items_per_hit = contexts_in_first_hit * n_systems * n_aspects + attention_checks_per_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_RATING
-        ratings = regular * n_systems * n_aspects * assignments_per_hit
+        # Overlap contexts: rated once by every annotator, and there are at least assignments_per_hit.
+        ratings = (regular + overlap) * n_systems * n_aspects * assignments_per_hit
     return {
         "hits": hits,
         "assignments": assignments,
         "items_per_hit": items_per_hit,
+        "overlap": overlap,
         "ratings": ratings,
         "minutes_per_hit": round(seconds_per_hit / 60, 1),
         "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
@@ -242,4 +248,38 @@ def survey_close(*, survey):
     )
     if survey.provider != Survey.Provider.IMPORTED:
         get_provider(survey).expire(survey=survey)
+    return survey
+
+
+def survey_reopen_refusal(*, survey):
+    """Why this closed survey cannot be reopened, or None when reopening is safe.
+
+    Safe means nothing outside the app was undone by closing it. A local survey's link is checked
+    against the survey's status on every claim and closing expired nothing, so it may reopen. An
+    MTurk survey's HITs were expired on Mechanical Turk when it closed: reopening here would leave
+    the app offering work the platform no longer shows, so it stays closed (create a new survey).
+    Imported judgements were never open.
+    """
+    if survey.status != Survey.Status.CLOSED:
+        return f"Survey {survey.name!r} is {survey.get_status_display().lower()}, not closed."
+    if survey.provider == Survey.Provider.IMPORTED:
+        return "An imported survey holds finished judgements; there is nothing to reopen."
+    if survey.provider != Survey.Provider.LOCAL:
+        return (
+            f"Closing expired this survey's HITs on {survey.get_provider_display()}; they cannot be offered "
+            "again from here. Create a new survey for more ratings."
+        )
+    return None
+
+
+@transaction.atomic
+def survey_reopen(*, survey):
+    """Undo a close where that is safe (see survey_reopen_refusal). The survey comes back paused
+    (a draft if it never went live), so no annotator gets work until the researcher launches it."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    refusal = survey_reopen_refusal(survey=survey)
+    if refusal:
+        raise SurveyError(refusal)
+    status = Survey.Status.PAUSED if survey.launched_at else Survey.Status.DRAFT
+    _set_status(survey, status, {Survey.Status.CLOSED}, closed_at=None)
     return survey

@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, TextField
 from django.db.models.functions import Cast
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import escape
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors
@@ -17,6 +18,7 @@ from annotation.extensions import response_extras
 from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError
 from annotation.models import Response
+from annotation.score_display import score_display
 from annotation.services import dataset_import, ratings_import
 
 CONTEXTS_PER_PAGE = 20
@@ -61,7 +63,7 @@ def dataset_detail(request, pk):
     extras = response_extras(dataset, response_ids)
     for context in contexts_on_page:
         for response in context.responses.all():
-            response.extras = extras.get(response.pk, {})
+            response.scores = score_display(extras.get(response.pk, {}))
     context = {
         "dataset": dataset,
         "page": page,
@@ -100,6 +102,10 @@ def dataset_upload(request):
 def ratings_upload(request, pk):
     dataset = _own_dataset(request, pk)
     form = RatingsUploadForm(request.POST or None, request.FILES or None)
+    # The default name is known here: show it (help texts are not escaped by Django, names are).
+    default_name = f"{dataset.name}-imported"
+    form.fields["survey_name"].help_text = f"Name of the new survey (default: {escape(default_name)})."
+    form.fields["survey_name"].widget.attrs["placeholder"] = default_name
     if request.method == "POST" and form.is_valid():
         try:
             survey = ratings_import(

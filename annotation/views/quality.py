@@ -173,8 +173,8 @@ def annotator_quality(request, survey_id, annotator_id):
         "n_ratings": ratings.count(),
         "assignments": annotator.assignments.filter(hit__survey=survey).select_related("hit"),
         "history": data.decision_history(survey=survey, annotator=annotator),
-        # Offer the opposite of the decision that holds now.
-        "form": OverrideForm(initial={"action": "accept" if entry and entry["excluded"] else "exclude"}),
+        # No choice is pre-selected: a decision about a person is made on purpose, not by pressing Enter.
+        "form": OverrideForm(),
     }
     return render(request, "annotation/quality/annotator.html", context)
 

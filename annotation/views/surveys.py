@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
 from annotation.exporting import ratings_export
@@ -25,6 +25,7 @@ def _link(request, survey):
 @login_required
 def survey_list(request):
     surveys = selectors.surveys_visible_to(user=request.user).exclude(provider=Survey.Provider.IMPORTED)
+    surveys = selectors_studies.surveys_with_progress(surveys.order_by("-created_at", "-pk"))
     return render(request, "annotation/surveys/list.html", {"surveys": surveys})
 
 
@@ -75,6 +76,7 @@ def survey_detail(request, pk):
             "annotators": selectors_studies.survey_annotators(survey=survey),
             "estimate": services.survey_estimate_for(survey=survey),
             "aspects": survey.aspects.all(),
+            "reopen_refusal": services.survey_reopen_refusal(survey=survey),
         },
     )
 
@@ -85,21 +87,53 @@ def survey_progress_json(request, pk):
     return JsonResponse(selectors_studies.survey_progress(survey=_survey(request, pk)))
 
 
-ACTIONS = {"launch": services.survey_launch, "pause": services.survey_pause, "close": services.survey_close}
+ACTIONS = {
+    "launch": services.survey_launch,
+    "pause": services.survey_pause,
+    "close": services.survey_close,
+    "reopen": services.survey_reopen,
+}
+DONE = {"launch": "launched", "pause": "paused", "close": "closed", "reopen": "reopened"}
+# Actions a researcher confirms on a page of their own first: a GET or a first POST shows what will
+# happen; only a POST carrying confirm=yes (from that page's button) does it.
+NEEDS_CONFIRMATION = {"close"}
+
+
+def _close_consequences(survey):
+    if survey.provider == Survey.Provider.IMPORTED:
+        return ["Nothing changes in its judgements: an imported survey is never handed out."]
+    if survey.provider == Survey.Provider.LOCAL:
+        return [
+            "Annotators opening the link get no new work; work in progress can still be submitted.",
+            "You can reopen a closed local survey later (it comes back paused).",
+        ]
+    return [
+        f"Its HITs are expired on {survey.get_provider_display()}: workers can no longer take them.",
+        "This cannot be undone: a closed crowd-platform survey cannot be reopened.",
+    ]
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def survey_action(request, pk, action):
     survey = _survey(request, pk)
     if action not in ACTIONS:
+        return redirect("annotation:survey_detail", pk=pk)
+    if action in NEEDS_CONFIRMATION and not (request.method == "POST" and request.POST.get("confirm") == "yes"):
+        if survey.status == Survey.Status.CLOSED:
+            messages.info(request, f"Survey {survey.name} is already closed.")
+            return redirect("annotation:survey_detail", pk=pk)
+        context = {"survey": survey, "action": action, "consequences": _close_consequences(survey)}
+        return render(request, "annotation/surveys/confirm.html", context)
+    if request.method != "POST":
         return redirect("annotation:survey_detail", pk=pk)
     try:
         ACTIONS[action](survey=survey)
     except services.SurveyError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Survey {survey.name}: {action} done.")
+        note = " It is paused: launch it to hand out work again." if action == "reopen" else ""
+        messages.success(request, f"Survey {survey.name} {DONE[action]}.{note}")
     return redirect("annotation:survey_detail", pk=pk)
 
 
@@ -114,7 +148,8 @@ def survey_preview(request, pk):
     context = task_context(
         survey=survey, hit=hit, preview=True, progress={"hit_number": 1, "max_hits": survey.max_hits_per_annotator}
     )
-    return render(request, "annotation/task/hit.html", context)
+    # The annotator's page inside the researcher's frame: the top bar and a way back to the survey.
+    return render(request, "annotation/surveys/preview.html", context)
 
 
 @login_required
@@ -133,6 +168,17 @@ def survey_review(request, pk, annotator_pk):
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
+    if action == "reject" and request.POST.get("confirm") != "yes":
+        # Rejecting is irreversible on a crowd platform (no pay, a mark on the worker's record):
+        # say so and ask first; the confirmation page posts the same fields with confirm=yes.
+        assignment = get_object_or_404(
+            Assignment.objects.select_related("hit"),
+            pk=request.POST.get("assignment"),
+            hit__survey=survey,
+            annotator=annotator,
+        )
+        context = {"survey": survey, "annotator": annotator, "assignment": assignment, "reason": reason}
+        return render(request, "annotation/surveys/confirm_reject.html", context)
     try:
         if action in ("approve", "reject"):
             assignment = get_object_or_404(

@@ -22,7 +22,7 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address():
     assert Rating.objects.filter(survey=simulated).count() > 1000
     assert live.status == Survey.Status.LIVE
     assert not Rating.objects.filter(survey=live).exists()  # left for the user to rate
-    assert AdemModel.objects.filter(name="demo-adem").exists()
+    assert AdemModel.objects.get(name="demo-adem").owner.username == "demo"  # listed on the demo's ADEM page
     assert MetricScore.objects.filter(metric="adem:demo-adem").count() == 300
     assert MetricScore.objects.filter(metric="bleu4").count() == 300
 

@@ -113,7 +113,7 @@ def test_dataset_detail_shows_response_extras_beside_each_response(client, study
     monkeypatch.setattr(extensions, "_response_extras", [])
     extensions.register_response_extras(lambda dataset, ids: {pk: {"bleu-2": 0.123456} for pk in ids})
     client.force_login(study.owner)
-    assert "bleu-2: 0.123" in client.get(detail_url(study)).content.decode()
+    assert '<th scope="row">bleu-2</th><td class="num">0.123</td>' in client.get(detail_url(study)).content.decode()
 
 
 def test_upload_form_imports_a_dataset_owned_by_the_uploader(client, researcher):

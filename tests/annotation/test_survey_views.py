@@ -175,7 +175,9 @@ def test_progress_review_and_export(client, researcher_client, researcher):
     annotator = Assignment.objects.get(status="submitted").annotator
     assignment = Assignment.objects.get(status="submitted")
     review_url = f"/surveys/{survey.pk}/annotators/{annotator.pk}/review/"
-    researcher_client.post(review_url, {"action": "reject", "assignment": assignment.pk, "reason": "too fast"})
+    researcher_client.post(
+        review_url, {"action": "reject", "assignment": assignment.pk, "reason": "too fast", "confirm": "yes"}
+    )
     researcher_client.post(review_url, {"action": "exclude", "reason": "straight-lining"})
     page = researcher_client.get(f"/surveys/{survey.pk}/annotators/{annotator.pk}/").content.decode()
     assert "too fast" in page and "straight-lining" in page and "alice" in page

@@ -10,6 +10,7 @@ import time
 from django.core.management import BaseCommand, call_command
 
 from annotation.models import Dataset, Survey
+from annotation.services.demo import DEMO_USERNAME
 
 DEMO_DATASET = "demo"
 LIVE_SURVEY = "demo-live"
@@ -71,7 +72,15 @@ class Command(BaseCommand):
         self._stage("Computing every automatic metric")
         call_command("compute_metrics", dataset=DEMO_DATASET, stdout=self.stdout)
         self._stage("Training ADEM on the accepted ratings")
-        call_command("train_adem", dataset=DEMO_DATASET, name=ADEM_MODEL, encoder="glove", stdout=self.stdout)
+        # Owned by the demo researcher, so /scoring/adem/ and its score API show it to them.
+        call_command(
+            "train_adem",
+            dataset=DEMO_DATASET,
+            name=ADEM_MODEL,
+            encoder="glove",
+            owner=DEMO_USERNAME,
+            stdout=self.stdout,
+        )
         call_command("compute_metrics", dataset=DEMO_DATASET, metric=[f"adem:{ADEM_MODEL}"], stdout=self.stdout)
 
         self._stage("Correlation with humans")

@@ -1,0 +1,29 @@
+"""The Reports place of the top bar: the researcher's datasets and surveys and their reports."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from analysis.pipeline import report_state
+from annotation.models import Survey
+from annotation.selectors import datasets_visible_to, surveys_visible_to
+
+
+def _row(*, dataset, survey=None):
+    text, ready = report_state(dataset=dataset, survey=survey)
+    return {"dataset": dataset, "survey": survey, "state": text, "ready": ready}
+
+
+@login_required
+@require_GET
+def reports_index(request):
+    datasets = datasets_visible_to(user=request.user).order_by("name")
+    # Surveys still in draft have no ratings to correlate with.
+    surveys = (
+        surveys_visible_to(user=request.user).exclude(status=Survey.Status.DRAFT).order_by("dataset__name", "name")
+    )
+    context = {
+        "dataset_rows": [_row(dataset=dataset) for dataset in datasets],
+        "survey_rows": [_row(dataset=survey.dataset, survey=survey) for survey in surveys],
+    }
+    return render(request, "analysis/reports_index.html", context)

@@ -1,0 +1,55 @@
+"""analysis's step of the pipeline bar (Report) and the report state the reports index shows."""
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from analysis.models import Report
+from annotation.extensions import PipelineStep
+
+REPORTS_CONSIDERED = 50
+
+
+def report_state(*, dataset, survey=None):
+    """('report computed 2 minutes ago' | 'computing…' | 'not computed yet' | ..., has figures).
+
+    The newest report of the dataset (or of the survey) whatever its filters: the bar says whether
+    there is anything to read, the page itself says whether its own filters' report is current.
+    """
+    # One small query (a dataset has a report per filter set, a handful): the bar's budget is tight.
+    rows = list(
+        Report.objects.filter(dataset=dataset, survey=survey)
+        .order_by("-pk")
+        .values("status", "computed_at", "requested_at")[:REPORTS_CONSIDERED]
+    )
+    computed = [row for row in rows if row["computed_at"] is not None]
+    latest = max(computed, key=lambda row: row["computed_at"], default=None)
+    if latest is None:
+        if rows and rows[0]["status"] == Report.Status.FAILED:
+            return "computation failed", False
+        if rows:
+            return "computing…", False
+        return "not computed yet", False
+    computed_at = latest["computed_at"]
+    if (timezone.now() - computed_at).total_seconds() < 60:
+        text = "computed just now"
+    else:
+        text = f"computed {timesince(computed_at).split(',')[0]} ago"
+    if latest["status"] == Report.Status.FAILED:
+        text += ", last update failed"
+    return text, True
+
+
+def analysis_steps(dataset, user):
+    """Pipeline-step provider for the Report (registered in AnalysisConfig.ready)."""
+    state, done = report_state(dataset=dataset)
+    return [
+        PipelineStep(
+            key="report",
+            label="Report",
+            url=reverse("analysis:dataset_report", args=[dataset.pk]),
+            state=f"report {state}",
+            done=done,
+            order=60,
+        )
+    ]

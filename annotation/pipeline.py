@@ -1,0 +1,101 @@
+"""annotation's steps of the pipeline bar: Upload, Surveys, Quality.
+
+scoring (Metrics, ADEM) and analysis (Report) add theirs through `annotation.extensions`.
+The bar is on every dataset page: each provider spends one or two queries at most.
+"""
+
+from django.db.models import Count, OuterRef, Subquery
+from django.urls import reverse
+
+from annotation.extensions import PipelineStep, pipeline_steps
+from annotation.models import Context, Dataset, Survey, System
+
+
+def plural(count, singular, plural_form=None):
+    """'1 survey', '3 surveys' (the bar's phrases are built in Python, not in templates)."""
+    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
+
+
+def _upload_step(dataset):
+    # One query for both counts (correlated subqueries: a join of contexts and systems would multiply).
+    counts = (
+        Dataset.objects.filter(pk=dataset.pk)
+        .annotate(
+            n_contexts=Subquery(_count(Context.objects.filter(dataset=OuterRef("pk")))),
+            n_systems=Subquery(_count(System.objects.filter(dataset=OuterRef("pk")))),
+        )
+        .values("n_contexts", "n_systems")
+        .get()
+    )
+    n_contexts, n_systems = counts["n_contexts"] or 0, counts["n_systems"] or 0
+    return PipelineStep(
+        key="upload",
+        label="Upload",
+        url=reverse("annotation:dataset_detail", args=[dataset.pk]),
+        state=f"{plural(n_contexts, 'context')}, {plural(n_systems, 'system')}",
+        done=n_contexts > 0,
+        order=10,
+    )
+
+
+def _count(queryset):
+    return queryset.order_by().values("dataset").annotate(n=Count("pk")).values("n")[:1]
+
+
+def _surveys_step(dataset, surveys):
+    if not surveys:
+        return PipelineStep(
+            key="surveys",
+            label="Surveys",
+            url=reverse("annotation:survey_new") + f"?dataset={dataset.pk}",
+            state="no surveys yet: create one",
+            done=False,
+            order=20,
+        )
+    live = sum(1 for survey in surveys if survey["status"] == Survey.Status.LIVE)
+    return PipelineStep(
+        key="surveys",
+        label="Surveys",
+        url=reverse("annotation:dataset_detail", args=[dataset.pk]) + "#surveys",
+        state=f"{plural(len(surveys), 'survey')}, {live} live",
+        done=True,
+        order=20,
+    )
+
+
+def _quality_step(surveys):
+    if len(surveys) == 1:
+        url = reverse("annotation:quality_survey", args=[surveys[0]["pk"]])
+    else:
+        url = reverse("annotation:quality_index")
+    reports = [survey["quality_report__data"] for survey in surveys if survey["quality_report__computed_at"]]
+    if not reports:
+        state = "not checked yet" if surveys else "needs ratings first"
+        return PipelineStep(key="quality", label="Quality", url=url, state=state, done=False, order=30)
+    excluded = sum((data or {}).get("n_excluded") or 0 for data in reports)
+    return PipelineStep(
+        key="quality",
+        label="Quality",
+        url=url,
+        state=f"{plural(len(reports), 'survey')} checked, {plural(excluded, 'annotator')} excluded",
+        done=True,
+        order=30,
+    )
+
+
+def annotation_steps(dataset, user):
+    """Pipeline-step provider for Upload, Surveys and Quality (registered in AnnotationConfig.ready)."""
+    # The bar counts the surveys this user may see, as the pages it links to do; one query for
+    # both steps (the bar sits on pages whose query budget is tested).
+    surveys = Survey.objects.filter(dataset=dataset)
+    if not user.is_staff:
+        surveys = surveys.filter(owner=user)
+    rows = list(surveys.order_by("pk").values("pk", "status", "quality_report__data", "quality_report__computed_at"))
+    return [_upload_step(dataset), _surveys_step(dataset, rows), _quality_step(rows)]
+
+
+def pipeline_for(dataset, user, current=None):
+    """The bar's context: the steps, which one this page is, and the first step still to do."""
+    steps = pipeline_steps(dataset, user)
+    next_key = next((step.key for step in steps if not step.done), None)
+    return {"steps": steps, "current": current, "next_key": next_key, "dataset": dataset}

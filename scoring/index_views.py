@@ -1,0 +1,16 @@
+"""The Metrics place of the top bar: the researcher's datasets and how far their metrics are."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotation.selectors import datasets_visible_to
+from scoring.pipeline import metric_state
+
+
+@login_required
+@require_GET
+def metrics_index(request):
+    datasets = datasets_visible_to(user=request.user).select_related("owner").order_by("name")
+    rows = [{"dataset": dataset, "state": metric_state(dataset)} for dataset in datasets]
+    return render(request, "scoring/metrics_index.html", {"rows": rows})

@@ -1,0 +1,85 @@
+"""scoring's steps of the pipeline bar (Metrics, ADEM) and the metric state the index page shows.
+
+Read from the dataset's metric runs, not from the score rows: a run records the version of
+every metric it computed, so "up to date" is a comparison of a few dozen small rows, cheap
+enough for every dataset page even when the dataset holds millions of scores.
+"""
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+
+import scoring.metrics as engine
+from annotation.extensions import PipelineStep
+from annotation.pipeline import plural
+from scoring.models import AdemModel, MetricRun
+
+RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
+
+
+@dataclass(frozen=True)
+class MetricState:
+    text: str  # "28 metrics, up to date"
+    computed: int  # metrics with scores from a finished run
+    up_to_date: bool
+    running: bool
+
+
+def metric_state(dataset):
+    """How far the dataset's automatic metrics are: computed, up to date, computing, failed."""
+    runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED])
+    latest = runs[0] if runs else None
+    if latest is not None and latest.status in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
+        return MetricState(f"computing, {round(100 * latest.progress)}% done", 0, False, True)
+    versions = {}
+    for run in runs:
+        if run.status == MetricRun.Status.DONE:
+            for metric, version in (run.versions or {}).items():
+                versions.setdefault(metric, version)
+    if not versions:
+        text = "last run failed" if latest is not None else "not computed yet"
+        return MetricState(text, 0, False, False)
+    current = {metric.name: metric.version for metric in engine.all_metrics()}
+    stale = [name for name, version in versions.items() if name in current and current[name] != version]
+    missing = [name for name in current if name not in versions]
+    computed = plural(len(versions), "metric")
+    if latest.status == MetricRun.Status.FAILED:
+        return MetricState(f"{computed}, last run failed", len(versions), False, False)
+    if stale:
+        return MetricState(f"{computed}, {len(stale)} out of date", len(versions), False, False)
+    if missing:
+        return MetricState(f"{computed}, {len(missing)} not computed", len(versions), False, False)
+    return MetricState(f"{computed}, up to date", len(versions), True, False)
+
+
+def adem_state(dataset, user):
+    """Ready ADEM models trained on this dataset that the user may see."""
+    models = AdemModel.objects.filter(dataset=dataset, status=AdemModel.Status.READY)
+    if not user.is_staff:
+        models = models.filter(owner=user)
+    n_ready = models.count()
+    return (plural(n_ready, "model") + " ready", True) if n_ready else ("no model yet", False)
+
+
+def scoring_steps(dataset, user):
+    """Pipeline-step provider for Metrics and ADEM (registered in ScoringConfig.ready)."""
+    metrics = metric_state(dataset)
+    adem_text, adem_done = adem_state(dataset, user)
+    return [
+        PipelineStep(
+            key="metrics",
+            label="Metrics",
+            url=reverse("scoring:dataset_metrics", args=[dataset.pk]),
+            state=metrics.text,
+            done=metrics.computed > 0,
+            order=40,
+        ),
+        PipelineStep(
+            key="adem",
+            label="ADEM",
+            url=reverse("scoring:adem_models"),
+            state=adem_text,
+            done=adem_done,
+            order=50,
+        ),
+    ]
