@@ -153,6 +153,7 @@ def _response(response, line, where):
 def _parse_csv(lines, errors, contexts):
     seen = {}
     current = None
+    broken = set()  # contexts with a refused row: "needs a 'context' row" would only repeat that
     rows = iter_csv(lines, errors, required=("context_id", "kind", "text"), optional=CSV_COLUMNS)
     for row_number, row in rows:
         try:
@@ -166,10 +167,13 @@ def _parse_csv(lines, errors, contexts):
             _add_csv_row(current, row, row_number, meta_owner)
         except DataImportError as error:
             errors.add(error)
+            if current is not None:
+                broken.add(id(current))
     for context in list(contexts):
         if not context.turns:
-            errors.add(DataImportError("a context needs at least one 'context' row", line=context.line, unit="row"))
             contexts.remove(context)
+            if id(context) not in broken:
+                errors.add(DataImportError("a context needs at least one 'context' row", line=context.line, unit="row"))
 
 
 def _add_csv_row(context, row, row_number, meta_owner):

@@ -243,7 +243,7 @@ def iter_csv(lines, errors, *, required, optional=()):
             values = next(reader, None)
         except csv.Error as exc:
             # The csv module cannot go on after a broken row: stop here with what was found.
-            raise DataImportError(f"broken CSV: {exc}", line=number + 1, unit="row") from None
+            raise DataImportError(_csv_problem(exc), line=number + 1, unit="row") from None
         if values is None:
             return
         number += 1
@@ -253,6 +253,15 @@ def iter_csv(lines, errors, *, required, optional=()):
             errors.add(DataImportError(f"expected {len(header)} fields, found {len(values)}", line=number, unit="row"))
             continue
         yield number, {column: restore(value) for column, value in zip(header, values, strict=True)}
+
+
+def _csv_problem(exc):
+    if "field larger than field limit" in str(exc):
+        return (
+            f"a cell is longer than {csv.field_size_limit():,} characters, the most the CSV reader takes; "
+            "use JSONL for longer values"
+        )
+    return f"broken CSV: {exc}"
 
 
 def _header_problem(header, required, optional):

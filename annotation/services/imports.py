@@ -86,9 +86,7 @@ def _write_dataset(contexts, *, name, owner, description, fmt):
     return dataset
 
 
-def ratings_import(
-    *, file, dataset, survey_name=None, owner=None, fmt=None, scale_min=1, scale_max=5, max_bytes=None
-):
+def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, scale_min=1, scale_max=5, max_bytes=None):
     """Add the judgements in a file to `dataset` as a closed survey of provider "imported". Returns the Survey."""
     if scale_min >= scale_max:
         raise DataImportError(f"the scale {scale_min}-{scale_max} is empty; the minimum must be below the maximum")
