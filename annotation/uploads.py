@@ -63,9 +63,18 @@ class SizeLimitUploadHandler(FileUploadHandler):
     def file_complete(self, file_size):
         if not self.refused:
             return None  # the next handler returns the stored file
+        self._drop_partial_copies()
         return RefusedUpload(
             name=self.file_name,
             content_type=self.content_type,
             received=self.received,
             refusal=too_large_message(self.limit),
         )
+
+    def _drop_partial_copies(self):
+        # The handlers behind this one hold the first `limit` bytes (in memory or a temporary
+        # file) and are never asked to finish: close them now rather than at garbage collection.
+        for handler in getattr(self.request, "upload_handlers", ()):
+            partial = getattr(handler, "file", None) if handler is not self else None
+            if partial is not None:
+                partial.close()

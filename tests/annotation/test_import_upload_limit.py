@@ -121,3 +121,17 @@ def test_a_single_line_longer_than_the_limit_is_not_read_whole(db):
     with pytest.raises(DataImportError, match="larger than the upload limit"):
         dataset_import(file=stream, name="x", fmt="jsonl", max_bytes=MB)
     assert stream.read_bytes <= MB + 1
+
+
+def test_the_upload_forms_state_the_limit_and_drop_the_partial_copy(client, researcher, one_megabyte_limit):
+    client.force_login(researcher)
+    page = client.get(reverse("annotation:dataset_upload")).content.decode()
+    assert "At most 1 MB." in page
+    response = client.post(
+        reverse("annotation:dataset_upload"),
+        {"name": "big", "file": SimpleUploadedFile("big.jsonl", jsonl_of_size(6 * MB))},
+    )
+    # Beyond FILE_UPLOAD_MAX_MEMORY_SIZE Django streams to a temporary file; the refused upload's is closed.
+    handlers = response.wsgi_request.upload_handlers
+    partial = [h.file for h in handlers if getattr(h, "file", None) is not None]
+    assert partial and all(f.closed for f in partial)
