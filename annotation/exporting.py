@@ -1,17 +1,34 @@
 """Write a dataset or its ratings in the import formats, so import -> export -> import is lossless.
 
+CSV cells go through annotation.csv_safety: a cell a spreadsheet would run as a formula gets a
+leading quote, which RateLab's CSV import takes off again.
+
 Each response also carries a `"metrics"` object in JSONL when later layers registered
 response extras (annotation.extensions): derived data for the reader, ignored on import.
 """
 
-import csv
 import json
+import re
 
+from annotation import csv_safety
 from annotation.extensions import response_extras
 from annotation.importing.datasets import CSV_COLUMNS
 from annotation.models import Annotator, Rating, Reference, Response
 
 RATING_COLUMNS = ("context_id", "system", "worker", "score", "aspect", "seconds", "survey")
+# Characters a file name must not carry even once quoted: path separators and control characters.
+_UNSAFE_IN_FILENAME = re.compile(r"[\x00-\x1f\x7f/\\]+")
+
+
+def download_filename(name, suffix):
+    """`<name>-<suffix>` for a download, from a name a researcher chose.
+
+    Only path separators and control characters are replaced here; Django's
+    content_disposition_header quotes or percent-encodes the rest, so quotes, semicolons or
+    line breaks in a name never add a parameter to the header or break it.
+    """
+    cleaned = _UNSAFE_IN_FILENAME.sub("_", name).strip(" .") or "download"
+    return f"{cleaned[:100]}-{suffix}"
 
 
 def dataset_export(*, dataset, stream, fmt="jsonl"):
@@ -55,7 +72,7 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
         columns.append("confirmed")
     writer = None
     if fmt == "csv":
-        writer = csv.writer(stream, lineterminator="\n")
+        writer = csv_safety.writer(stream)
         writer.writerow(columns)
     count = 0
     for rating_pk, survey_pk, response_pk, annotator_pk, score, aspect, seconds in rows:
@@ -125,7 +142,7 @@ def _response_out(row, extras):
 
 
 def _write_dataset_csv(records, stream):
-    writer = csv.writer(stream, lineterminator="\n")
+    writer = csv_safety.writer(stream)
     writer.writerow(CSV_COLUMNS)
     for record in records:
         meta = {k: v for k, v in record.items() if k not in ("context_id", "context", "references", "responses")}

@@ -1,19 +1,39 @@
 from django import forms
+from django.conf import settings
+from django.core.exceptions import ValidationError
 
 from annotation.importing import FORMATS
+from annotation.importing.errors import NOTHING_IMPORTED
 
 FORMAT_CHOICES = [("", "From the file name (.csv is CSV, anything else JSONL)")] + [(f, f.upper()) for f in FORMATS]
 
 
-class DatasetUploadForm(forms.Form):
+class UploadField(forms.FileField):
+    """A FileField that says so when the upload size limit stopped the file (annotation/uploads.py)."""
+
+    def to_python(self, data):
+        refusal = getattr(data, "refusal", None)
+        if refusal:
+            raise ValidationError(f"{refusal}. {NOTHING_IMPORTED}", code="too_large")
+        return super().to_python(data)
+
+
+class _UploadForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The limit is a setting: it joins the help text of this form's own copy of the field.
+        self.fields["file"].help_text += f" At most {settings.UPLOAD_MAX_MB} MB."
+
+
+class DatasetUploadForm(_UploadForm):
     name = forms.CharField(max_length=200, help_text="A unique name for the new dataset.")
-    file = forms.FileField(help_text="JSONL (one context per line) or CSV, UTF-8.")
+    file = UploadField(help_text="JSONL (one context per line) or CSV, UTF-8.")
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
 
-class RatingsUploadForm(forms.Form):
-    file = forms.FileField(help_text="JSONL or CSV with context_id, system, worker, score and optionally aspect.")
+class RatingsUploadForm(_UploadForm):
+    file = UploadField(help_text="JSONL or CSV with context_id, system, worker, score and optionally aspect.")
     survey_name = forms.CharField(
         max_length=200, required=False, help_text="Name of the new survey (default: <dataset>-imported)."
     )

@@ -13,11 +13,19 @@ required). `meta` is an optional JSON object: on a context's first row it is the
 meta, on a response row the response's meta.
 """
 
-import json
 from dataclasses import dataclass, field
 
-from annotation.importing.errors import DataImportError
-from annotation.importing.text import iter_csv, iter_jsonl, unstorable, unstorable_json
+from annotation.importing.errors import DataImportError, ErrorCollector
+from annotation.importing.text import (
+    as_lines,
+    describe,
+    iter_csv,
+    iter_jsonl,
+    loads_json,
+    shown,
+    unstorable,
+    unstorable_json,
+)
 
 MAX_ID_LENGTH = 200
 MAX_SYSTEM_LENGTH = 100
@@ -46,25 +54,41 @@ class ParsedContext:
     meta: dict = field(default_factory=dict)
 
 
-def parse_dataset(text, fmt):
-    """Every context of the file, validated; raises DataImportError at the first problem."""
-    contexts = _parse_csv(text) if fmt == "csv" else _parse_jsonl(text)
-    if not contexts:
-        raise DataImportError("the file holds no contexts")
+def parse_dataset(lines, fmt, errors=None):
+    """Every valid context of the file (`lines` from read_lines, or a str).
+
+    A bad line does not stop the reading: its problem goes to `errors` (an ErrorCollector) and
+    the next line is read. Without a collector, all problems are raised together at the end.
+    """
+    collector = ErrorCollector() if errors is None else errors
+    contexts = []
+    try:
+        if fmt == "csv":
+            _parse_csv(as_lines(lines), collector, contexts)
+        else:
+            _parse_jsonl(as_lines(lines), collector, contexts)
+    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
+        collector.add(fatal)
+    if not contexts and not collector:
+        collector.add(DataImportError("the file holds no contexts" if fmt == "csv" else "the file is empty"))
+    if errors is None:
+        collector.raise_if_any()
     return contexts
 
 
 # --- JSONL ------------------------------------------------------------------------
 
 
-def _parse_jsonl(text):
-    contexts = []
+def _parse_jsonl(lines, errors, contexts):
     seen = {}
-    for line, record in iter_jsonl(text):
-        context = _context_from_record(record, line)
-        _check_new_id(context, seen)
+    for line, record in iter_jsonl(lines, errors):
+        try:
+            context = _context_from_record(record, line)
+            _check_new_id(context, seen)
+        except DataImportError as error:
+            errors.add(error)
+            continue
         contexts.append(context)
-    return contexts
 
 
 def _context_from_record(record, line):
@@ -126,24 +150,30 @@ def _response(response, line, where):
 # --- CSV --------------------------------------------------------------------------
 
 
-def _parse_csv(text):
-    contexts = []
+def _parse_csv(lines, errors, contexts):
     seen = {}
     current = None
-    for row_number, row in iter_csv(text, required=("context_id", "kind", "text"), optional=CSV_COLUMNS):
-        external_id = _context_id(row["context_id"].strip(), row_number, unit="row")
-        if current is None or current.external_id != external_id:
-            current = ParsedContext(external_id=external_id, line=row_number)
-            _check_new_id(current, seen, unit="row")
-            contexts.append(current)
-            meta_owner = "context"
-        else:
+    broken = set()  # contexts with a refused row: "needs a 'context' row" would only repeat that
+    rows = iter_csv(lines, errors, required=("context_id", "kind", "text"), optional=CSV_COLUMNS)
+    for row_number, row in rows:
+        try:
+            external_id = _context_id(row["context_id"].strip(), row_number, unit="row")
             meta_owner = None
-        _add_csv_row(current, row, row_number, meta_owner)
-    for context in contexts:
+            if current is None or current.external_id != external_id:
+                current = ParsedContext(external_id=external_id, line=row_number)
+                _check_new_id(current, seen, unit="row")
+                contexts.append(current)
+                meta_owner = "context"
+            _add_csv_row(current, row, row_number, meta_owner)
+        except DataImportError as error:
+            errors.add(error)
+            if current is not None:
+                broken.add(id(current))
+    for context in list(contexts):
         if not context.turns:
-            raise DataImportError("a context needs at least one 'context' row", line=context.line, unit="row")
-    return contexts
+            contexts.remove(context)
+            if id(context) not in broken:
+                errors.add(DataImportError("a context needs at least one 'context' row", line=context.line, unit="row"))
 
 
 def _add_csv_row(context, row, row_number, meta_owner):
@@ -170,7 +200,7 @@ def _add_csv_row(context, row, row_number, meta_owner):
         _add_response(context, ParsedResponse(system, row["text"], meta), row_number, "system", unit="row")
     else:
         raise DataImportError(
-            f"unknown kind {kind!r}; use one of: {', '.join(CSV_KINDS)}", line=row_number, field="kind", unit="row"
+            f"unknown kind {shown(kind)}; use one of: {', '.join(CSV_KINDS)}", line=row_number, field="kind", unit="row"
         )
     if kind != "response" and system:
         raise DataImportError(f"only response rows name a system, not {kind} rows", line=row_number, unit="row")
@@ -180,9 +210,9 @@ def _csv_meta(raw, row_number):
     if not raw.strip():
         return {}
     try:
-        meta = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise DataImportError(f"broken JSON: {exc.msg}", line=row_number, field="meta", unit="row") from None
+        meta = loads_json(raw)
+    except ValueError as exc:
+        raise DataImportError(str(exc), line=row_number, field="meta", unit="row") from None
     if not isinstance(meta, dict):
         raise DataImportError("must be a JSON object", line=row_number, field="meta", unit="row")
     _require_json(meta, row_number, "meta", unit="row")
@@ -194,7 +224,7 @@ def _csv_meta(raw, row_number):
 
 def _context_id(value, line, unit="line"):
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise DataImportError("must be a string", line=line, field="context_id", unit=unit)
+        raise DataImportError(f"must be a string, not {describe(value)}", line=line, field="context_id", unit=unit)
     value = str(value)
     _require_str(value, line, "context_id", unit)
     if not value.strip():
@@ -215,7 +245,7 @@ def _system_name(value, line, where, unit="line"):
 
 def _require_str(value, line, where, unit="line"):
     if not isinstance(value, str):
-        raise DataImportError(f"must be a string, not {type(value).__name__}", line=line, field=where, unit=unit)
+        raise DataImportError(f"must be a string, not {describe(value)}", line=line, field=where, unit=unit)
     problem = unstorable(value)
     if problem:
         raise DataImportError(problem, line=line, field=where, unit=unit)

@@ -11,8 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from annotation.importing.errors import DataImportError
-from annotation.importing.text import iter_csv, iter_jsonl, unstorable
+from annotation.importing.errors import DataImportError, ErrorCollector
+from annotation.importing.text import as_lines, describe, iter_csv, iter_jsonl, shown, unstorable
 
 DEFAULT_ASPECT = "overall"
 REQUIRED = ("context_id", "system", "worker", "score")
@@ -32,31 +32,49 @@ class ParsedRating:
     seconds: float | None = None
 
 
-def parse_ratings(text, fmt, *, scale_min=1, scale_max=5):
-    """Every judgement of the file, validated against the scale; raises DataImportError at the first problem."""
-    if fmt == "csv":
-        rows = iter_csv(text, required=REQUIRED, optional=OPTIONAL)
-        unit = "row"
-    else:
-        rows = iter_jsonl(text)
-        unit = "line"
+def parse_ratings(lines, fmt, *, scale_min=1, scale_max=5, errors=None):
+    """Every valid judgement of the file (`lines` from read_lines, or a str), checked against the scale.
+
+    A bad line goes to `errors` (an ErrorCollector) and the reading goes on; without a collector,
+    all problems are raised together at the end.
+    """
+    collector = ErrorCollector() if errors is None else errors
+    from_csv = fmt == "csv"
+    unit = "row" if from_csv else "line"
     ratings = []
-    seen = {}
-    for line, record in rows:
-        rating = _rating(record, line, unit, fmt == "csv", scale_min=scale_min, scale_max=scale_max)
-        key = (rating.worker, rating.context_id, rating.system, rating.aspect)
-        first = seen.setdefault(key, line)
-        if first != line:
-            raise DataImportError(
-                f"worker {rating.worker!r} already rated system {rating.system!r} on context "
-                f"{rating.context_id!r} for aspect {rating.aspect!r} ({unit} {first})",
-                line=line,
-                unit=unit,
-            )
-        ratings.append(rating)
-    if not ratings:
-        raise DataImportError("the file holds no ratings")
+    try:
+        if from_csv:
+            rows = iter_csv(as_lines(lines), collector, required=REQUIRED, optional=OPTIONAL)
+        else:
+            rows = iter_jsonl(as_lines(lines), collector)
+        seen = {}
+        for line, record in rows:
+            try:
+                rating = _rating(record, line, unit, from_csv, scale_min=scale_min, scale_max=scale_max)
+                _check_new_rating(rating, seen, unit)
+            except DataImportError as error:
+                collector.add(error)
+                continue
+            ratings.append(rating)
+    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
+        collector.add(fatal)
+    if not ratings and not collector:
+        collector.add(DataImportError("the file holds no ratings" if from_csv else "the file is empty"))
+    if errors is None:
+        collector.raise_if_any()
     return ratings
+
+
+def _check_new_rating(rating, seen, unit):
+    key = (rating.worker, rating.context_id, rating.system, rating.aspect)
+    first = seen.setdefault(key, rating.line)
+    if first != rating.line:
+        raise DataImportError(
+            f"worker {rating.worker!r} already rated system {rating.system!r} on context "
+            f"{rating.context_id!r} for aspect {rating.aspect!r} ({unit} {first})",
+            line=rating.line,
+            unit=unit,
+        )
 
 
 def _rating(record, line, unit, from_csv, *, scale_min, scale_max):
@@ -76,7 +94,7 @@ def _rating(record, line, unit, from_csv, *, scale_min, scale_max):
         if key == "context_id" and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str):
-            raise fail(f"must be a string, not {type(value).__name__}", key)
+            raise fail(f"must be a string, not {describe(value)}", key)
         value = value.strip() if from_csv else value
         if not value.strip():
             raise fail("must not be empty", key)
@@ -100,10 +118,12 @@ def _score(raw, from_csv, fail):
         try:
             return int(raw.strip())
         except ValueError:
-            raise fail(f"{raw!r} is not a whole number", "score") from None
+            raise fail(f"{shown(raw)} is not a whole number", "score") from None
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        raise fail(f"must be a whole number, not {type(raw).__name__}", "score")
+        raise fail(f"must be a whole number, not {describe(raw)}", "score")
     if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise fail(f"must be a whole number, not {describe(raw)}", "score")
         if not raw.is_integer():
             raise fail(f"{raw} is not a whole number", "score")
         raw = int(raw)
@@ -118,5 +138,5 @@ def _seconds(raw, from_csv, fail):
     except (TypeError, ValueError):
         value = None
     if value is None or not math.isfinite(value) or value < 0:
-        raise fail(f"{raw!r} is not a number of seconds", "seconds")
+        raise fail(f"{shown(raw)} is not a number of seconds", "seconds")
     return value

@@ -1,9 +1,10 @@
 """Import datasets and ratings: all rows or none.
 
-The file is parsed and checked completely (annotation.importing, then against the
-database) before the first write, and the writes run in one transaction, so a bad file
-leaves the database as it was. Rows go in as multi-row INSERTs (services/bulk.py): 50,000 responses and 200,000
-ratings import in seconds.
+The file is read line by line, parsed and checked completely (annotation.importing, then
+against the database) before the first write, and the writes run in one transaction, so a bad
+file leaves the database as it was. Every problem found is reported, not only the first
+(up to MAX_REPORTED of them, then a count). Rows go in as multi-row INSERTs
+(services/bulk.py): 50,000 responses and 200,000 ratings import in seconds.
 """
 
 from django.db import DatabaseError, connection, transaction
@@ -12,11 +13,11 @@ from django.utils import timezone
 from annotation.importing import (
     DEFAULT_ASPECT,
     DataImportError,
-    decode,
+    ErrorCollector,
     detect_format,
     parse_dataset,
     parse_ratings,
-    read_bytes,
+    read_lines,
 )
 from annotation.models import Annotator, Aspect, Context, Dataset, Rating, Reference, Response, Survey, System
 from annotation.quality.services import quality_mark_dirty
@@ -27,15 +28,20 @@ NAME_LENGTH = 200  # Dataset.name and Survey.name
 IMPORTED_PROVIDER = "imported"
 
 
-def dataset_import(*, file, name, owner=None, fmt=None, description=""):
-    """Create dataset `name` from a JSONL or CSV file (a path, bytes or file object). Returns the Dataset."""
+def dataset_import(*, file, name, owner=None, fmt=None, description="", max_bytes=None):
+    """Create dataset `name` from a JSONL or CSV file (a path, bytes or file object). Returns the Dataset.
+
+    `max_bytes` (the web's upload limit) refuses a longer file as soon as the reading passes it.
+    """
     name = (name or "").strip()
     if not name:
         raise DataImportError("the dataset needs a name")
     if len(name) > NAME_LENGTH:
         raise DataImportError(f"the dataset name is longer than {NAME_LENGTH} characters")
     fmt = detect_format(fmt, file)
-    contexts = parse_dataset(decode(read_bytes(file)), fmt)
+    errors = ErrorCollector()
+    contexts = parse_dataset(read_lines(file, max_bytes=max_bytes), fmt, errors)
+    errors.raise_if_any()
     if Dataset.objects.filter(name=name).exists():
         raise DataImportError(f"a dataset named {name!r} already exists; choose another name")
     try:
@@ -80,7 +86,7 @@ def _write_dataset(contexts, *, name, owner, description, fmt):
     return dataset
 
 
-def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, scale_min=1, scale_max=5):
+def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, scale_min=1, scale_max=5, max_bytes=None):
     """Add the judgements in a file to `dataset` as a closed survey of provider "imported". Returns the Survey."""
     if scale_min >= scale_max:
         raise DataImportError(f"the scale {scale_min}-{scale_max} is empty; the minimum must be below the maximum")
@@ -91,8 +97,11 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
         raise DataImportError(f"a survey named {survey_name!r} already exists; choose another name")
     fmt = detect_format(fmt, file)
     unit = "row" if fmt == "csv" else "line"
-    ratings = parse_ratings(decode(read_bytes(file)), fmt, scale_min=scale_min, scale_max=scale_max)
-    response_pks = _match_responses(ratings, dataset, unit)
+    errors = ErrorCollector()
+    lines = read_lines(file, max_bytes=max_bytes)
+    ratings = parse_ratings(lines, fmt, scale_min=scale_min, scale_max=scale_max, errors=errors)
+    response_pks = _match_responses(ratings, dataset, unit, errors)
+    errors.raise_if_any()
     try:
         with transaction.atomic():
             survey = _write_ratings(
@@ -119,8 +128,8 @@ def _free_survey_name(base):
     return name
 
 
-def _match_responses(ratings, dataset, unit):
-    """`{(context_id, system): response pk}` for every rating; unknown contexts or systems are errors."""
+def _match_responses(ratings, dataset, unit, errors):
+    """`{(context_id, system): response pk}`; a rating of an unknown context or system goes to `errors`."""
     pairs = {
         (context_id, system): pk
         for pk, context_id, system in Response.objects.filter(context__dataset=dataset).values_list(
@@ -138,7 +147,7 @@ def _match_responses(ratings, dataset, unit):
             message, field = f"unknown system {rating.system!r} in dataset {dataset.name!r}", "system"
         else:
             message, field = f"system {rating.system!r} has no response to context {rating.context_id!r}", "system"
-        raise DataImportError(message, line=rating.line, field=field, unit=unit)
+        errors.add(DataImportError(message, line=rating.line, field=field, unit=unit))
     return pairs
 
 

@@ -10,16 +10,18 @@ from django.db.models.functions import Cast
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import escape
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors
-from annotation.exporting import dataset_export, ratings_export
+from annotation.exporting import dataset_export, download_filename, ratings_export
 from annotation.extensions import response_extras
 from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError
 from annotation.models import Response
 from annotation.score_display import score_display
 from annotation.services import dataset_import, ratings_import
+from annotation.uploads import upload_max_bytes
 
 CONTEXTS_PER_PAGE = 20
 
@@ -88,9 +90,11 @@ def dataset_upload(request):
                 owner=request.user,
                 fmt=form.cleaned_data["format"] or None,
                 description=form.cleaned_data["description"],
+                max_bytes=upload_max_bytes(),
             )
         except DataImportError as exc:
-            form.add_error("file", f"{exc}. Nothing was imported.")
+            # One list item per line of the command's message: every problem found, up to a cap.
+            form.add_error("file", exc.report_lines())
         else:
             messages.success(request, f"Imported dataset {dataset.name}.")
             return redirect("annotation:dataset_detail", pk=dataset.pk)
@@ -116,9 +120,10 @@ def ratings_upload(request, pk):
                 fmt=form.cleaned_data["format"] or None,
                 scale_min=form.cleaned_data["scale_min"],
                 scale_max=form.cleaned_data["scale_max"],
+                max_bytes=upload_max_bytes(),
             )
         except DataImportError as exc:
-            form.add_error("file", f"{exc}. Nothing was imported.")
+            form.add_error("file", exc.report_lines())
         else:
             messages.success(request, f"Imported {survey.ratings.count()} ratings as survey {survey.name}.")
             return redirect("annotation:dataset_detail", pk=dataset.pk)
@@ -136,5 +141,6 @@ def dataset_download(request, pk, what, fmt):
         dataset_export(dataset=dataset, stream=stream, fmt=fmt)
     content_type = "text/csv" if fmt == "csv" else "application/jsonl"
     response = HttpResponse(stream.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{dataset.pk}-{what}.{fmt}"'
+    filename = download_filename(dataset.name, f"{what}.{fmt}")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response

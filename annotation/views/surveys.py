@@ -4,10 +4,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
-from annotation.exporting import ratings_export
+from annotation.exporting import download_filename, ratings_export
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, Survey, WrittenResponse
 from annotation.task_display import task_context
@@ -226,5 +227,6 @@ def survey_export(request, pk):
     survey = _survey(request, pk)
     response = HttpResponse(content_type="application/x-ndjson")
     ratings_export(dataset=survey.dataset, survey=survey, stream=response)
-    response["Content-Disposition"] = f'attachment; filename="ratings-{survey.pk}.jsonl"'
+    filename = download_filename(survey.name, "ratings.jsonl")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response

@@ -1,13 +1,16 @@
 import io
 import json
+from email.message import Message
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from annotation import extensions
 from annotation.models import Dataset, Response, Survey
 from tests import shared_loaders
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS, write_jsonl
+from tests.factories import load_dataset_records, load_rating_records
 
 
 def run(*args):
@@ -142,3 +145,44 @@ def test_round_trip_keeps_unusual_characters(tmp_path, db):
         run("export_dataset", "--dataset", "odd", "--format", fmt, "--output", str(out))
         run("import_dataset", str(out), "--name", f"odd-{fmt}")
         assert run("export_dataset", "--dataset", f"odd-{fmt}") == exported
+
+
+# --- download file names (Content-Disposition) -----------------------------------------
+
+HOSTILE_NAMES = [
+    "study\"; filename*=utf-8''evil.exe; x=\"1",
+    "line\r\nSet-Cookie: stolen=1",
+    "back\\slash/and/slashes",
+    "Zoë's study",
+]
+
+
+def download_header(client, url):
+    response = client.get(url)
+    assert response.status_code == 200
+    header = response["Content-Disposition"]
+    assert "\r" not in header and "\n" not in header
+    return header
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_downloads_are_named_after_the_dataset_with_one_filename_parameter(client, researcher, name):
+    dataset = load_dataset_records(records=SMALL_DATASET, name=name, owner=researcher)
+    survey = load_rating_records(
+        records=SMALL_RATINGS, dataset=dataset, survey_name=name + " ratings", owner=researcher
+    )
+    client.force_login(researcher)
+    urls = {
+        f"{name}-dataset.csv": reverse("annotation:dataset_download", args=[dataset.pk, "dataset", "csv"]),
+        f"{name}-ratings.jsonl": reverse("annotation:dataset_download", args=[dataset.pk, "ratings", "jsonl"]),
+        f"{name} ratings-ratings.jsonl": reverse("annotation:survey_export", args=[survey.pk]),
+    }
+    for expected, url in urls.items():
+        parsed = Message()
+        parsed["Content-Disposition"] = download_header(client, url)
+        params = parsed.get_params(header="Content-Disposition")
+        assert [key for key, _ in params] == ["attachment", params[1][0]]
+        assert params[1][0] in ("filename", "filename*")
+        # What a browser would save: the name, with path separators and control characters as "_".
+        shown = parsed.get_filename()
+        assert shown == expected.replace("\r\n", "_").replace("/", "_").replace("\\", "_")

@@ -27,7 +27,9 @@ class Command(BaseCommand):
                 description=options["description"],
             )
         except DataImportError as exc:
-            raise CommandError(f"{options['file']}: {exc}. Nothing was imported.") from None
+            # The same lines as the upload forms show: every problem (up to a cap), then nothing written.
+            first, *rest = exc.report_lines()
+            raise CommandError("\n".join([f"{options['file']}: {first}", *rest])) from None
         self.stdout.write(
             f"Imported dataset {dataset.name!r}: {dataset.contexts.count()} contexts, "
             f"{dataset.systems.count()} systems, {Response.objects.filter(context__dataset=dataset).count()} responses."

@@ -30,7 +30,9 @@ class Command(BaseCommand):
                 scale_max=options["scale_max"],
             )
         except DataImportError as exc:
-            raise CommandError(f"{options['file']}: {exc}. Nothing was imported.") from None
+            # The same lines as the upload forms show: every problem (up to a cap), then nothing written.
+            first, *rest = exc.report_lines()
+            raise CommandError("\n".join([f"{options['file']}: {first}", *rest])) from None
         n_annotators = survey.ratings.values("annotator").distinct().count()
         self.stdout.write(
             f"Imported {survey.ratings.count()} ratings by {n_annotators} annotators as survey {survey.name!r}."
