@@ -17,6 +17,8 @@ class Dataset(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [models.CheckConstraint(condition=~Q(name=""), name="dataset_name_not_empty")]
+        # Staff read every study; only the owner, a superuser or a holder of this may change one.
+        permissions = [("manage_any_study", "Can change any researcher's datasets and surveys")]
 
     def __str__(self):
         return self.name

@@ -91,8 +91,9 @@ def mturk_task(request, token):
 
 
 # --- researcher pages ----------------------------------------------------------------
-def _own_survey(request, pk):
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk, provider=Survey.Provider.MTURK)
+def _own_survey(request, pk, *, change=False):
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk, provider=Survey.Provider.MTURK)
 
 
 @login_required
@@ -136,7 +137,7 @@ def mturk_survey(request, pk):
 @require_POST
 def mturk_action(request, pk):
     """One POST endpoint for the page's buttons; each action calls one service."""
-    survey = _own_survey(request, pk)
+    survey = _own_survey(request, pk, change=True)
     action = request.POST.get("action", "")
     post = request.POST
     try:

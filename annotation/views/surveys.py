@@ -13,9 +13,11 @@ from annotation.models import Annotator, Assignment, Survey, WrittenResponse
 from annotation.task_display import task_context
 
 
-def _survey(request, pk):
-    # Others' surveys are a 404, not a 403: their existence is not revealed either.
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk)
+def _survey(request, pk, *, change=False):
+    # Others' surveys are a 404, not a 403: their existence is not revealed either; a survey one
+    # may read but not change (staff) is a 404 to every write, too.
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk)
 
 
 def _link(request, survey):
@@ -30,7 +32,7 @@ def survey_list(request):
 
 @login_required
 def survey_new(request):
-    datasets = selectors.datasets_visible_to(user=request.user)
+    datasets = selectors.datasets_changeable_by(user=request.user)
     form = SurveyForm(request.POST or None, datasets=datasets, initial={"dataset": request.GET.get("dataset")})
     estimate = None
     if request.method == "POST" and form.is_valid():
@@ -91,7 +93,7 @@ ACTIONS = {"launch": services.survey_launch, "pause": services.survey_pause, "cl
 @login_required
 @require_POST
 def survey_action(request, pk, action):
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=True)
     if action not in ACTIONS:
         return redirect("annotation:survey_detail", pk=pk)
     try:
@@ -129,7 +131,7 @@ def survey_annotator(request, pk, annotator_pk):
 @require_POST
 def survey_review(request, pk, annotator_pk):
     """approve/reject one assignment, or exclude/include the annotator; the reason goes to the audit trail."""
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=True)
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
@@ -154,7 +156,7 @@ def survey_review(request, pk, annotator_pk):
 
 @login_required
 def survey_written(request, pk):
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=request.method == "POST")
     if request.method == "POST":
         written = get_object_or_404(WrittenResponse, pk=request.POST.get("written"), assignment__hit__survey=survey)
         try:
