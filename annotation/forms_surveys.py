@@ -3,6 +3,7 @@
 from django import forms
 
 from annotation.models import Survey, System
+from annotation.services.surveys import aspect_key_problem
 
 
 class SurveyForm(forms.Form):
@@ -73,6 +74,8 @@ class SurveyForm(forms.Form):
         data["system_names"] = names
         data["gold"] = self._gold(data.get("gold_checks") or "")
         data["aspect_keys"] = [a.strip() for a in (data.get("aspects") or "").split(",") if a.strip()]
+        for problem in filter(None, map(aspect_key_problem, data["aspect_keys"])):
+            self.add_error("aspects", problem)
         if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
             self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
         return data

@@ -1,6 +1,7 @@
 """Creating a survey and moving it through its life: draft → live ⇄ paused → closed."""
 
 import math
+import re
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -41,10 +42,32 @@ class SurveyError(Exception):
     """A survey operation was refused; the message is safe to show a researcher."""
 
 
+# An aspect's key names the page's form fields (`score-<item>-<key>`), which the submit parser reads
+# with [\w-]; ASCII keeps it also a valid slug, and the column holds 50 characters.
+ASPECT_KEY_MAX = Aspect._meta.get_field("key").max_length
+_ASPECT_KEY = re.compile(rf"^[-a-zA-Z0-9_]{{1,{ASPECT_KEY_MAX}}}$")
+ASPECT_KEY_RULE = (
+    f"an aspect name may hold only the letters a-z and A-Z, digits, '-' and '_' (no spaces), "
+    f"at most {ASPECT_KEY_MAX} characters, e.g. topicality or topic-relevance"
+)
+
+
+def aspect_key_problem(key):
+    """Why `key` cannot name an aspect (a message naming it and the rule), or None when it can."""
+    if isinstance(key, str) and _ASPECT_KEY.match(key):
+        return None
+    shown = str(key)
+    shown = shown if len(shown) <= 60 else shown[:60] + "…"
+    return f"Aspect {shown!r} cannot be used: {ASPECT_KEY_RULE}."
+
+
 def _aspect_spec(spec, position):
     if isinstance(spec, str):
         spec = {"key": spec}
-    key = spec["key"].strip().lower().replace(" ", "-")
+    key = spec["key"].strip()
+    problem = aspect_key_problem(key)
+    if problem:
+        raise SurveyError(problem)
     question = spec.get("question") or f"How would you rate the {key.replace('-', ' ')} of this response?"
     return Aspect(
         key=key,
