@@ -52,14 +52,16 @@ class SurveyForm(forms.Form):
         "write_system_name",
     )
 
-    def __init__(self, *args, datasets, **kwargs):
+    def __init__(self, *args, datasets, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
+        self.owner = owner
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        if Survey.objects.filter(name=name).exists():
-            raise forms.ValidationError("A survey with this name already exists.")
+        # Unique per owner: another researcher's survey of this name is none of this user's business.
+        if Survey.objects.filter(name=name, owner=self.owner).exists():
+            raise forms.ValidationError("You already have a survey with this name.")
         return name
 
     def clean(self):

@@ -36,7 +36,7 @@ def dataset_import(*, file, name, owner=None, fmt=None, description=""):
         raise DataImportError(f"the dataset name is longer than {NAME_LENGTH} characters")
     fmt = detect_format(fmt, file)
     contexts = parse_dataset(decode(read_bytes(file)), fmt)
-    if Dataset.objects.filter(name=name).exists():
+    if Dataset.objects.filter(name=name, owner=owner).exists():  # names are unique per owner
         raise DataImportError(f"a dataset named {name!r} already exists; choose another name")
     try:
         with transaction.atomic():
@@ -84,10 +84,13 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
     """Add the judgements in a file to `dataset` as a closed survey of provider "imported". Returns the Survey."""
     if scale_min >= scale_max:
         raise DataImportError(f"the scale {scale_min}-{scale_max} is empty; the minimum must be below the maximum")
-    survey_name = (survey_name or "").strip() or _free_survey_name(f"{dataset.name[: NAME_LENGTH - 20]}-imported")
+    owner = owner if owner is not None else dataset.owner
+    survey_name = (survey_name or "").strip() or _free_survey_name(
+        f"{dataset.name[: NAME_LENGTH - 20]}-imported", owner=owner
+    )
     if len(survey_name) > NAME_LENGTH:
         raise DataImportError(f"the survey name is longer than {NAME_LENGTH} characters")
-    if Survey.objects.filter(name=survey_name).exists():
+    if Survey.objects.filter(name=survey_name, owner=owner).exists():  # names are unique per owner
         raise DataImportError(f"a survey named {survey_name!r} already exists; choose another name")
     fmt = detect_format(fmt, file)
     unit = "row" if fmt == "csv" else "line"
@@ -100,7 +103,7 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
                 response_pks,
                 dataset=dataset,
                 survey_name=survey_name,
-                owner=owner if owner is not None else dataset.owner,
+                owner=owner,
                 scale=(scale_min, scale_max),
             )
     except DatabaseError as exc:
@@ -110,8 +113,8 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
     return survey
 
 
-def _free_survey_name(base):
-    taken = set(Survey.objects.filter(name__startswith=base).values_list("name", flat=True))
+def _free_survey_name(base, *, owner):
+    taken = set(Survey.objects.filter(name__startswith=base, owner=owner).values_list("name", flat=True))
     name, n = base, 1
     while name in taken:
         n += 1

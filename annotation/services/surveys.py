@@ -103,7 +103,7 @@ def survey_create(
     unknown = sorted(set(settings) - set(SURVEY_SETTINGS))
     if unknown:
         raise SurveyError(f"Unknown survey setting(s): {', '.join(unknown)}.")
-    if Survey.objects.filter(name=name).exists():
+    if Survey.objects.filter(name=name, owner=owner).exists():  # unique per owner: others' names stay unknown
         raise SurveyError(f"A survey named {name!r} already exists.")
     survey = Survey(dataset=dataset, name=name, owner=owner, **settings)
     try:

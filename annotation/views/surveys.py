@@ -33,7 +33,9 @@ def survey_list(request):
 @login_required
 def survey_new(request):
     datasets = selectors.datasets_changeable_by(user=request.user)
-    form = SurveyForm(request.POST or None, datasets=datasets, initial={"dataset": request.GET.get("dataset")})
+    form = SurveyForm(
+        request.POST or None, datasets=datasets, owner=request.user, initial={"dataset": request.GET.get("dataset")}
+    )
     estimate = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
