@@ -23,15 +23,16 @@ from annotation.task_display import task_context
 
 logger = logging.getLogger(__name__)
 
-# Only MTurk's own sites may frame the task page; every other page keeps X-Frame-Options DENY.
-FRAME_ANCESTORS = "frame-ancestors https://www.mturk.com https://worker.mturk.com https://workersandbox.mturk.com"
+# Only MTurk's own sites may frame the task page, and its form may post the finished assignment to
+# them; every other page keeps X-Frame-Options DENY and the site-wide CSP (config/settings.py).
+MTURK_SITES = ["https://www.mturk.com", "https://worker.mturk.com", "https://workersandbox.mturk.com"]
 
 
 TASK_TEMPLATE = "annotation/mturk/task.html"
 
 
 def _frameable(response):
-    response["Content-Security-Policy"] = FRAME_ANCESTORS
+    response._csp_replace = {"frame-ancestors": MTURK_SITES, "form-action": ["'self'", *MTURK_SITES]}
     return response
 
 
