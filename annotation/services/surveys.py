@@ -4,7 +4,7 @@ import math
 import re
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.crowd import get_provider
@@ -112,7 +112,10 @@ def survey_create(
         raise SurveyError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
     if survey.task_type == Survey.TaskType.WRITE and not survey.write_system_name:
         raise SurveyError("A write task needs the name of the system that accepted responses join.")
-    survey.save()
+    try:
+        survey.save()
+    except IntegrityError:  # the same owner made a survey of this name at the same moment
+        raise SurveyError(f"A survey named {name!r} already exists.") from None
 
     if systems:
         chosen = [s for s in systems if isinstance(s, System)]
