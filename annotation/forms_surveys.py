@@ -3,6 +3,7 @@
 from django import forms
 
 from annotation.models import Survey, System
+from annotation.services.surveys import aspect_key_problem
 
 
 class SystemChoiceField(forms.MultipleChoiceField):
@@ -75,9 +76,10 @@ class SurveyForm(forms.Form):
         "write_system_name",
     )
 
-    def __init__(self, *args, datasets, **kwargs):
+    def __init__(self, *args, datasets, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
+        self.owner = owner
         self._systems_as_checkboxes(datasets)
 
     def _systems_as_checkboxes(self, datasets):
@@ -106,8 +108,9 @@ class SurveyForm(forms.Form):
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
-        if Survey.objects.filter(name=name).exists():
-            raise forms.ValidationError("A survey with this name already exists.")
+        # Unique per owner: another researcher's survey of this name is none of this user's business.
+        if Survey.objects.filter(name=name, owner=self.owner).exists():
+            raise forms.ValidationError("You already have a survey with this name.")
         return name
 
     def clean(self):
@@ -122,6 +125,8 @@ class SurveyForm(forms.Form):
         data["system_names"] = names
         data["gold"] = self._gold(data.get("gold_checks") or "")
         data["aspect_keys"] = [a.strip() for a in (data.get("aspects") or "").split(",") if a.strip()]
+        for problem in filter(None, map(aspect_key_problem, data["aspect_keys"])):
+            self.add_error("aspects", problem)
         if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
             self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
         return data

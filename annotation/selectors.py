@@ -7,20 +7,54 @@ from django.db.models.functions import Coalesce
 from annotation.models import Assignment, Dataset, Survey, System
 from annotation.quality.selectors import accepted_ratings
 
+# Reading every study stays a staff right (admins read reports); changing one needs ownership, a
+# superuser, or this explicit permission. `is_staff` alone never grants a write.
+MANAGE_ANY_STUDY = "annotation.manage_any_study"
+
+
+def may_change_any_study(user):
+    """Whether the user may change every researcher's datasets and surveys (not only their own)."""
+    return user.is_active and (user.is_superuser or user.has_perm(MANAGE_ANY_STUDY))
+
+
+def _may_read_any_study(user):
+    return (user.is_active and user.is_staff) or may_change_any_study(user)
+
 
 def datasets_visible_to(*, user):
-    """Datasets a user may see: their own; staff see all (the admin reads every study)."""
+    """Datasets a user may read: their own; staff (and those who may change any) read all."""
     queryset = Dataset.objects.annotate(n_contexts=Count("contexts", distinct=True))
-    if user.is_staff:
+    if _may_read_any_study(user):
         return queryset
     return queryset.filter(owner=user)
+
+
+def datasets_changeable_by(*, user):
+    """Datasets a user may change (upload into, survey, score, train on): their own, or all with the right."""
+    if may_change_any_study(user):
+        return Dataset.objects.all()
+    return Dataset.objects.filter(owner=user)
 
 
 def surveys_visible_to(*, user):
+    """Surveys a user may read: their own; staff (and those who may change any) read all."""
     queryset = Survey.objects.select_related("dataset")
-    if user.is_staff:
+    if _may_read_any_study(user):
         return queryset
     return queryset.filter(owner=user)
+
+
+def surveys_changeable_by(*, user):
+    """Surveys a user may change (launch, close, review, override, MTurk actions): their own, or all with the right."""
+    queryset = Survey.objects.select_related("dataset")
+    if may_change_any_study(user):
+        return queryset
+    return queryset.filter(owner=user)
+
+
+def may_change_study(*, user, study):
+    """Whether the user may change this dataset or survey (the check for one object already read)."""
+    return study.owner_id == user.pk or may_change_any_study(user)
 
 
 def human_scores(*, dataset, surveys=None, aspect="overall", apply_exclusions=True):

@@ -5,9 +5,11 @@ switched on by URL (`DATABASE_URL`, `CELERY_BROKER_URL`). `DJANGO_DEBUG=0` is pr
 `SECRET_KEY` must then be set and `manage.py check --deploy` passes.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_str, env_url
@@ -36,17 +38,24 @@ INSTALLED_APPS = [
     "annotation",
     "scoring",
     "analysis",
+    "axes",
+    "csp",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below WhiteNoise, so static files (served above) keep their long caching; every other response
+    # is private data or a page with a CSRF token: Cache-Control: private, no-store.
+    "config.middleware.no_store",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lockout into its page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -93,6 +102,37 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:dataset_list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one username from one
+# address lock that pair out for LOGIN_LOCKOUT_MINUTES, counted from the last failure before the lock
+# (failures during the lock do not extend it, so nobody can keep a researcher out for good). Each
+# failure and the lock are logged (logger "axes"); passwords are never stored or logged.
+AUTHENTICATION_BACKENDS = [
+    "config.login_throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 12, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "config.login_throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_ip"
+AXES_SENSITIVE_PARAMETERS = ["csrfmiddlewaretoken"]
+# How many proxies in front of the app append to X-Forwarded-For (0: the peer address is the client's).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# Password reset by e-mail (/accounts/password_reset/). The console backend prints the mail to the
+# server's log, enough for development; production sets EMAIL_BACKEND to SMTP and the EMAIL_* below.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "RateLab <ratelab@localhost>")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600, minimum=60)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -144,6 +184,25 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
 
+# Content-Security-Policy on every response (django-csp). Pages load scripts, styles, images and
+# fonts from this site only; no inline script or style="" anywhere (one static JS file per page).
+# The MTurk task page replaces frame-ancestors (MTurk frames it) and form-action (it posts the
+# finished assignment to MTurk's site): annotation/views/mturk.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 # The app's public HTTPS address; MTurk's ExternalQuestion points here.
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL").rstrip("/")
 
@@ -176,7 +235,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"botocore": {"level": "WARNING"}, "boto3": {"level": "WARNING"}},
+    "loggers": {
+        "botocore": {"level": "WARNING"},
+        "boto3": {"level": "WARNING"},
+        "axes.apps": {"level": "WARNING"},  # its start-up banner on every command; failures still log
+    },
 }
 
 # --- Analysis (correlation reports) -------------------------------------------------

@@ -1,6 +1,6 @@
 from django import forms
 
-from annotation.selectors import datasets_visible_to
+from annotation.selectors import datasets_changeable_by
 from scoring.adem.experiments import KINDS
 from scoring.models import AdemModel
 from scoring.models.adem import model_name_validator
@@ -14,7 +14,7 @@ class _DatasetForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["dataset"].queryset = datasets_visible_to(user=user)
+        self.fields["dataset"].queryset = datasets_changeable_by(user=user)
 
 
 class TrainForm(_DatasetForm):

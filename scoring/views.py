@@ -1,18 +1,17 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 import scoring.metrics as engine
-from annotation.selectors import datasets_visible_to
+from annotation.selectors import datasets_visible_to, may_change_study
 from scoring import selectors, services
 from scoring.models import MetricRun
 
 
 def _may_compute(user, dataset):
-    return dataset.owner_id == user.id or user.is_staff
+    return may_change_study(user=user, study=dataset)
 
 
 @login_required
@@ -21,7 +20,7 @@ def dataset_metrics(request, dataset_id):
     dataset = get_object_or_404(datasets_visible_to(user=request.user), pk=dataset_id)
     if request.method == "POST":
         if not _may_compute(request.user, dataset):
-            raise PermissionDenied
+            raise Http404("No such dataset.")  # as for every write on a study one may only read
         names = request.POST.getlist("metric")
         try:
             run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user)

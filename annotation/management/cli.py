@@ -6,7 +6,20 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
-from annotation.models import Dataset
+from annotation.models import Dataset, Survey
+
+# Dataset and survey names are unique per owner, not site-wide. A command names one by its name,
+# with --owner USERNAME when several researchers use that name, or --owner - for one with no owner
+# (legacy rows, or rows whose owner's account was deleted).
+NO_OWNER = "-"
+OWNER_HELP = (
+    "Username of the owner, needed when several researchers have one of that name "
+    f"('{NO_OWNER}' for one with no owner)."
+)
+
+
+def add_owner_argument(parser, help=OWNER_HELP):
+    parser.add_argument("--owner", default="", help=help)
 
 
 def user_or_error(username):
@@ -18,11 +31,45 @@ def user_or_error(username):
         raise CommandError(f"no user named {username!r}") from None
 
 
-def dataset_or_error(name):
-    try:
-        return Dataset.objects.get(name=name)
-    except Dataset.DoesNotExist:
-        raise CommandError(f"no dataset named {name!r}") from None
+def one_named(queryset, name, *, owner="", noun):
+    """The one row of `queryset` called `name`, of `owner` when given; a clear error when none or several.
+
+    Commands run with the server's rights, so an ambiguous name lists its owners: the operator
+    picks one with --owner.
+    """
+    rows = queryset.filter(name=name)
+    if owner == NO_OWNER:
+        rows = rows.filter(owner__isnull=True)
+    elif owner:
+        rows = rows.filter(owner=user_or_error(owner))
+    found = list(rows.select_related("owner")[:20])
+    whose = "" if not owner else " with no owner" if owner == NO_OWNER else f" owned by {owner!r}"
+    if not found:
+        raise CommandError(f"no {noun} named {name!r}{whose}")
+    if len(found) > 1:
+        owners = ", ".join(
+            sorted(row.owner.username if row.owner else f"(no owner: --owner {NO_OWNER})" for row in found)
+        )
+        raise CommandError(
+            f"the {noun} name {name!r} is ambiguous: {len(found)} {noun}s{whose} have it (owners: {owners}); "
+            f"say whose with --owner USERNAME"
+        )
+    return found[0]
+
+
+def dataset_or_error(name, owner=""):
+    return one_named(Dataset.objects.all(), name, owner=owner, noun="dataset")
+
+
+def survey_or_error(name, owner="", *, surveys=None):
+    """A survey by name (or, when `name` is a number no survey is called, by id)."""
+    surveys = Survey.objects.all() if surveys is None else surveys
+    if name.isdigit() and not surveys.filter(name=name).exists():
+        survey = surveys.filter(pk=int(name)).first()
+        if survey is None:
+            raise CommandError(f"no survey named or numbered {name}")
+        return survey
+    return one_named(surveys, name, owner=owner, noun="survey")
 
 
 def quiet_broken_pipe():

@@ -6,7 +6,9 @@ from django.db.models import Q
 class Dataset(models.Model):
     """A set of dialogue contexts with references and candidate responses."""
 
-    name = models.CharField(max_length=200, unique=True)
+    # Unique per owner (constraint below), not site-wide: "a dataset named 'demo' already exists"
+    # must not tell one researcher what another has.
+    name = models.CharField(max_length=200)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="datasets"
     )
@@ -16,7 +18,14 @@ class Dataset(models.Model):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.CheckConstraint(condition=~Q(name=""), name="dataset_name_not_empty")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="dataset_name_not_empty"),
+            # Rows without an owner (legacy, or their owner's account deleted) are not covered: NULLs
+            # are distinct, so deleting an account never fails; creating one checks it (services).
+            models.UniqueConstraint(fields=["owner", "name"], name="dataset_unique_name_per_owner"),
+        ]
+        # Staff read every study; only the owner, a superuser or a holder of this may change one.
+        permissions = [("manage_any_study", "Can change any researcher's datasets and surveys")]
 
     def __str__(self):
         return self.name

@@ -43,7 +43,7 @@ class Survey(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="surveys"
     )
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)  # unique per owner (constraint below), like a dataset's
     token = models.CharField(max_length=64, unique=True, default=new_survey_token, editable=False)
     task_type = models.CharField(max_length=10, choices=TaskType.choices, default=TaskType.RATE)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -91,6 +91,7 @@ class Survey(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="survey_name_not_empty"),
+            models.UniqueConstraint(fields=["owner", "name"], name="survey_unique_name_per_owner"),
             models.CheckConstraint(condition=Q(contexts_per_hit__gte=1), name="survey_contexts_per_hit_positive"),
             models.CheckConstraint(condition=Q(assignments_per_hit__gte=1), name="survey_assignments_positive"),
         ]

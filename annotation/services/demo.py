@@ -32,7 +32,7 @@ def demo_load(*, seed=0, n_contexts=60):
     if not user.check_password(password):
         user.set_password(password)
         user.save(update_fields=["password"])
-    dataset = Dataset.objects.filter(name=DEMO_DATASET).first()
+    dataset = Dataset.objects.filter(name=DEMO_DATASET, owner=user).first()  # names are unique per owner
     if dataset is not None:
         return dataset, user, password, False
     records = demo_records(seed=seed, n_contexts=n_contexts)

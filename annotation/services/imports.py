@@ -42,7 +42,7 @@ def dataset_import(*, file, name, owner=None, fmt=None, description="", max_byte
     errors = ErrorCollector()
     contexts = parse_dataset(read_lines(file, max_bytes=max_bytes), fmt, errors)
     errors.raise_if_any()
-    if Dataset.objects.filter(name=name).exists():
+    if Dataset.objects.filter(name=name, owner=owner).exists():  # names are unique per owner
         raise DataImportError(f"a dataset named {name!r} already exists; choose another name")
     try:
         with transaction.atomic():
@@ -90,10 +90,13 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
     """Add the judgements in a file to `dataset` as a closed survey of provider "imported". Returns the Survey."""
     if scale_min >= scale_max:
         raise DataImportError(f"the scale {scale_min}-{scale_max} is empty; the minimum must be below the maximum")
-    survey_name = (survey_name or "").strip() or _free_survey_name(f"{dataset.name[: NAME_LENGTH - 20]}-imported")
+    owner = owner if owner is not None else dataset.owner
+    survey_name = (survey_name or "").strip() or _free_survey_name(
+        f"{dataset.name[: NAME_LENGTH - 20]}-imported", owner=owner
+    )
     if len(survey_name) > NAME_LENGTH:
         raise DataImportError(f"the survey name is longer than {NAME_LENGTH} characters")
-    if Survey.objects.filter(name=survey_name).exists():
+    if Survey.objects.filter(name=survey_name, owner=owner).exists():  # names are unique per owner
         raise DataImportError(f"a survey named {survey_name!r} already exists; choose another name")
     fmt = detect_format(fmt, file)
     unit = "row" if fmt == "csv" else "line"
@@ -109,7 +112,7 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
                 response_pks,
                 dataset=dataset,
                 survey_name=survey_name,
-                owner=owner if owner is not None else dataset.owner,
+                owner=owner,
                 scale=(scale_min, scale_max),
             )
     except DatabaseError as exc:
@@ -119,8 +122,8 @@ def ratings_import(*, file, dataset, survey_name=None, owner=None, fmt=None, sca
     return survey
 
 
-def _free_survey_name(base):
-    taken = set(Survey.objects.filter(name__startswith=base).values_list("name", flat=True))
+def _free_survey_name(base, *, owner):
+    taken = set(Survey.objects.filter(name__startswith=base, owner=owner).values_list("name", flat=True))
     name, n = base, 1
     while name in taken:
         n += 1

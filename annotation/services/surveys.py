@@ -1,9 +1,10 @@
 """Creating a survey and moving it through its life: draft → live ⇄ paused → closed."""
 
 import math
+import re
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.crowd import get_provider
@@ -42,10 +43,32 @@ class SurveyError(Exception):
     """A survey operation was refused; the message is safe to show a researcher."""
 
 
+# An aspect's key names the page's form fields (`score-<item>-<key>`), which the submit parser reads
+# with [\w-]; ASCII keeps it also a valid slug, and the column holds 50 characters.
+ASPECT_KEY_MAX = Aspect._meta.get_field("key").max_length
+_ASPECT_KEY = re.compile(rf"^[-a-zA-Z0-9_]{{1,{ASPECT_KEY_MAX}}}$")
+ASPECT_KEY_RULE = (
+    f"an aspect name may hold only the letters a-z and A-Z, digits, '-' and '_' (no spaces), "
+    f"at most {ASPECT_KEY_MAX} characters, e.g. topicality or topic-relevance"
+)
+
+
+def aspect_key_problem(key):
+    """Why `key` cannot name an aspect (a message naming it and the rule), or None when it can."""
+    if isinstance(key, str) and _ASPECT_KEY.match(key):
+        return None
+    shown = str(key)
+    shown = shown if len(shown) <= 60 else shown[:60] + "…"
+    return f"Aspect {shown!r} cannot be used: {ASPECT_KEY_RULE}."
+
+
 def _aspect_spec(spec, position):
     if isinstance(spec, str):
         spec = {"key": spec}
-    key = spec["key"].strip().lower().replace(" ", "-")
+    key = spec["key"].strip()
+    problem = aspect_key_problem(key)
+    if problem:
+        raise SurveyError(problem)
     question = spec.get("question") or f"How would you rate the {key.replace('-', ' ')} of this response?"
     return Aspect(
         key=key,
@@ -81,7 +104,7 @@ def survey_create(
     unknown = sorted(set(settings) - set(SURVEY_SETTINGS))
     if unknown:
         raise SurveyError(f"Unknown survey setting(s): {', '.join(unknown)}.")
-    if Survey.objects.filter(name=name).exists():
+    if Survey.objects.filter(name=name, owner=owner).exists():  # unique per owner: others' names stay unknown
         raise SurveyError(f"A survey named {name!r} already exists.")
     survey = Survey(dataset=dataset, name=name, owner=owner, **settings)
     try:
@@ -90,7 +113,10 @@ def survey_create(
         raise SurveyError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
     if survey.task_type == Survey.TaskType.WRITE and not survey.write_system_name:
         raise SurveyError("A write task needs the name of the system that accepted responses join.")
-    survey.save()
+    try:
+        survey.save()
+    except IntegrityError:  # the same owner made a survey of this name at the same moment
+        raise SurveyError(f"A survey named {name!r} already exists.") from None
 
     if systems:
         chosen = [s for s in systems if isinstance(s, System)]

@@ -26,9 +26,10 @@ from annotation.uploads import upload_max_bytes
 CONTEXTS_PER_PAGE = 20
 
 
-def _own_dataset(request, pk):
-    """The dataset if the user may see it; 404 otherwise, so others' studies are not even confirmed."""
-    return get_object_or_404(selectors.datasets_visible_to(user=request.user), pk=pk)
+def _own_dataset(request, pk, *, change=False):
+    """The dataset if the user may see (or change) it; 404 otherwise, so others' studies are not even confirmed."""
+    datasets = selectors.datasets_changeable_by if change else selectors.datasets_visible_to
+    return get_object_or_404(datasets(user=request.user), pk=pk)
 
 
 @login_required
@@ -104,7 +105,7 @@ def dataset_upload(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def ratings_upload(request, pk):
-    dataset = _own_dataset(request, pk)
+    dataset = _own_dataset(request, pk, change=True)
     form = RatingsUploadForm(request.POST or None, request.FILES or None)
     # The default name is known here: show it (help texts are not escaped by Django, names are).
     default_name = f"{dataset.name}-imported"

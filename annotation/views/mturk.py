@@ -23,15 +23,16 @@ from annotation.task_display import task_context
 
 logger = logging.getLogger(__name__)
 
-# Only MTurk's own sites may frame the task page; every other page keeps X-Frame-Options DENY.
-FRAME_ANCESTORS = "frame-ancestors https://www.mturk.com https://worker.mturk.com https://workersandbox.mturk.com"
+# Only MTurk's own sites may frame the task page, and its form may post the finished assignment to
+# them; every other page keeps X-Frame-Options DENY and the site-wide CSP (config/settings.py).
+MTURK_SITES = ["https://www.mturk.com", "https://worker.mturk.com", "https://workersandbox.mturk.com"]
 
 
 TASK_TEMPLATE = "annotation/mturk/task.html"
 
 
 def _frameable(response):
-    response["Content-Security-Policy"] = FRAME_ANCESTORS
+    response._csp_replace = {"frame-ancestors": MTURK_SITES, "form-action": ["'self'", *MTURK_SITES]}
     return response
 
 
@@ -94,8 +95,9 @@ def mturk_task(request, token):
 
 
 # --- researcher pages ----------------------------------------------------------------
-def _own_survey(request, pk):
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk, provider=Survey.Provider.MTURK)
+def _own_survey(request, pk, *, change=False):
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk, provider=Survey.Provider.MTURK)
 
 
 @login_required
@@ -142,7 +144,7 @@ def mturk_survey(request, pk):
 @require_POST
 def mturk_action(request, pk):
     """One POST endpoint for the page's buttons; each action calls one service."""
-    survey = _own_survey(request, pk)
+    survey = _own_survey(request, pk, change=True)
     action = request.POST.get("action", "")
     post = request.POST
     try:

@@ -36,8 +36,9 @@ class OverrideForm(forms.Form):
     note = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
 
 
-def _survey_for(request, survey_id):
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=survey_id)
+def _survey_for(request, survey_id, *, change=False):
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=survey_id)
 
 
 def _report_or_queue(survey):
@@ -182,7 +183,7 @@ def annotator_quality(request, survey_id, annotator_id):
 @login_required
 @require_POST
 def annotator_override(request, survey_id, annotator_id):
-    survey = _survey_for(request, survey_id)
+    survey = _survey_for(request, survey_id, change=True)
     annotator = get_object_or_404(Annotator, pk=annotator_id)
     form = OverrideForm(request.POST)
     if not form.is_valid():

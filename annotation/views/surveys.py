@@ -14,9 +14,11 @@ from annotation.models import Annotator, Assignment, Survey, WrittenResponse
 from annotation.task_display import task_context
 
 
-def _survey(request, pk):
-    # Others' surveys are a 404, not a 403: their existence is not revealed either.
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk)
+def _survey(request, pk, *, change=False):
+    # Others' surveys are a 404, not a 403: their existence is not revealed either; a survey one
+    # may read but not change (staff) is a 404 to every write, too.
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk)
 
 
 def _link(request, survey):
@@ -32,8 +34,10 @@ def survey_list(request):
 
 @login_required
 def survey_new(request):
-    datasets = selectors.datasets_visible_to(user=request.user)
-    form = SurveyForm(request.POST or None, datasets=datasets, initial={"dataset": request.GET.get("dataset")})
+    datasets = selectors.datasets_changeable_by(user=request.user)
+    form = SurveyForm(
+        request.POST or None, datasets=datasets, owner=request.user, initial={"dataset": request.GET.get("dataset")}
+    )
     estimate = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -117,7 +121,7 @@ def _close_consequences(survey):
 @login_required
 @require_http_methods(["GET", "POST"])
 def survey_action(request, pk, action):
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=True)
     if action not in ACTIONS:
         return redirect("annotation:survey_detail", pk=pk)
     if action in NEEDS_CONFIRMATION and not (request.method == "POST" and request.POST.get("confirm") == "yes"):
@@ -165,7 +169,7 @@ def survey_annotator(request, pk, annotator_pk):
 @require_POST
 def survey_review(request, pk, annotator_pk):
     """approve/reject one assignment, or exclude/include the annotator; the reason goes to the audit trail."""
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=True)
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
@@ -201,7 +205,7 @@ def survey_review(request, pk, annotator_pk):
 
 @login_required
 def survey_written(request, pk):
-    survey = _survey(request, pk)
+    survey = _survey(request, pk, change=request.method == "POST")
     if request.method == "POST":
         written = get_object_or_404(WrittenResponse, pk=request.POST.get("written"), assignment__hit__survey=survey)
         try:

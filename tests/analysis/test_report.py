@@ -118,7 +118,7 @@ def test_report_system_filter_keeps_only_the_chosen_systems(usr_study):
 
 
 def test_report_command_rejects_an_unknown_dataset(db):
-    with pytest.raises(CommandError, match="No dataset named"):
+    with pytest.raises(CommandError, match=r"[Nn]o dataset named"):
         run_report(dataset="nope")
 
 

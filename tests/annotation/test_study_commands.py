@@ -50,7 +50,7 @@ def test_create_survey_prints_the_link_and_status_reports_progress(researcher):
 
 
 def test_create_survey_refuses_unknown_dataset():
-    with pytest.raises(CommandError, match="No dataset"):
+    with pytest.raises(CommandError, match=r"[Nn]o dataset named"):
         _run("create_survey", "--dataset", "nope", "--name", "x")
 
 

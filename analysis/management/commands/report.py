@@ -4,7 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.exporting import TABLES, summary_table, to_csv, to_json, to_latex
 from analysis.services import report_build
-from annotation.models import Dataset, Survey
+from annotation.management.cli import add_owner_argument, dataset_or_error
+from annotation.models import Survey
 
 FORMATS = {"json": to_json, "latex": to_latex, "summary": summary_table}
 
@@ -14,6 +15,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
+        add_owner_argument(parser)
         parser.add_argument("--survey", help="Limit to one survey (name) of the dataset.")
         parser.add_argument("--format", choices=["json", "csv", "latex", "summary"], default="json")
         parser.add_argument("--table", choices=TABLES, help="With --format csv: only this table.")
@@ -24,9 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--bootstrap", type=int, help="Bootstrap resamples (default: settings, 1000).")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"No dataset named {options['dataset']!r}.")
+        dataset = dataset_or_error(options["dataset"], options["owner"])
         survey = None
         if options["survey"]:
             survey = Survey.objects.filter(dataset=dataset, name=options["survey"]).first()

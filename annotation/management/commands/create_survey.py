@@ -2,11 +2,10 @@ import json
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
-from annotation.models import Dataset
+from annotation.management.cli import dataset_or_error
 
 
 class Command(BaseCommand):
@@ -29,21 +28,18 @@ class Command(BaseCommand):
             default="",
             help='JSONL of gold checks: {"context": [turns], "response": "...", "accepted_scores": [4, 5]} per line.',
         )
-        parser.add_argument("--owner", default="", help="Username of the owning researcher.")
+        parser.add_argument(
+            "--owner",
+            default="",
+            help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
+            "also owns the survey (default: the dataset's owner).",
+        )
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
     def handle(self, **options):
-        try:
-            dataset = Dataset.objects.get(name=options["dataset"])
-        except Dataset.DoesNotExist:
-            raise CommandError(f"No dataset named {options['dataset']!r}.") from None
-        owner = None
-        if options["owner"]:
-            owner = get_user_model().objects.filter(username=options["owner"]).first()
-            if owner is None:
-                raise CommandError(f"No user named {options['owner']!r}.")
-        owner = owner or dataset.owner
+        dataset = dataset_or_error(options["dataset"], options["owner"])
+        owner = dataset.owner
         gold = self._gold(options["gold"]) if options["gold"] else []
         try:
             survey = services.survey_create(

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.exporting import dataset_export
 from annotation.importing import FORMATS
-from annotation.management.cli import dataset_or_error, quiet_broken_pipe
+from annotation.management.cli import add_owner_argument, dataset_or_error, quiet_broken_pipe
 
 
 class Command(BaseCommand):
@@ -10,11 +10,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True)
+        add_owner_argument(parser)
         parser.add_argument("--format", choices=FORMATS, default="jsonl")
         parser.add_argument("--output", help="File to write (default: stdout).")
 
     def handle(self, *args, **options):
-        dataset = dataset_or_error(options["dataset"])
+        dataset = dataset_or_error(options["dataset"], options["owner"])
         if options["output"]:
             with open(options["output"], "w", encoding="utf-8", newline="") as stream:
                 count = dataset_export(dataset=dataset, stream=stream, fmt=options["format"])

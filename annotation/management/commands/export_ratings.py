@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.exporting import ratings_export
 from annotation.importing import FORMATS
-from annotation.management.cli import dataset_or_error, quiet_broken_pipe
+from annotation.management.cli import add_owner_argument, dataset_or_error, quiet_broken_pipe
 
 
 class Command(BaseCommand):
@@ -10,12 +10,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True)
+        add_owner_argument(parser)
         parser.add_argument("--survey", help="Only this survey's ratings.")
         parser.add_argument("--format", choices=FORMATS, default="jsonl")
         parser.add_argument("--output", help="File to write (default: stdout).")
 
     def handle(self, *args, **options):
-        dataset = dataset_or_error(options["dataset"])
+        dataset = dataset_or_error(options["dataset"], options["owner"])
         survey = None
         if options["survey"]:
             survey = dataset.surveys.filter(name=options["survey"]).first()

@@ -3,6 +3,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
+from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.services import mturk as services
 
@@ -12,12 +13,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey")
+        add_owner_argument(parser)
         parser.add_argument("assignment")
         parser.add_argument("--amount", required=True, help="US dollars, e.g. 0.25")
         parser.add_argument("--reason", required=True)
 
     def handle(self, *args, survey, assignment, amount, reason, **options):
-        survey = mturk_survey(survey)
+        survey = mturk_survey(survey, options["owner"])
         try:
             cents = int(Decimal(amount) * 100)
         except InvalidOperation:

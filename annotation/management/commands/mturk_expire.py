@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
+from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.services import mturk as services
 
@@ -10,10 +11,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey")
+        add_owner_argument(parser)
         parser.add_argument("--extend-hours", type=float, default=None)
 
     def handle(self, *args, survey, extend_hours, **options):
-        survey = mturk_survey(survey)
+        survey = mturk_survey(survey, options["owner"])
         try:
             if extend_hours:
                 result = services.mturk_extend(survey=survey, hours=extend_hours)

@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.mturk_pure import dollars
+from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.services import mturk as services
 from annotation.tasks_mturk import publish_survey_hits
@@ -13,11 +14,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey")
+        add_owner_argument(parser)
         parser.add_argument("--live", action="store_true", help="Publish on the live marketplace (real money).")
         parser.add_argument("--estimate-only", action="store_true", help="Print the cost and balance; publish nothing.")
 
     def handle(self, *args, survey, live, estimate_only, **options):
-        survey = mturk_survey(survey)
+        survey = mturk_survey(survey, options["owner"])
         try:
             if live:
                 services.mturk_settings_update(survey=survey, live=True)

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
+from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.services import mturk as services
 
@@ -10,6 +11,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey")
+        add_owner_argument(parser)
         parser.add_argument("--approve", nargs="*", default=[], metavar="ASSIGNMENT")
         parser.add_argument("--reject", nargs="*", default=[], metavar="ASSIGNMENT")
         parser.add_argument("--reason", default="", help="Required with --reject; feedback with --approve.")
@@ -21,7 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--approve-rest", action="store_true", help="With --apply-policy: approve the others.")
 
     def handle(self, *args, survey, approve, reject, reason, apply_policy, approve_rest, **options):
-        survey = mturk_survey(survey)
+        survey = mturk_survey(survey, options["owner"])
         if reject and not reason.strip():
             raise CommandError("--reject needs --reason (the worker sees it).")
         try:

@@ -2,6 +2,7 @@ from celery.exceptions import Retry
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
+from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.tasks_mturk import sync_survey
 
@@ -11,9 +12,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey")
+        add_owner_argument(parser)
 
     def handle(self, *args, survey, **options):
-        survey = mturk_survey(survey)
+        survey = mturk_survey(survey, options["owner"])
         try:
             summary = sync_survey.apply(args=(survey.pk,), throw=False).get()
         except (ProviderError, Retry) as error:

@@ -2,9 +2,9 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.models import Survey
+from annotation.management.cli import add_owner_argument, survey_or_error
 from annotation.quality.services import quality_recompute
 
 
@@ -13,15 +13,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey", help="Survey name or numeric id.")
+        add_owner_argument(parser)
         parser.add_argument("--json", action="store_true", help="Print the whole report as JSON.")
 
     def handle(self, *args, **options):
-        key = options["survey"]
-        survey = Survey.objects.filter(name=key).first()
-        if survey is None and key.isdigit():
-            survey = Survey.objects.filter(pk=int(key)).first()
-        if survey is None:
-            raise CommandError(f"no survey named {key!r}")
+        survey = survey_or_error(options["survey"], options["owner"])
         cached = quality_recompute(survey=survey)
         content = cached.data
         if options["json"]:

@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.cli import add_owner_argument, survey_or_error
 from annotation.models import Survey
 from annotation.simulation import ratings_simulate
 
@@ -11,15 +12,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey", help="Survey name.")
+        add_owner_argument(parser)
         parser.add_argument("--annotators", type=int, default=10)
         parser.add_argument("--careless", type=float, default=0.0, help="Fraction of careless annotators.")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--max-hits", type=int, default=None, help="HITs per simulated annotator at most.")
 
     def handle(self, **options):
-        survey = Survey.objects.filter(name=options["survey"]).first()
-        if survey is None:
-            raise CommandError(f"No survey named {options['survey']!r}.")
+        survey = survey_or_error(options["survey"], options["owner"])
         if survey.status != Survey.Status.LIVE:
             raise CommandError(f"Survey {survey.name!r} is {survey.status}; launch it first.")
         if not 0 <= options["careless"] <= 1:

@@ -1,8 +1,8 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.models import Survey
+from annotation.management.cli import add_owner_argument, survey_or_error
 from annotation.selectors_studies import survey_progress
 
 
@@ -11,12 +11,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("survey", help="Survey name.")
+        add_owner_argument(parser)
         parser.add_argument("--json", action="store_true")
 
     def handle(self, **options):
-        survey = Survey.objects.filter(name=options["survey"]).first()
-        if survey is None:
-            raise CommandError(f"No survey named {options['survey']!r}.")
+        survey = survey_or_error(options["survey"], options["owner"])
         progress = survey_progress(survey=survey)
         if options["json"]:
             self.stdout.write(json.dumps({"survey": survey.name, "status": survey.status, **progress}))

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Dataset
+from annotation.management.cli import add_owner_argument, dataset_or_error
 from scoring.adem.encoders import ENCODERS
 from scoring.adem.experiments import KINDS
 from scoring.adem.model import VARIANTS
@@ -18,6 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("experiment", choices=KINDS)
         parser.add_argument("--dataset", required=True)
+        add_owner_argument(parser)
         parser.add_argument("--encoder", choices=ENCODERS, default="minilm")
         parser.add_argument(
             "--precision",
@@ -31,9 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"no dataset named {options['dataset']!r}")
+        dataset = dataset_or_error(options["dataset"], options["owner"])
         try:
             run = adem_experiment(
                 dataset=dataset,

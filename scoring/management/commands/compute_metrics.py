@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections
 from tqdm import tqdm
 
-from annotation.models import Dataset
+from annotation.management.cli import add_owner_argument, dataset_or_error
 from scoring import services, tasks
 from scoring.models import MetricRun
 
@@ -24,6 +24,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
+        add_owner_argument(parser)
         parser.add_argument("--metric", action="append", default=[], help="Metric name; repeatable.")
         parser.add_argument("--chunk-size", type=int, default=services.DEFAULT_CHUNK_SIZE)
         parser.add_argument("--force", action="store_true", help="Recompute scores that are up to date.")
@@ -51,10 +52,7 @@ class Command(BaseCommand):
             self._handle(options)
 
     def _handle(self, options):
-        try:
-            dataset = Dataset.objects.get(name=options["dataset"])
-        except Dataset.DoesNotExist:
-            raise CommandError(f"no dataset named {options['dataset']!r}") from None
+        dataset = dataset_or_error(options["dataset"], options["owner"])
         try:
             names = services.metric_names(options["metric"])
         except KeyError as exc:

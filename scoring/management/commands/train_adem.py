@@ -5,7 +5,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Dataset
+from annotation.management.cli import dataset_or_error
 from scoring.adem.encoders import ENCODERS
 from scoring.adem.model import VARIANTS
 from scoring.models import AdemModel
@@ -35,9 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"no dataset named {options['dataset']!r}")
+        # --owner also says whose dataset it is, where several researchers have one of that name.
+        dataset = dataset_or_error(options["dataset"], options["owner"] or "")
         owner = None
         if options["owner"]:
             owner = get_user_model().objects.filter(username=options["owner"]).first()
