@@ -82,6 +82,8 @@ def survey_detail(request, pk):
             "estimate": services.survey_estimate_for(survey=survey),
             "aspects": survey.aspects.all(),
             "reopen_refusal": services.survey_reopen_refusal(survey=survey),
+            # Staff may read every survey but change only their own: show them no buttons that 404.
+            "may_change": selectors.may_change_study(user=request.user, study=survey),
         },
     )
 

@@ -324,3 +324,14 @@ def test_every_endpoint_that_accepts_a_staff_post_is_classified_and_writes_nothi
         "selectors.*_changeable_by (404); a read that ignores the method goes into READS_IGNORING_THE_METHOD: "
         + "; ".join(unclassified)
     )
+
+
+def test_staff_reading_a_survey_see_no_buttons_that_would_refuse_them(client, staff, study, researcher):
+    url = reverse("annotation:survey_detail", args=[study["survey"].pk])
+    client.force_login(staff)
+    page = client.get(url).content.decode()
+    assert 'id="read-only"' in page
+    assert 'id="close"' not in page and "action='pause'" not in page and "/pause/" not in page
+    client.force_login(researcher)
+    page = client.get(url).content.decode()
+    assert 'id="close"' in page and "/pause/" in page and 'id="read-only"' not in page
