@@ -30,9 +30,9 @@ class Command(BaseCommand):
         started = time.monotonic()
         self._stage("Generating the demo study")
         call_command("load_demo", stdout=self.stdout)
-        dataset = Dataset.objects.get(name=DEMO_DATASET)
+        dataset = Dataset.objects.get(name=DEMO_DATASET, owner__username=DEMO_USERNAME)
 
-        if not Survey.objects.filter(name=SIMULATED_SURVEY).exists():
+        if not Survey.objects.filter(name=SIMULATED_SURVEY, owner__username=DEMO_USERNAME).exists():
             self._stage(f"Simulating {annotators} annotators on a local survey")
             call_command(
                 "create_survey",
@@ -43,6 +43,7 @@ class Command(BaseCommand):
                 attention_checks=1,
                 overlap=5,
                 base_url=base_url,
+                owner=DEMO_USERNAME,
                 stdout=self.stdout,
             )
             call_command(
@@ -53,12 +54,13 @@ class Command(BaseCommand):
                 # Two of twelve answer at random, fast: quality control should exclude them (and
                 # only them, give or take a careful rater who lands just under kappa 0.2).
                 careless=2 / annotators,
+                owner=DEMO_USERNAME,
                 stdout=self.stdout,
             )
         self._stage("Quality control: agreement and exclusions")
-        call_command("recompute_quality", SIMULATED_SURVEY, stdout=self.stdout)
+        call_command("recompute_quality", SIMULATED_SURVEY, owner=DEMO_USERNAME, stdout=self.stdout)
 
-        if not Survey.objects.filter(name=LIVE_SURVEY).exists():
+        if not Survey.objects.filter(name=LIVE_SURVEY, owner__username=DEMO_USERNAME).exists():
             self._stage("Opening a live local survey for you to rate")
             call_command(
                 "create_survey",
@@ -66,11 +68,12 @@ class Command(BaseCommand):
                 name=LIVE_SURVEY,
                 contexts_per_hit=3,
                 base_url=base_url,
+                owner=DEMO_USERNAME,
                 stdout=self.stdout,
             )
 
         self._stage("Computing every automatic metric")
-        call_command("compute_metrics", dataset=DEMO_DATASET, stdout=self.stdout)
+        call_command("compute_metrics", dataset=DEMO_DATASET, owner=DEMO_USERNAME, stdout=self.stdout)
         self._stage("Training ADEM on the accepted ratings")
         # Owned by the demo researcher, so /scoring/adem/ and its score API show it to them.
         call_command(
@@ -81,17 +84,30 @@ class Command(BaseCommand):
             owner=DEMO_USERNAME,
             stdout=self.stdout,
         )
-        call_command("compute_metrics", dataset=DEMO_DATASET, metric=[f"adem:{ADEM_MODEL}"], stdout=self.stdout)
+        call_command(
+            "compute_metrics",
+            dataset=DEMO_DATASET,
+            metric=[f"adem:{ADEM_MODEL}"],
+            owner=DEMO_USERNAME,
+            stdout=self.stdout,
+        )
 
         self._stage("Correlation with humans")
-        call_command("report", dataset=DEMO_DATASET, survey=SIMULATED_SURVEY, format="summary", stdout=self.stdout)
+        call_command(
+            "report",
+            dataset=DEMO_DATASET,
+            survey=SIMULATED_SURVEY,
+            owner=DEMO_USERNAME,
+            format="summary",
+            stdout=self.stdout,
+        )
         # The table scores every response, most of which ADEM was trained on: say which figure is fair.
         self.stdout.write(
             f"Note: adem:{ADEM_MODEL} above is scored on all responses, including those it was trained on;"
             " its fair figure is the held-out test printed after training."
         )
 
-        live = Survey.objects.get(name=LIVE_SURVEY)
+        live = Survey.objects.get(name=LIVE_SURVEY, owner__username=DEMO_USERNAME)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Demo ready in {time.monotonic() - started:.0f} s."))
         self.stdout.write(f"  Researcher pages: {base_url}/  (login: demo / demo-password)")
