@@ -107,7 +107,9 @@ def _neutralised(value):
 
 def _write_table(out, data, name):
     header, rows = table(data, name)
-    writer = csv.writer(out, lineterminator="\n")
+    # RFC 4180's CRLF rows: the csv module then quotes a cell holding a lone CR, which a "\n"
+    # terminator would leave bare (pandas would split the row there).
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(header)
     writer.writerows([_neutralised(value) for value in row] for row in rows)
 

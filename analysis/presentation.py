@@ -418,7 +418,9 @@ def display_table(data, name, *, limit=PAGE_ROWS):
 
 
 def display_tables(data, *, limit=PAGE_ROWS):
-    return [display_table(data, name, limit=limit) for name in BUILDERS]
+    """The page's tables; with no accepted rating, only the annotator tables (they say who was excluded)."""
+    names = BUILDERS if data.get("n_ratings") else ("agreement_annotators", "agreement_pairs")
+    return [display_table(data, name, limit=limit) for name in names]
 
 
 def why_empty(data):
