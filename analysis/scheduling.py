@@ -1,11 +1,12 @@
 """When to (re)compute a cached report, without doing heavy work in the request.
 
 A page view only reads the cached Report. For a study of up to ANALYSIS_PAGE_CHECK_MAX_RATINGS
-ratings it compares the inputs' fingerprint (ratings, exclusions, metric scores: a few aggregate
-queries) with the report's on every view, so a change (an exclusion override) shows at once as
-"recomputing"; for larger studies it queues that comparison as a task at most every
-ANALYSIS_CHECK_SECONDS. A stale or missing report queues its computation with
-`transaction.on_commit`; how the task runs without a broker is config/celery.py's business.
+ratings it compares a change marker of the inputs (newest rating, exclusion decision, rejected
+assignment; metric scores: a few aggregate queries) with the report's on every view, so a change
+(an exclusion override) shows at once as "recomputing"; besides, and for larger studies, it
+queues the full fingerprint comparison as a task at most every ANALYSIS_CHECK_SECONDS. A stale
+or missing report queues its computation with `transaction.on_commit`; how the task runs
+without a broker is config/celery.py's business.
 Separate from services.py because it imports the tasks module, which imports the services.
 """
 
@@ -17,7 +18,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis.models import Report
-from analysis.services import fingerprint_of, report_get_or_create, report_input_parts, report_params
+from analysis.services import (
+    fingerprint_of,
+    report_change_marker,
+    report_get_or_create,
+    report_input_parts,
+    report_params,
+)
 from analysis.tasks import report_check_task, report_refresh_task
 
 logger = logging.getLogger(__name__)
@@ -66,7 +73,7 @@ def report_request(*, report, force=False):
 
 
 def _page_check_limit():
-    return int(getattr(settings, "ANALYSIS_PAGE_CHECK_MAX_RATINGS", 20_000))
+    return int(getattr(settings, "ANALYSIS_PAGE_CHECK_MAX_RATINGS", 10_000))
 
 
 def report_inputs_now(report):
@@ -80,6 +87,13 @@ def report_is_stale(report, parts=None):
         return True
     parts = parts or report_inputs_now(report)
     return fingerprint_of(parts) != report.fingerprint
+
+
+def report_marker_changed(report):
+    """The page's cheap check: has the change marker moved since the report was computed?"""
+    stored = (report.data or {}).get("inputs_marker")
+    current = report_change_marker(dataset=report.dataset, survey=report.survey, **report.params)
+    return stored is None or stored != current
 
 
 def report_refresh_request(*, report):
@@ -103,11 +117,8 @@ def report_current(*, dataset, survey=None, aspect="overall", systems=None, appl
     small = report.data is not None and (
         (report.data.get("filters") or {}).get("n_ratings_before_exclusions", 0) <= _page_check_limit()
     )
-    if report.data is None:
+    if report.data is None or (small and not report_pending(report) and report_marker_changed(report)):
         queued = report_request(report=report)
-    elif small and not report_pending(report):
-        Report.objects.filter(pk=report.pk).update(checked_at=now)
-        queued = report_is_stale(report) and report_request(report=report)
     elif report.checked_at is None or now - report.checked_at >= _check_interval():
         Report.objects.filter(pk=report.pk).update(checked_at=now)
         transaction.on_commit(lambda: _queue(report_check_task, report.pk))

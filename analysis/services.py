@@ -12,7 +12,7 @@ from django.utils import timezone
 from analysis import stats
 from analysis.inputs import report_inputs, stopword_pairs
 from analysis.models import Report
-from annotation.models import Context, Rating, Response
+from annotation.models import Assignment, Context, ExclusionDecision, Rating, Response
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
 from scoring.models import MetricScore
@@ -70,6 +70,27 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
     }
     return {name: _digest(value)[:8] for name, value in parts.items()}
+
+
+def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
+    """A cheaper stand-in for the fingerprint that a page can afford on every view: the newest
+    rating, exclusion decision (an override adds one) and rejected assignment, and the metric
+    scores' count, newest and sum. It changes whenever the fingerprint does in practice, without
+    reading the quality report that `accepted_ratings` needs (MTurk confirmations, which also
+    change the accepted set, are left to the periodic fingerprint check)."""
+    survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
+    responses = Response.objects.filter(context__dataset=dataset).values("pk")
+    ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
+    decisions = ExclusionDecision.objects.filter(survey_id__in=survey_ids)
+    rejected = Assignment.objects.filter(hit__survey_id__in=survey_ids, status=Assignment.Status.REJECTED)
+    scores = MetricScore.objects.filter(response_id__in=responses)
+    marker = {
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
+        "rejected": rejected.aggregate(n=Count("pk"), ids=Sum("pk")),
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+    }
+    return _digest(marker)[:16]
 
 
 def fingerprint_of(parts):
@@ -273,6 +294,7 @@ def report_refresh(*, report):
         raise
     data["computed_at"] = timezone.now().isoformat()
     data["inputs"] = parts
+    data["inputs_marker"] = report_change_marker(dataset=report.dataset, survey=report.survey, **params)
     now = timezone.now()
     Report.objects.filter(pk=report.pk).update(
         status=Report.Status.READY,

@@ -1,6 +1,8 @@
 """The report page in real headless Chromium: log in, open the report, see tables and a plot."""
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 from django.db import connections
@@ -49,3 +51,35 @@ def test_report_page_renders_tables_and_plots_in_chromium(live_server, page, usr
     plot.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
     assert plot.evaluate("img => img.naturalWidth") > 100
+
+
+def page_width(page):
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+@pytest.mark.parametrize("window", [(1366, 900), (390, 844)])
+def test_report_page_is_never_wider_than_the_window_and_wide_tables_scroll_in_their_box(
+    live_server, page, usr_study, researcher, window
+):
+    dataset = usr_study[0]
+    width, height = window
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{live_server.url}/analysis/datasets/{dataset.pk}/report/")
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_selector("#t-systems")
+    assert page_width(page) <= width
+    boxes = page.locator(".report-table")
+    assert boxes.count() >= 5
+    # The per-system table (6 columns of "mean [low, high]") overflows a phone inside its own box.
+    systems = page.locator("section[aria-labelledby=t-systems] .report-table")
+    if width == 390:
+        assert systems.evaluate("box => box.scrollWidth > box.clientWidth")
+    page.click("section[aria-labelledby=t-williams] details summary")
+    assert page.locator("section[aria-labelledby=t-williams] details table").is_visible()
+    assert page_width(page) <= width
+    shots = os.environ.get("RATELAB_SHOTS")
+    if shots:  # screenshots for people to look at: RATELAB_SHOTS=/folder pytest -m browser ...
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{shots}/usr-report-{width}.png", full_page=True)
