@@ -8,10 +8,24 @@ one click away and in the exports), so the page stays light whatever the study's
 
 from dataclasses import dataclass, field
 
-# Rows a table shows on the report page; the rest are on its "show all" page and in the CSV.
+# Rows a table that grows with the annotators shows on the report page; the rest are on its
+# "show all" page and in the CSV. Tables of metrics show every metric (up to METRIC_ROWS).
 PAGE_ROWS = 25
+METRIC_ROWS = 200
+ANNOTATOR_TABLES = ("agreement_pairs", "agreement_annotators")
 # Williams pairs inside the report page's "every pair" toggle (15 metrics: 105 pairs).
 FULL_WILLIAMS_ROWS = 120
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its interval, shown on two lines ("0.217" over "[0.165, 0.276]") to keep columns narrow."""
+
+    value: str
+    interval: str
+
+    def __str__(self):
+        return f"{self.value} {self.interval}"
 
 
 @dataclass
@@ -155,14 +169,14 @@ def systems_table(data):
     columns = [Column("Measure")] + [Column(row["system"], True) for row in systems]
     rows = [["Responses (n)"] + [count(row["n"]) for row in systems]]
     rows.append(
-        ["Human"] + [f"{number(row['human_mean'], 2)} {interval(row['human_ci_low'], row['human_ci_high'], 2)}"
+        ["Human"] + [Estimate(number(row["human_mean"], 2), interval(row["human_ci_low"], row["human_ci_high"], 2))
                      for row in systems]
     )  # fmt: skip
     for metric in data.get("metrics", []):
         cells = []
         for row in systems:
             values = row["metrics"].get(metric) or {}
-            cells.append(f"{number(values.get('mean'))} {interval(values.get('ci_low'), values.get('ci_high'))}")
+            cells.append(Estimate(number(values.get("mean")), interval(values.get("ci_low"), values.get("ci_high"))))
         rows.append([metric, *cells])
     boot = _boot(data)
     return DisplayTable(
@@ -408,16 +422,18 @@ BUILDERS = {
 }
 
 
-def display_table(data, name, *, limit=PAGE_ROWS):
-    """One table for the page, cut to `limit` rows (None: all rows)."""
+def display_table(data, name, *, limit="page"):
+    """One table for the page, cut to its page rows (limit="page"), to `limit` rows, or not (None)."""
     table = BUILDERS[name](data)
     table.total_rows = len(table.rows)
+    if limit == "page":
+        limit = PAGE_ROWS if name in ANNOTATOR_TABLES else METRIC_ROWS
     if limit is not None:
         table.rows = table.rows[:limit]
     return table
 
 
-def display_tables(data, *, limit=PAGE_ROWS):
+def display_tables(data, *, limit="page"):
     """The page's tables; with no accepted rating, only the annotator tables (they say who was excluded)."""
     names = BUILDERS if data.get("n_ratings") else ("agreement_annotators", "agreement_pairs")
     return [display_table(data, name, limit=limit) for name in names]

@@ -1,4 +1,6 @@
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from analysis.presentation import number
 
@@ -23,3 +25,16 @@ def index(sequence, position):
 def without_rows(tables):
     """The tables that have nothing to show (listed once, each with its reason)."""
     return [table for table in tables if not table.rows]
+
+
+@register.filter
+def is_long_text(value):
+    """A text cell long enough to wrap (annotator exclusion reasons) rather than widen its column."""
+    return isinstance(value, str) and len(value) > 40
+
+
+@register.filter
+def breakable(value):
+    """A metric name that may wrap after "_" or ":" (bleu1_<wbr>nostop) on a phone, never mid-word."""
+    text = escape(str(value))
+    return mark_safe(text.replace("_", "_<wbr>").replace(":", ":<wbr>"))  # escaped above
