@@ -69,6 +69,7 @@ def test_report_page_is_never_wider_than_the_window_and_wide_tables_scroll_in_th
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit], input[type=submit]")
     page.wait_for_selector("#t-systems")
+    page.wait_for_load_state("load")  # the stylesheets too: an unstyled table is wider
     assert page_width(page) <= width
     boxes = page.locator(".report-table")
     assert boxes.count() >= 5
@@ -83,3 +84,27 @@ def test_report_page_is_never_wider_than_the_window_and_wide_tables_scroll_in_th
     if shots:  # screenshots for people to look at: RATELAB_SHOTS=/folder pytest -m browser ...
         Path(shots).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{shots}/usr-report-{width}.png", full_page=True)
+
+
+def test_recomputing_banner_reloads_the_page_by_itself_when_the_new_report_is_ready(
+    live_server, page, usr_study, researcher
+):
+    from django.utils import timezone
+
+    from analysis.models import Report
+
+    dataset = usr_study[0]
+    url = f"{live_server.url}/analysis/datasets/{dataset.pk}/report/"
+    page.goto(url)
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_selector("#t-utterance_level")
+    # A recomputation under way (queued, not finished): the page says so and polls status.json.
+    Report.objects.filter(dataset=dataset).update(requested_at=timezone.now())
+    page.goto(url)
+    assert "Recomputing since" in page.inner_text("#report-status")
+    # The computation finishes: the page's script sees it and reloads, and the banner is gone.
+    Report.objects.filter(dataset=dataset).update(computed_at=timezone.now())
+    page.wait_for_function("!document.querySelector('#report-status')", timeout=20_000)
+    assert page.locator("#t-utterance_level").is_visible()
