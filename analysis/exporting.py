@@ -41,6 +41,22 @@ def _rows(records, columns):
     return columns, [[record.get(column) for column in columns] for record in records]
 
 
+def reasons_text(reasons):
+    """Quality control's exclusion reasons ({"rule", "detail"} each) as one line: "rule: detail; …"."""
+    if not reasons:
+        return ""
+    if not isinstance(reasons, list | tuple):
+        reasons = [reasons]
+    parts = []
+    for reason in reasons:
+        if isinstance(reason, dict):
+            rule, detail = reason.get("rule", ""), reason.get("detail", "")
+            parts.append(f"{rule}: {detail}" if rule and detail else str(rule or detail))
+        else:
+            parts.append(str(reason))
+    return "; ".join(parts)
+
+
 def table(data, name):
     """(header, rows) of one of the report's tables, flat enough for a CSV."""
     if name in ("utterance_level", "system_level"):
@@ -83,8 +99,7 @@ def table(data, name):
         annotators = (data.get("agreement") or {}).get("annotators", [])
         header, rows = _rows(annotators, ["worker", "kappa", "excluded", "reasons"])
         for row in rows:
-            if isinstance(row[3], list | tuple):
-                row[3] = "; ".join(str(reason) for reason in row[3])
+            row[3] = reasons_text(row[3])
         return header, rows
     raise KeyError(f"unknown table {name!r}; choose from {', '.join(TABLES)}")
 

@@ -8,6 +8,8 @@ one click away and in the exports), so the page stays light whatever the study's
 
 from dataclasses import dataclass, field
 
+from analysis.exporting import reasons_text
+
 # Rows a table that grows with the annotators shows on the report page; the rest are on its
 # "show all" page and in the CSV. Tables of metrics show every metric (up to METRIC_ROWS).
 PAGE_ROWS = 25
@@ -395,8 +397,7 @@ def agreement_annotators_table(data):
     ordered = sorted(annotators, key=lambda row: (not row.get("excluded"), str(row.get("worker"))))
     rows = []
     for row in ordered:
-        reasons = row.get("reasons") or []
-        reasons = "; ".join(str(reason) for reason in reasons) if isinstance(reasons, list | tuple) else str(reasons)
+        reasons = reasons_text(row.get("reasons"))
         rows.append([str(row.get("worker")), number(row.get("kappa")), number(bool(row.get("excluded"))), reasons])
     return DisplayTable(
         name="agreement_annotators",

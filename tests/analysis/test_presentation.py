@@ -78,3 +78,10 @@ def test_why_empty_explains_exclusions_and_missing_metrics_once():
     assert presentation.why_empty(report(metrics=[])).startswith("No metric scores yet")
     assert presentation.why_empty(report(n_ratings=0, filters={})).startswith("No ratings yet")
     assert presentation.why_empty(report()) == ""
+
+
+def test_exclusion_reasons_read_as_rule_and_detail_not_as_a_python_dict():
+    reasons = [{"rule": "kappa", "detail": "mean kappa 0.13 over 1 pair"}, {"rule": "speed"}]
+    annotators = [{"worker": "w1", "kappa": 0.1, "excluded": True, "reasons": reasons}]
+    table = presentation.agreement_annotators_table(report(agreement={"annotators": annotators}))
+    assert table.rows == [["w1", "0.100", "yes", "kappa: mean kappa 0.13 over 1 pair; speed"]]
