@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from analysis.presentation import number
+from analysis.cells import number
 
 register = template.Library()
 
