@@ -41,7 +41,28 @@ add_report_link(Survey, survey_report_link)
 
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
-    list_display = ["dataset", "survey", "status", "computed_at", "seconds", "params_hash"]
+    """Reports are computed, never written by hand: no "Add", every field read-only, a link to the page."""
+
+    list_display = ["__str__", "dataset", "survey", "status", "computed_at", "rounded_seconds", "rendered_report"]
     list_filter = ["status"]
-    readonly_fields = ["dataset", "survey", "params", "params_hash", "fingerprint", "computed_at", "seconds", "error"]
-    exclude = ["data", "vectors"]  # large JSON: read them through the report page and exports
+    fields = readonly_fields = [
+        "rendered_report", "dataset", "survey", "params", "status", "requested_at", "computed_at", "checked_at",
+        "rounded_seconds", "fingerprint", "error",
+    ]  # fmt: skip
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the change page still opens, read-only, for users with the view permission
+
+    @admin.display(description="Time taken", ordering="seconds")
+    def rounded_seconds(self, obj):
+        return "–" if obj.seconds is None else f"{obj.seconds:.1f} s"
+
+    @admin.display(description="Report page")
+    def rendered_report(self, obj):
+        return format_html('<a href="{}">open the report</a>', report_url(dataset=obj.dataset, survey=obj.survey))
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("data", "vectors").select_related("dataset", "survey")

@@ -1,8 +1,15 @@
-"""Exports of a report: JSON, CSV of every table, LaTeX tables for a paper, a terminal summary."""
+"""Exports of a report: JSON, one CSV per table (a zip of them all), LaTeX tables, a terminal summary.
 
-import csv
+Every CSV is written through `defusedcsv`, which prefixes a cell that a spreadsheet would run as
+a formula (starting with = + - @ | %) with an apostrophe; cells starting with a tab or carriage
+return (OWASP's list) get the same prefix here. Numbers are written as numbers, untouched.
+"""
+
 import io
 import json
+import zipfile
+
+from defusedcsv import csv
 
 TABLES = (
     "utterance_level",
@@ -32,6 +39,22 @@ CORRELATION_COLUMNS = [
 
 def _rows(records, columns):
     return columns, [[record.get(column) for column in columns] for record in records]
+
+
+def reasons_text(reasons):
+    """Quality control's exclusion reasons ({"rule", "detail"} each) as one line: "rule: detail; …"."""
+    if not reasons:
+        return ""
+    if not isinstance(reasons, list | tuple):
+        reasons = [reasons]
+    parts = []
+    for reason in reasons:
+        if isinstance(reason, dict):
+            rule, detail = reason.get("rule", ""), reason.get("detail", "")
+            parts.append(f"{rule}: {detail}" if rule and detail else str(rule or detail))
+        else:
+            parts.append(str(reason))
+    return "; ".join(parts)
 
 
 def table(data, name):
@@ -76,8 +99,7 @@ def table(data, name):
         annotators = (data.get("agreement") or {}).get("annotators", [])
         header, rows = _rows(annotators, ["worker", "kappa", "excluded", "reasons"])
         for row in rows:
-            if isinstance(row[3], list | tuple):
-                row[3] = "; ".join(str(reason) for reason in row[3])
+            row[3] = reasons_text(row[3])
         return header, rows
     raise KeyError(f"unknown table {name!r}; choose from {', '.join(TABLES)}")
 
@@ -86,8 +108,30 @@ def to_json(data):
     return json.dumps(data, indent=2, sort_keys=False)
 
 
+# Cells a spreadsheet may treat as the start of a formula that defusedcsv leaves alone.
+_CONTROL_STARTS = ("\t", "\r")
+
+
+def _neutralised(value):
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_CONTROL_STARTS):
+        return "'" + value
+    return value
+
+
+def _write_table(out, data, name):
+    header, rows = table(data, name)
+    # RFC 4180's CRLF rows: the csv module then quotes a cell holding a lone CR, which a "\n"
+    # terminator would leave bare (pandas would split the row there).
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows([_neutralised(value) for value in row] for row in rows)
+
+
 def to_csv(data, name=None):
-    """One table as CSV; without a name, every table, each after a `# name` line and a blank line."""
+    """One table as CSV; without a name (the command line's stdout), every table, each after a
+    `# name` line and a blank line. The web's "all tables" download is `to_zip` instead."""
     out = io.StringIO()
     names = [name] if name else TABLES
     for i, current in enumerate(names):
@@ -95,11 +139,19 @@ def to_csv(data, name=None):
             if i:
                 out.write("\n")
             out.write(f"# {current}\n")
-        header, rows = table(data, current)
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(["" if value is None else value for value in row] for row in rows)
+        _write_table(out, data, current)
     return out.getvalue()
+
+
+def to_zip(data, *, readme=""):
+    """Every table as its own CSV (`<table>.csv`), the whole report as `report.json`, and a README."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in TABLES:
+            archive.writestr(f"{name}.csv", to_csv(data, name))
+        archive.writestr("report.json", to_json(data))
+        archive.writestr("README.txt", readme or "")
+    return buffer.getvalue()
 
 
 # --- LaTeX -----------------------------------------------------------------------

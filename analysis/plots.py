@@ -12,6 +12,7 @@ import numpy as np
 from django.conf import settings
 
 JITTER_SD = 0.3  # human scores jittered with N(0, 0.3), as in Liu et al. (2016) Figure 1
+HUMAN_SCALE = (1.0, 5.0)  # the rating scale: jittered points stay on it
 SEED = 0
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 KINDS = ("metric", "human", "system")
@@ -23,15 +24,23 @@ def _figure():
     return fig, ax
 
 
+def jittered(values, rng):
+    """Human scores plus N(0, JITTER_SD) noise, clipped to the rating scale (never 0.05 or 5.9)."""
+    values = np.asarray(values, dtype=float)
+    low = min(HUMAN_SCALE[0], np.nanmin(values)) if values.size else HUMAN_SCALE[0]
+    high = max(HUMAN_SCALE[1], np.nanmax(values)) if values.size else HUMAN_SCALE[1]
+    return np.clip(values + rng.normal(0, JITTER_SD, values.size), low, high)
+
+
 def metric_scatter(human, values, metric):
     """A metric against the (jittered) mean human score of each response."""
     human = np.asarray(human, dtype=float)
     values = np.array([np.nan if v is None else v for v in values], dtype=float)
     keep = np.isfinite(human) & np.isfinite(values)
-    jitter = np.random.default_rng(SEED).normal(0, JITTER_SD, human.size)
+    x = jittered(human, np.random.default_rng(SEED))
     fig, ax = _figure()
     alpha = 0.6 if keep.sum() < 2000 else 0.15
-    ax.scatter(human[keep] + jitter[keep], values[keep], s=6, alpha=alpha, color="#0b5394", linewidths=0)
+    ax.scatter(x[keep], values[keep], s=6, alpha=alpha, color="#0b5394", linewidths=0)
     ax.set_xlabel("human score (jittered)")
     ax.set_ylabel(metric)
     ax.set_title(f"{metric} vs human", fontsize=10)
@@ -40,11 +49,9 @@ def metric_scatter(human, values, metric):
 
 def human_scatter(first_half, second_half):
     """Mean score of one random half of the annotators against the other half's."""
-    jitter = np.random.default_rng(SEED)
-    a = np.asarray(first_half, dtype=float)
-    b = np.asarray(second_half, dtype=float)
+    rng = np.random.default_rng(SEED)
     fig, ax = _figure()
-    ax.scatter(a + jitter.normal(0, JITTER_SD, a.size), b + jitter.normal(0, JITTER_SD, b.size), s=6, alpha=0.5)
+    ax.scatter(jittered(first_half, rng), jittered(second_half, rng), s=6, alpha=0.5)
     ax.set_xlabel("annotator half A (jittered)")
     ax.set_ylabel("annotator half B (jittered)")
     ax.set_title("human vs human", fontsize=10)

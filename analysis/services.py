@@ -12,7 +12,7 @@ from django.utils import timezone
 from analysis import stats
 from analysis.inputs import report_inputs, stopword_pairs
 from analysis.models import Report
-from annotation.models import Context, Rating, Response
+from annotation.models import Assignment, Context, ExclusionDecision, Rating, Response
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
 from scoring.models import MetricScore
@@ -45,10 +45,15 @@ def _surveys(dataset, survey):
     return [survey] if survey is not None else list(dataset.surveys.order_by("pk"))
 
 
-def report_fingerprint(*, dataset, survey=None, aspect="overall", apply_exclusions=True, **_ignored):
-    """A hash of what a report depends on: every rating (count, newest id), the accepted set
-    (count and id sum: changes whenever an exclusion decision changes it) and the metric scores
-    (count, newest computation, sum of values). Cheap aggregate queries, so pages can check staleness.
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusions=True, **_ignored):
+    """Short hashes of what a report depends on, one per kind of input, for people to compare:
+    `ratings` (count, newest id), `accepted` (the accepted set: count and id sum, so it changes
+    whenever an exclusion decision does) and `scores` (count, newest computation, sum of values).
+    Cheap aggregate queries, so pages and exports can check staleness.
     """
     survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
     surveys = [survey] if survey is not None else None
@@ -58,13 +63,43 @@ def report_fingerprint(*, dataset, survey=None, aspect="overall", apply_exclusio
     accepted = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
     responses = Response.objects.filter(context__dataset=dataset).values("pk")
     scores = MetricScore.objects.filter(response_id__in=responses)
-    parts = [
-        ratings.aggregate(n=Count("pk"), last=Max("pk")),
-        accepted.aggregate(n=Count("pk"), ids=Sum("pk")),
+    parts = {
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "accepted": accepted.aggregate(n=Count("pk"), ids=Sum("pk")),
         # The sum of values too: a queryset .update() of values leaves computed_at (auto_now) alone.
-        scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
-    ]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+    }
+    return {name: _digest(value)[:8] for name, value in parts.items()}
+
+
+def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
+    """A cheaper stand-in for the fingerprint that a page can afford on every view: the newest
+    rating, exclusion decision (an override adds one) and rejected assignment, and the metric
+    scores' count, newest and sum. It changes whenever the fingerprint does in practice, without
+    reading the quality report that `accepted_ratings` needs (MTurk confirmations, which also
+    change the accepted set, are left to the periodic fingerprint check)."""
+    survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
+    responses = Response.objects.filter(context__dataset=dataset).values("pk")
+    ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
+    decisions = ExclusionDecision.objects.filter(survey_id__in=survey_ids)
+    rejected = Assignment.objects.filter(hit__survey_id__in=survey_ids, status=Assignment.Status.REJECTED)
+    scores = MetricScore.objects.filter(response_id__in=responses)
+    marker = {
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
+        "rejected": rejected.aggregate(n=Count("pk"), ids=Sum("pk")),
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+    }
+    return _digest(marker)[:16]
+
+
+def fingerprint_of(parts):
+    return _digest(parts)
+
+
+def report_fingerprint(**inputs):
+    """One hash of every input (see `report_input_parts`); a different one means a stale report."""
+    return fingerprint_of(report_input_parts(**inputs))
 
 
 def _ceiling(split):
@@ -250,7 +285,7 @@ def report_get_or_create(*, dataset, survey=None, params):
 def report_refresh(*, report):
     """Recompute a cached report now (called by the Celery task)."""
     params = report.params
-    fingerprint = report_fingerprint(dataset=report.dataset, survey=report.survey, **params)
+    parts = report_input_parts(dataset=report.dataset, survey=report.survey, **params)
     started = time.perf_counter()
     try:
         data, vectors = _compute(dataset=report.dataset, survey=report.survey, n_boot=_bootstrap_samples(), **params)
@@ -258,12 +293,14 @@ def report_refresh(*, report):
         Report.objects.filter(pk=report.pk).update(status=Report.Status.FAILED, error=str(error)[:2000])
         raise
     data["computed_at"] = timezone.now().isoformat()
+    data["inputs"] = parts
+    data["inputs_marker"] = report_change_marker(dataset=report.dataset, survey=report.survey, **params)
     now = timezone.now()
     Report.objects.filter(pk=report.pk).update(
         status=Report.Status.READY,
         data=data,
         vectors=vectors,
-        fingerprint=fingerprint,
+        fingerprint=fingerprint_of(parts),
         error="",
         computed_at=now,
         checked_at=now,

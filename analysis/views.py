@@ -1,25 +1,27 @@
-"""Report pages for researchers: the report of a dataset or of one survey, its exports and plots.
+"""Report pages for researchers: the report of a dataset or of one survey, its tables, refresh and status.
 
 Views only read the cached Report; when it is missing or stale they queue the Celery task and
-show what they have (or "computing…"). Nothing heavy runs in the request unless Celery is eager.
+show what they have, with a "recomputing" banner that a small script (static/analysis/report.js)
+turns into a reload once the status endpoint says the new figures are ready. Downloads (exports,
+plots) are in analysis/download_views.py.
 """
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.core.paginator import Paginator
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
 
-from analysis import exporting, plots
+from analysis import presentation
 from analysis.models import Report
-from analysis.scheduling import report_current, report_pending
+from analysis.scheduling import report_current, report_pending, report_refresh_request
 from annotation.selectors import datasets_visible_to, surveys_visible_to
 
-EXPORTS = {
-    "json": ("application/json", exporting.to_json, "json"),
-    "latex": ("text/x-tex; charset=utf-8", exporting.to_latex, "tex"),
-    "csv": ("text/csv; charset=utf-8", exporting.to_csv, "csv"),
-}
+# Rows per page of a table's "show all" page.
+ALL_ROWS_PAGE = 500
 
 
 def _filters(request):
@@ -34,41 +36,29 @@ def _filters(request):
 def _render_report(request, *, dataset, survey, filters):
     report = report_current(dataset=dataset, survey=survey, **filters)
     aspects = sorted({a for s in dataset.surveys.all() for a in s.aspects.values_list("key", flat=True)} | {"overall"})
+    data = report.data
+    if survey is not None:
+        quality_url = reverse("annotation:quality_survey", args=[survey.pk])
+    else:
+        quality_url = reverse("annotation:quality_index")
     context = {
         "dataset": dataset,
         "survey": survey,
         "report": report,
-        "data": report.data,
+        "data": data,
         "pending": report_pending(report),
+        "inputs": (data or {}).get("inputs"),
+        "why_empty": presentation.why_empty(data) if data else "",
         "filters": filters,
         "systems": list(dataset.systems.values_list("name", flat=True)),
         "aspects": aspects,
         "query": request.GET.urlencode(),
+        "here": request.get_full_path(),
+        "quality_url": quality_url,
         # Lazy: only evaluated when the cached fragment of the template is (re)rendered.
-        "tables": lambda: _tables(report.data) if report.data else [],
+        "tables": lambda: presentation.display_tables(data) if data else [],
     }
     return render(request, "analysis/report.html", context)
-
-
-TABLE_TITLES = {
-    "utterance_level": "Utterance level: each metric against the mean human score",
-    "system_level": "System level: correlation across systems",
-    "systems": "Per-system means (95% CI)",
-    "williams": "Williams' test: does metric a correlate better than metric b?",
-    "length_bias": "Length bias: |Δwords| ≤ 6 vs > 6",
-    "stopwords": "With and without stopwords and punctuation",
-    "failure_analysis": "Failure analysis: good responses (human ≥ 4) the overlap metrics score ≤ 2",
-    "agreement_pairs": "Pairwise annotator agreement",
-    "agreement_annotators": "Annotators",
-}
-
-
-def _tables(data):
-    out = []
-    for name in exporting.TABLES:
-        header, rows = exporting.table(data, name)
-        out.append({"name": name, "title": TABLE_TITLES[name], "header": header, "rows": rows})
-    return out
 
 
 @login_required
@@ -85,49 +75,78 @@ def survey_report(request, survey_id):
     return _render_report(request, dataset=survey.dataset, survey=survey, filters=_filters(request))
 
 
-def _visible_report(request, pk, *, with_vectors=False):
+def visible_report(request, pk, *, with_vectors=False, with_data=True, computed=True):
+    """The report `pk` if the user may see its dataset (404 otherwise, and before it is computed)."""
     reports = Report.objects.select_related("dataset", "survey")
     if not with_vectors:
         reports = reports.defer("vectors")
+    if not with_data:
+        reports = reports.defer("data")
     report = get_object_or_404(reports, pk=pk)
     if not datasets_visible_to(user=request.user).filter(pk=report.dataset_id).exists():
         raise Http404("No such report.")
-    if report.data is None:
+    if computed and with_data and report.data is None:
         raise Http404("The report has not been computed yet.")
     return report
 
 
 @login_required
 @require_GET
-def report_export(request, pk, fmt):
-    if fmt not in EXPORTS:
-        raise Http404("No such format.")
-    report = _visible_report(request, pk)
-    content_type, writer, extension = EXPORTS[fmt]
-    table = request.GET.get("table")
-    if fmt == "csv" and table and table not in exporting.TABLES:
-        raise Http404("No such table.")
-    content = writer(report.data, table) if fmt == "csv" else writer(report.data)
-    response = HttpResponse(content, content_type=content_type)
-    name = f"report-{report.dataset.name}{'-' + table if table else ''}.{extension}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+def report_status(request, pk):
+    """What the page's script polls: is a computation still under way?"""
+    report = visible_report(request, pk, with_data=False, computed=False)
+    return JsonResponse(
+        {
+            "status": report.status,
+            "pending": report_pending(report),
+            "computed_at": report.computed_at.isoformat() if report.computed_at else None,
+            "requested_at": report.requested_at.isoformat() if report.requested_at else None,
+            "error": report.error,
+        }
+    )
+
+
+@login_required
+@require_POST
+def report_refresh(request, pk):
+    """The Refresh button: queue a recomputation and return at once (or say it is up to date)."""
+    report = visible_report(request, pk, computed=False)
+    outcome = report_refresh_request(report=report)
+    if outcome == "up to date":
+        computed = report.computed_at.strftime("%Y-%m-%d %H:%M UTC")
+        messages.info(
+            request, f"The report is up to date: no rating, exclusion or metric score has changed since {computed}."
+        )
+    elif outcome == "running":
+        messages.info(request, "The report is already being recomputed; this page reloads when it is ready.")
+    else:
+        messages.success(request, "Recomputing the report; this page reloads when it is ready.")
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = report_url(dataset=report.dataset, survey=report.survey)
+    return redirect(back)
 
 
 @login_required
 @require_GET
-def report_plot(request, pk, kind, fmt):
-    if kind not in plots.KINDS or fmt not in plots.FORMATS:
-        raise Http404("No such plot.")
-    report = _visible_report(request, pk, with_vectors=True)
-    content = plots.plot_bytes(report, kind, request.GET.get("metric"), fmt)
-    if content is None:
-        raise Http404("No such plot.")
-    response = HttpResponse(content, content_type=plots.FORMATS[fmt])
-    response["Cache-Control"] = "private, max-age=3600"
-    if request.GET.get("download"):
-        response["Content-Disposition"] = f'attachment; filename="{kind}-{request.GET.get("metric", "all")}.{fmt}"'
-    return response
+def report_table(request, pk, name):
+    """Every row of one table, a page at a time (the report page shows only the first rows)."""
+    if name not in presentation.BUILDERS:
+        raise Http404("No such table.")
+    report = visible_report(request, pk)
+    table = presentation.display_table(report.data, name, limit=None)
+    if name == "williams":  # the page's compact table; "show all" means every pair
+        table = presentation.williams_full_table(report.data)
+    page = Paginator(table.rows, ALL_ROWS_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "report": report,
+        "dataset": report.dataset,
+        "survey": report.survey,
+        "table": table,
+        "page": page,
+        "back": report_url(dataset=report.dataset, survey=report.survey),
+    }
+    return render(request, "analysis/report_table.html", context)
 
 
 def report_url(*, dataset=None, survey=None):

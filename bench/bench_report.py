@@ -29,6 +29,7 @@ def parse():
     parser.add_argument("--annotators", type=int, default=200)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--page-requests", type=int, default=20)
+    parser.add_argument("--save-html", help="Write the cached report page's HTML to this file.")
     parser.add_argument("--use-database-url", action="store_true", help="Use DATABASE_URL instead of a temp SQLite.")
     return parser.parse_args()
 
@@ -94,6 +95,9 @@ def main():
     print(f"input fingerprint (the periodic staleness check, run by a task): {time.perf_counter() - started:.3f} s")
     print(f"cached page: median {statistics.median(timings):.1f} ms, max {max(timings):.1f} ms "
           f"over {len(timings)} requests ({len(response.content) // 1024} KiB)")  # fmt: skip
+    print(f"report page HTML: {len(response.content):,} bytes ({len(response.content) / 1000:.0f} kB; target < 500 kB)")
+    if args.save_html:
+        Path(args.save_html).write_bytes(response.content)
     ok = build_seconds < 10 and statistics.median(timings) < 100
     print("targets (report < 10 s, cached page < 100 ms):", "met" if ok else "NOT met")
 

@@ -246,3 +246,6 @@ LOGGING = {
 ANALYSIS_BOOTSTRAP_SAMPLES = env_int("ANALYSIS_BOOTSTRAP_SAMPLES", 1000, minimum=0)
 # How often a report page queues the check of its inputs (ratings, exclusions, metric scores).
 ANALYSIS_CHECK_SECONDS = env_int("ANALYSIS_CHECK_SECONDS", 30, minimum=0)
+# Up to this many ratings, a report page compares a cheap marker of its inputs on every view, so
+# a change (an exclusion override) shows "recomputing" at once; larger studies rely on the check above.
+ANALYSIS_PAGE_CHECK_MAX_RATINGS = env_int("ANALYSIS_PAGE_CHECK_MAX_RATINGS", 10_000, minimum=0)

@@ -4,7 +4,7 @@ Everything takes and returns plain Python or numpy values, so it is tested witho
 """
 
 from analysis.stats.bootstrap import bootstrap_correlations, correlations_from_counts, resample_counts
-from analysis.stats.correlation import correlate, pairwise_williams, williams_test
+from analysis.stats.correlation import correlate, fisher_interval, pairwise_williams, williams_test
 from analysis.stats.tables import (
     failure_analysis,
     length_bias,
@@ -19,6 +19,7 @@ __all__ = [
     "correlate",
     "correlations_from_counts",
     "failure_analysis",
+    "fisher_interval",
     "length_bias",
     "normalise_to_human",
     "pairwise_williams",

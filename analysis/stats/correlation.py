@@ -35,6 +35,23 @@ def correlate(x, y):
     return result
 
 
+def fisher_interval(r, n, *, level=0.95, spearman=False):
+    """Confidence interval for a correlation over n independent items, by Fisher's z transform.
+
+    z = atanh(r) is close to normal with standard error 1/sqrt(n - 3) for Pearson's r and
+    sqrt(1.06 / (n - 3)) for Spearman's rho (Fieller, Hartley & Pearson 1957). It treats the
+    n items as the sample, as the t-test behind the p-value does, so with few items (systems)
+    the interval is as wide as the p-value says it must be. Returns (low, high); (None, None)
+    when r is undefined or n < 4.
+    """
+    if r is None or n is None or n < 4 or not math.isfinite(r):
+        return None, None
+    r = max(min(float(r), 1 - 1e-12), -1 + 1e-12)  # |r| = 1 has z = +-inf: the interval collapses onto it
+    spread = math.sqrt((1.06 if spearman else 1.0) / (n - 3)) * float(stats.norm.ppf((1 + level) / 2))
+    z = math.atanh(r)
+    return math.tanh(z - spread), math.tanh(z + spread)
+
+
 def williams_test(r12, r13, r23, n):
     """Williams' (1959) t for H0: rho12 = rho13, where 1 is the human score and 2, 3 two metrics.
 

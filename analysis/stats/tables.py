@@ -4,7 +4,7 @@ import numpy as np
 from scipy import stats
 
 from analysis.stats.bootstrap import bootstrap_correlations, resample_counts
-from analysis.stats.correlation import correlate
+from analysis.stats.correlation import correlate, fisher_interval
 
 LENGTH_THRESHOLD = 6  # |Δwords| <= 6 vs > 6, as Liu et al. (2016) Table 5
 
@@ -62,13 +62,6 @@ def _group_means_bootstrap(values, finite, positions, n_boot, rng):
     return np.vstack(parts)
 
 
-def _rowwise_pearson(a, b):
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
-
-
 def _interval(samples, level):
     samples = samples[np.isfinite(samples)]
     if samples.size == 0:
@@ -80,8 +73,11 @@ def _interval(samples, level):
 def system_level(human, metrics, systems, *, n_boot=1000, seed=0, level=0.95):
     """Per-system means (human and each metric) with CIs, and the correlation across systems.
 
-    CIs are percentile bootstraps that resample responses within each system (the systems are
-    fixed, the items are the sample); correlation CIs come from the same resamples.
+    A system's mean has a percentile-bootstrap CI that resamples that system's responses (the
+    responses are the sample of what the system produces). The correlation across systems has
+    the systems as its sample (n = number of systems, as in its p-value), so its CI is Fisher's
+    z interval over the systems: resampling responses within fixed systems would measure only
+    the noise of the means and give intervals far narrower than the p-value allows.
     """
     human = np.asarray(human, dtype=float)
     systems = np.asarray(systems)
@@ -93,31 +89,29 @@ def system_level(human, metrics, systems, *, n_boot=1000, seed=0, level=0.95):
     rng = np.random.default_rng(seed)
     labels = sorted(set(systems.tolist()))
     means = np.full((len(labels), len(names) + 1), np.nan)
-    boot = np.full((n_boot, len(labels), len(names) + 1), np.nan)
     per_system = []
     for g, label in enumerate(labels):
         positions = np.flatnonzero(systems == label)
         with np.errstate(invalid="ignore", divide="ignore"):
             means[g] = values[positions].sum(axis=0) / finite[positions].sum(axis=0)
-        if n_boot > 0:
-            boot[:, g, :] = _group_means_bootstrap(values, finite, positions, n_boot, rng)
+        boot = _group_means_bootstrap(values, finite, positions, n_boot, rng) if n_boot > 0 else None
         row = {"system": str(label), "n": int(positions.size), "human_mean": _float(means[g, 0])}
-        low, high = _interval(boot[:, g, 0], level) if n_boot > 0 else (np.nan, np.nan)
+        low, high = _interval(boot[:, 0], level) if boot is not None else (np.nan, np.nan)
         row.update(human_ci_low=_float(low), human_ci_high=_float(high), metrics={})
         for j, name in enumerate(names, start=1):
-            low, high = _interval(boot[:, g, j], level) if n_boot > 0 else (np.nan, np.nan)
+            low, high = _interval(boot[:, j], level) if boot is not None else (np.nan, np.nan)
             row["metrics"][name] = {"mean": _float(means[g, j]), "ci_low": _float(low), "ci_high": _float(high)}
         per_system.append(row)
     correlations = []
     for j, name in enumerate(names, start=1):
         defined = np.isfinite(means[:, 0]) & np.isfinite(means[:, j])
         row = {"metric": name, **correlate(means[defined, 0], means[defined, j])}
-        pearson_ci = spearman_ci = (np.nan, np.nan)
-        if n_boot > 0 and row["pearson"] is not None:
-            h, m = boot[:, defined, 0], boot[:, defined, j]
-            pearson_ci = _interval(_rowwise_pearson(h, m), level)
-            spearman_ci = _interval(_rowwise_pearson(stats.rankdata(h, axis=1), stats.rankdata(m, axis=1)), level)
-        row.update(_ci_fields("pearson", pearson_ci) | _ci_fields("spearman", spearman_ci))
+        pearson_ci = fisher_interval(row["pearson"], row["n"], level=level)
+        spearman_ci = fisher_interval(row["spearman"], row["n"], level=level, spearman=True)
+        row.update(
+            pearson_ci_low=pearson_ci[0], pearson_ci_high=pearson_ci[1],
+            spearman_ci_low=spearman_ci[0], spearman_ci_high=spearman_ci[1],
+        )  # fmt: skip
         correlations.append(row)
     return {"correlations": correlations, "systems": per_system}
 

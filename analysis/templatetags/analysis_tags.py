@@ -1,22 +1,40 @@
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from analysis.cells import number
 
 register = template.Library()
 
 
 @register.filter
 def cell(value):
-    """A report table cell: 3 decimals for floats, p-values below 0.001 in scientific notation."""
-    if value is None or value == "":
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if value != 0 and abs(value) < 0.001:
-            return f"{value:.1e}"
-        return f"{value:.3f}"
-    return value
+    """A number in the report's prose: 3 decimals, never scientific notation ("sd 0.000", not 2.2e-16)."""
+    return number(value)
 
 
 @register.filter
-def is_number(value):
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def index(sequence, position):
+    try:
+        return sequence[position]
+    except (IndexError, TypeError):
+        return None
+
+
+@register.filter
+def without_rows(tables):
+    """The tables that have nothing to show (listed once, each with its reason)."""
+    return [table for table in tables if not table.rows]
+
+
+@register.filter
+def is_long_text(value):
+    """A text cell long enough to wrap (annotator exclusion reasons) rather than widen its column."""
+    return isinstance(value, str) and len(value) > 40
+
+
+@register.filter
+def breakable(value):
+    """A metric name that may wrap after "_" or ":" (bleu1_<wbr>nostop) on a phone, never mid-word."""
+    text = escape(str(value))
+    return mark_safe(text.replace("_", "_<wbr>").replace(":", ":<wbr>"))  # escaped above

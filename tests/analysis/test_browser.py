@@ -1,6 +1,8 @@
 """The report page in real headless Chromium: log in, open the report, see tables and a plot."""
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 from django.db import connections
@@ -49,3 +51,60 @@ def test_report_page_renders_tables_and_plots_in_chromium(live_server, page, usr
     plot.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
     assert plot.evaluate("img => img.naturalWidth") > 100
+
+
+def page_width(page):
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+@pytest.mark.parametrize("window", [(1366, 900), (390, 844)])
+def test_report_page_is_never_wider_than_the_window_and_wide_tables_scroll_in_their_box(
+    live_server, page, usr_study, researcher, window
+):
+    dataset = usr_study[0]
+    width, height = window
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{live_server.url}/analysis/datasets/{dataset.pk}/report/")
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_selector("#t-systems")
+    page.wait_for_load_state("load")  # the stylesheets too: an unstyled table is wider
+    assert page_width(page) <= width
+    boxes = page.locator(".report-table")
+    assert boxes.count() >= 5
+    # The per-system table (6 columns of "mean [low, high]") overflows a phone inside its own box.
+    systems = page.locator("section[aria-labelledby=t-systems] .report-table")
+    if width == 390:
+        assert systems.evaluate("box => box.scrollWidth > box.clientWidth")
+    page.click("section[aria-labelledby=t-williams] details summary")
+    assert page.locator("section[aria-labelledby=t-williams] details table").is_visible()
+    assert page_width(page) <= width
+    shots = os.environ.get("RATELAB_SHOTS")
+    if shots:  # screenshots for people to look at: RATELAB_SHOTS=/folder pytest -m browser ...
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{shots}/usr-report-{width}.png", full_page=True)
+
+
+def test_recomputing_banner_reloads_the_page_by_itself_when_the_new_report_is_ready(
+    live_server, page, usr_study, researcher
+):
+    from django.utils import timezone
+
+    from analysis.models import Report
+
+    dataset = usr_study[0]
+    url = f"{live_server.url}/analysis/datasets/{dataset.pk}/report/"
+    page.goto(url)
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_selector("#t-utterance_level")
+    # A recomputation under way (queued, not finished): the page says so and polls status.json.
+    Report.objects.filter(dataset=dataset).update(requested_at=timezone.now())
+    page.goto(url)
+    assert "Recomputing since" in page.inner_text("#report-status")
+    # The computation finishes: the page's script sees it and reloads, and the banner is gone.
+    Report.objects.filter(dataset=dataset).update(computed_at=timezone.now())
+    page.wait_for_function("!document.querySelector('#report-status')", timeout=20_000)
+    assert page.locator("#t-utterance_level").is_visible()

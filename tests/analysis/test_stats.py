@@ -166,3 +166,44 @@ def test_stopword_table_correlates_both_variants(vectors):
     rows = stats.stopword_table(human, {"bleu2": metric, "bleu2_nostop": other}, [("bleu2", "bleu2_nostop")])
     assert rows[0]["pearson_with"] == pytest.approx(scipy_stats.pearsonr(human, metric).statistic)
     assert rows[0]["spearman_without"] == pytest.approx(scipy_stats.spearmanr(human, other).statistic)
+
+
+def five_systems(seed, strength):
+    """Five systems with 60 responses each, whose human and metric means relate by `strength`."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(0, 1, 5)
+    systems = np.repeat([f"s{i}" for i in range(5)], 60)
+    base = np.repeat(quality, 60)
+    human = np.clip(3 + base + rng.normal(0, 0.5, base.size), 1, 5)
+    metric = strength * base + rng.normal(0, 1, 5).repeat(60) * (1 - strength) + rng.normal(0, 0.2, base.size)
+    return human, {"m": metric}, systems
+
+
+def test_system_level_ci_contains_zero_exactly_when_the_p_value_is_above_five_percent():
+    checked = 0
+    for seed in range(60):
+        human, metrics, systems = five_systems(seed, strength=seed % 4 / 3)
+        row = stats.system_level(human, metrics, systems, n_boot=200, seed=0)["correlations"][0]
+        for kind in ("pearson", "spearman"):
+            p, low, high = row[f"{kind}_p"], row[f"{kind}_ci_low"], row[f"{kind}_ci_high"]
+            if p is None or 0.03 < p < 0.07:  # the z interval and the t-test differ only near the boundary
+                continue
+            checked += 1
+            assert (p > 0.05) == (low <= 0 <= high), (seed, kind, row)
+    assert checked > 60
+
+
+def test_system_level_ci_over_five_systems_is_as_wide_as_the_small_sample_allows():
+    human, metrics, systems = five_systems(3, strength=0.3)
+    row = stats.system_level(human, metrics, systems, n_boot=200, seed=0)["correlations"][0]
+    assert row["n"] == 5
+    low, high = stats.fisher_interval(row["pearson"], 5)
+    assert (row["pearson_ci_low"], row["pearson_ci_high"]) == pytest.approx((low, high))
+    assert row["pearson_ci_high"] - row["pearson_ci_low"] > 0.8
+
+
+def test_fisher_interval_needs_four_items_and_matches_the_textbook_formula():
+    assert stats.fisher_interval(0.5, 3) == (None, None)
+    low, high = stats.fisher_interval(0.5, 28)
+    assert low == pytest.approx(np.tanh(np.arctanh(0.5) - 1.959964 / 5), abs=1e-6)
+    assert high == pytest.approx(np.tanh(np.arctanh(0.5) + 1.959964 / 5), abs=1e-6)

@@ -1,0 +1,101 @@
+"""Downloads of a report: exports (JSON, one CSV per table, a zip of them, LaTeX) and plots.
+
+File names go through Django's `content_disposition_header`, never into the header raw: a
+dataset named `x"; y=1` or a metric parameter with CR/LF can neither add a parameter nor break
+the response. A plot's metric must be one of the report's metrics (404 otherwise).
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET
+
+from analysis import exporting, plots
+from analysis.scheduling import report_is_stale, report_pending, report_request
+from analysis.views import visible_report
+
+EXPORTS = {
+    "json": ("application/json", "json"),
+    "latex": ("text/x-tex; charset=utf-8", "tex"),
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "zip": ("application/zip", "zip"),
+}
+
+
+def download_name(report, suffix, extension):
+    """A file name from the dataset's name: its letters, digits, - and _; the rest become -."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in report.dataset.name)[:80].strip("-") or "dataset"
+    return f"report-{stem}{'-' + suffix if suffix else ''}.{extension}"
+
+
+def attach(response, filename):
+    # Django's own header builder: quotes, CR/LF and non-ASCII become an RFC 6266 filename*.
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
+
+
+def stale_note(report, stale):
+    when = report.computed_at.strftime("%Y-%m-%d %H:%M:%S UTC") if report.computed_at else "never"
+    if not stale:
+        return f"Computed {when} from the current ratings, exclusions and metric scores."
+    return (
+        f"STALE: computed {when}; ratings, exclusions or metric scores have changed since. "
+        "A recomputation has been queued: download again once the report page shows the new figures."
+    )
+
+
+@login_required
+@require_GET
+def report_export(request, pk, fmt):
+    """A download of the report. When its inputs changed since it was computed, the download is
+    stamped stale (header `X-RateLab-Report-Stale: 1`, a `stale` key in the JSON, a note in the
+    zip's README and atop the LaTeX) and a recomputation is queued, rather than the request
+    waiting for it."""
+    if fmt not in EXPORTS:
+        raise Http404("No such format.")
+    report = visible_report(request, pk)
+    content_type, extension = EXPORTS[fmt]
+    table = request.GET.get("table") or None
+    if table is not None and (fmt != "csv" or table not in exporting.TABLES):
+        raise Http404("No such table.")
+    if fmt == "csv" and table is None:
+        raise Http404("Name a table (?table=…); every table is in export.zip.")
+    stale = report_pending(report) or report_is_stale(report)
+    if stale:
+        report_request(report=report)
+    note = stale_note(report, stale)
+    stamped = {**report.data, "stale": stale, "stale_note": note}
+    if fmt == "json":
+        content = exporting.to_json(stamped)
+    elif fmt == "latex":
+        content = f"% {note}\n" + exporting.to_latex(report.data)
+    elif fmt == "csv":
+        content = exporting.to_csv(report.data, table)
+    else:
+        content = exporting.to_zip(stamped, readme=note + "\n")
+    response = HttpResponse(content, content_type=content_type)
+    response["X-RateLab-Report-Stale"] = "1" if stale else "0"
+    if report.computed_at:
+        response["X-RateLab-Report-Computed-At"] = report.computed_at.isoformat()
+    return attach(response, download_name(report, table, extension))
+
+
+@login_required
+@require_GET
+def report_plot(request, pk, kind, fmt):
+    if kind not in plots.KINDS or fmt not in plots.FORMATS:
+        raise Http404("No such plot.")
+    report = visible_report(request, pk, with_vectors=True)
+    metric = None
+    if kind != "human":
+        metric = request.GET.get("metric")
+        if metric not in report.data.get("metrics", []):
+            raise Http404("No such metric in this report.")
+    content = plots.plot_bytes(report, kind, metric, fmt)
+    if content is None:
+        raise Http404("No such plot.")
+    response = HttpResponse(content, content_type=plots.FORMATS[fmt])
+    response["Cache-Control"] = "private, max-age=3600"
+    if request.GET.get("download"):
+        attach(response, f"{kind}-{metric or 'all'}.{fmt}")
+    return response
