@@ -152,6 +152,22 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE = {}  # apps add their periodic tasks in config/celery.py
+# Redis hands a message that a worker took but never acknowledged (the worker was killed) to
+# another worker only after this many seconds (kombu's default: an hour, whatever the tasks'
+# limits). A task never runs longer than its hard time limit, so a message unacknowledged for a
+# minute more than that belongs to a dead worker. (RabbitMQ notices a closed connection at once.)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 60}
+# Runs (metric runs, ADEM training, reports) that survive a dead worker: a task that works on a
+# run stamps the run's heartbeat every RUN_HEARTBEAT_SECONDS; the watchdog (Celery beat every
+# RUN_WATCHDOG_SECONDS, or `manage.py recover_runs`) re-queues a run whose heartbeat is older
+# than RUN_STALL_SECONDS and fails one whose work was lost with its worker RUN_MAX_ATTEMPTS times.
+RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 30, minimum=1)
+RUN_STALL_SECONDS = env_int("RUN_STALL_SECONDS", 180, minimum=1)
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 5, minimum=1)
+RUN_WATCHDOG_SECONDS = env_int("RUN_WATCHDOG_SECONDS", 60, minimum=1)
+# Embedded mode (no broker): work a page starts (Compute metrics, Train ADEM, Refresh report) runs
+# on this many threads of the web process, so the page answers at once; 0 runs it in the request.
+EMBEDDED_WORKER_THREADS = env_int("EMBEDDED_WORKER_THREADS", 2, minimum=0)
 
 # --- Cache ----------------------------------------------------------------------
 CACHE_URL = env_url("CACHE_URL", "", schemes={"redis", "rediss"})

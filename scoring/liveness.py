@@ -1,0 +1,86 @@
+"""What a worker records on a run as it takes it up, so that a run outlives a worker that dies.
+
+A task calls `*_begin` before working: it counts the start and stamps the heartbeat (see
+config/heartbeat.py), and refuses work that is finished, or that has been started
+RUN_MAX_ATTEMPTS times without finishing. Celery redelivers the task of a worker that died
+(`reject_on_worker_lost`), so a chunk that kills its worker every time (out of memory) would
+otherwise come back for ever; here its run fails instead, saying why. The watchdog
+(scoring/watchdog.py) re-queues what no worker holds any more.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from scoring.models import AdemModel, MetricChunk, MetricRun, TrainingRun
+
+CLOSED_RUN = (MetricRun.Status.DONE, MetricRun.Status.FAILED)
+
+
+def lost_worker_error(*, what, starts):
+    return (
+        f"{what} was started {starts} times and never finished: the worker running it stopped each time "
+        "(killed, out of memory, or shut down). Start it again once the workers are healthy."
+    )
+
+
+def metric_chunk_begin(*, chunk):
+    """True if the chunk is to be scored now: counted as one more start, the run's heartbeat stamped."""
+    run = chunk.run
+    if chunk.status == MetricChunk.Status.DONE or run.status in CLOSED_RUN:
+        return False
+    if chunk.attempts >= settings.RUN_MAX_ATTEMPTS:
+        metric_run_fail_lost(run=run, chunk=chunk)
+        return False
+    now = timezone.now()
+    with transaction.atomic():
+        MetricChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
+        MetricRun.objects.filter(pk=run.pk).update(heartbeat_at=now)
+    chunk.attempts += 1
+    return True
+
+
+def metric_run_fail_lost(*, run, chunk):
+    error = lost_worker_error(what=f"Chunk {chunk.index + 1} of {run.total_chunks}", starts=chunk.attempts)
+    MetricChunk.objects.filter(pk=chunk.pk).exclude(status=MetricChunk.Status.DONE).update(
+        status=MetricChunk.Status.FAILED
+    )
+    MetricRun.objects.filter(pk=run.pk).exclude(status__in=CLOSED_RUN).update(
+        status=MetricRun.Status.FAILED, error=error, finished_at=timezone.now()
+    )
+
+
+def metric_run_close_if_done(*, run_id):
+    """Mark the run done once every chunk is: the last chunk to finish closes its run (no chord's
+    callback to lose with a worker). Returns True if this call closed it."""
+    return bool(
+        MetricRun.objects.filter(pk=run_id, done_chunks__gte=F("total_chunks"))
+        .exclude(status__in=CLOSED_RUN)
+        .update(status=MetricRun.Status.DONE, error="", finished_at=timezone.now())
+    )
+
+
+def training_run_begin(*, run):
+    """True if the ADEM run is to be (re)started now; a run started too often fails instead."""
+    if run.status in (TrainingRun.Status.DONE, TrainingRun.Status.FAILED):
+        return False
+    if run.attempts >= settings.RUN_MAX_ATTEMPTS:
+        error = lost_worker_error(what=f"This {run.get_kind_display()} run", starts=run.attempts)
+        training_run_fail(run=run, error=error)
+        return False
+    run.attempts += 1
+    run.heartbeat_at = timezone.now()
+    run.progress = []  # a restarted run starts its epochs again
+    run.save(update_fields=["attempts", "heartbeat_at", "progress", "updated_at"])
+    return True
+
+
+def training_run_fail(*, run, error):
+    TrainingRun.objects.filter(pk=run.pk).exclude(
+        status__in=(TrainingRun.Status.DONE, TrainingRun.Status.FAILED)
+    ).update(status=TrainingRun.Status.FAILED, error=error, updated_at=timezone.now())
+    if run.adem_model_id:
+        AdemModel.objects.filter(pk=run.adem_model_id).exclude(status=AdemModel.Status.READY).update(
+            status=AdemModel.Status.FAILED, error=error
+        )
