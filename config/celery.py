@@ -59,5 +59,7 @@ app.autodiscover_tasks(["scoring", "analysis"], related_name="tasks_watchdog")
 @app.on_after_finalize.connect
 def _watchdog_schedule(sender, **kwargs):
     every = float(settings.RUN_WATCHDOG_SECONDS)
-    sender.add_periodic_task(every, sender.signature("scoring.recover_runs"), name="scoring-recover-runs")
-    sender.add_periodic_task(every, sender.signature("analysis.recover_runs"), name="analysis-recover-runs")
+    # a check still queued when the next is due is dropped (workers down: no pile of checks at restart)
+    for app_label in ("scoring", "analysis"):
+        check = sender.signature(f"{app_label}.recover_runs", options={"expires": every})
+        sender.add_periodic_task(every, check, name=f"{app_label}-recover-runs")

@@ -25,19 +25,22 @@ def lost_worker_error(*, what, starts):
     )
 
 
-def metric_chunk_begin(*, chunk):
-    """True if the chunk is to be scored now: counted as one more start, the run's heartbeat stamped."""
+def metric_chunk_begin(*, chunk, count_start=True):
+    """True if the chunk is to be scored now. With `count_start` (a task a broker delivered, whose
+    worker may die) the start is counted and the run's heartbeat stamped first, in a commit of
+    their own; in process (the command, the embedded mode) the count is stored with the chunk's
+    scores instead, sparing each chunk a commit (5-7 ms on SQLite, as long as BLEU's 2,000 pairs)."""
     run = chunk.run
     if chunk.status == MetricChunk.Status.DONE or run.status in CLOSED_RUN:
         return False
     if chunk.attempts >= settings.RUN_MAX_ATTEMPTS:
         metric_run_fail_lost(run=run, chunk=chunk)
         return False
-    now = timezone.now()
-    with transaction.atomic():
-        MetricChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
-        MetricRun.objects.filter(pk=run.pk).update(heartbeat_at=now)
-    chunk.attempts += 1
+    if count_start:
+        with transaction.atomic():
+            MetricChunk.objects.filter(pk=chunk.pk).update(attempts=F("attempts") + 1)
+            MetricRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+        chunk.attempts += 1
     return True
 
 

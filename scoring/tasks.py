@@ -42,13 +42,15 @@ def compute_metrics(run_id):
     group(compute_metrics_chunk.s(run_id, chunk_id) for chunk_id in pending).apply_async()
 
 
-@shared_task(bind=True, max_retries=3, default_retry_delay=10, **SURVIVES_LOST_WORKER)
+@shared_task(bind=True, max_retries=3, default_retry_delay=10, ignore_result=True, **SURVIVES_LOST_WORKER)
 def compute_metrics_chunk(self, run_id, chunk_id):
     # the run's dataset is read only by the chunk that builds the run's CIDEr corpus in this process
     chunk = MetricChunk.objects.select_related("run").filter(pk=chunk_id, run_id=run_id).first()
-    if chunk is None or not liveness.metric_chunk_begin(chunk=chunk):
+    delivered = not self.request.is_eager  # by a broker, to a worker that may die mid-chunk
+    if chunk is None or not liveness.metric_chunk_begin(chunk=chunk, count_start=delivered):
         return 0
-    attempt = chunk.attempts  # this start included
+    # stored with the scores: the starts counted so far (this one included when delivered)
+    attempt = chunk.attempts if delivered else chunk.attempts + self.request.retries + 1
     try:
         with heartbeat(MetricRun.objects.filter(pk=run_id)):
             written = services.metric_chunk_compute(chunk=chunk, attempt=attempt)

@@ -214,7 +214,10 @@ def test_a_lost_workers_tasks_come_back_to_the_broker_within_the_time_limit():
 
 
 def test_beat_runs_the_watchdog_every_interval():
+    celery_app.finalize()  # as a worker or beat does at start: the apps add their periodic tasks
     schedule = celery_app.conf.beat_schedule
-    for name, task in (("scoring-recover-runs", "scoring.recover_runs"), ("analysis-recover-runs", "analysis.recover_runs")):
+    entries = {"scoring-recover-runs": "scoring.recover_runs", "analysis-recover-runs": "analysis.recover_runs"}
+    for name, task in entries.items():
         assert schedule[name]["task"] == task
         assert schedule[name]["schedule"] == float(django_settings.RUN_WATCHDOG_SECONDS)
+        assert schedule[name]["options"]["expires"] == float(django_settings.RUN_WATCHDOG_SECONDS)
