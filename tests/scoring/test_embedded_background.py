@@ -12,8 +12,10 @@ import pytest
 from django.urls import reverse
 
 import scoring.metrics as engine
-from scoring.models import MetricRun, MetricScore
-from tests.factories import load_dataset_records
+from scoring import services_adem
+from scoring.models import AdemModel, MetricRun, MetricScore, TrainingRun
+from tests.factories import load_dataset_records, load_rating_records
+from tests.shared_loaders import usr_personachat
 
 RECORDS = [
     {
@@ -87,3 +89,40 @@ def test_a_failure_on_the_background_pool_is_recorded_on_the_run(client, researc
     embedded_background()
     run = MetricRun.objects.get()
     assert run.status == MetricRun.Status.FAILED and "differ in length" in run.error
+
+
+@pytest.mark.shared_data
+def test_train_adem_answers_before_the_training_runs_and_its_progress_then_shows_it_done(
+    client, researcher, embedded_background, shared_data, settings, tmp_path, monkeypatch
+):
+    settings.RATELAB_DATA_DIR = tmp_path
+    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
+    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
+    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
+    opened, entered = threading.Event(), threading.Event()
+    real = services_adem.encode_examples
+
+    def held(*args, **kwargs):
+        entered.set()
+        assert opened.wait(30), "the test never opened the gate"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services_adem, "encode_examples", held)
+    client.force_login(researcher)
+    try:
+        response = client.post(
+            reverse("scoring:adem_train"),
+            {"name": "web", "dataset": dataset.pk, "encoder": "glove", "variant": "full", "seed": 0},
+        )
+        run = TrainingRun.objects.get(kind="train")
+        assert response.status_code == 302 and response.url == reverse("scoring:adem_run", args=[run.pk])
+        assert entered.wait(30), "the training never started on the background pool"
+        progress = client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
+        assert progress["status"] in ("queued", "running") and progress["progress"] == []
+    finally:
+        opened.set()
+    embedded_background(timeout=300)
+    progress = client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
+    assert progress["status"] == "done", progress
+    assert progress["progress"][0]["epoch"] == 1
+    assert AdemModel.objects.get(name="web").status == AdemModel.Status.READY
