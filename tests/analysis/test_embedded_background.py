@@ -12,11 +12,10 @@ from analysis.models import Report
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
 
 
-def test_the_report_page_answers_while_its_report_is_computed_in_the_background(
-    client, researcher, usr_study, embedded_background, settings, monkeypatch
-):
+@pytest.fixture
+def held_computation(settings, monkeypatch):
+    """Holds the report's computation until the test opens the gate: (opened, entered) events."""
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 50
-    dataset = usr_study[0]
     opened, entered = threading.Event(), threading.Event()
     real = analysis.services._compute
 
@@ -26,6 +25,15 @@ def test_the_report_page_answers_while_its_report_is_computed_in_the_background(
         return real(**kwargs)
 
     monkeypatch.setattr(analysis.services, "_compute", held)
+    yield opened, entered
+    opened.set()
+
+
+def test_the_report_page_answers_while_its_report_is_computed_in_the_background(
+    client, researcher, usr_study, embedded_background, held_computation
+):
+    dataset = usr_study[0]
+    opened, entered = held_computation
     client.force_login(researcher)
     url = reverse("analysis:dataset_report", args=[dataset.pk])
     try:

@@ -91,28 +91,39 @@ def test_a_failure_on_the_background_pool_is_recorded_on_the_run(client, researc
     assert run.status == MetricRun.Status.FAILED and "differ in length" in run.error
 
 
-@pytest.mark.shared_data
-def test_train_adem_answers_before_the_training_runs_and_its_progress_then_shows_it_done(
-    client, researcher, embedded_background, shared_data, settings, tmp_path, monkeypatch
-):
-    settings.RATELAB_DATA_DIR = tmp_path
-    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
-    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
-    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
+def holding(monkeypatch, owner, name):
+    """Hold every call of `owner.name` until the test opens the gate: (opened, entered) events."""
     opened, entered = threading.Event(), threading.Event()
-    real = services_adem.encode_examples
+    real = getattr(owner, name)
 
     def held(*args, **kwargs):
         entered.set()
         assert opened.wait(30), "the test never opened the gate"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services_adem, "encode_examples", held)
+    monkeypatch.setattr(owner, name, held)
+    return opened, entered
+
+
+@pytest.fixture
+def usr_dataset(researcher, shared_data, settings, tmp_path):
+    settings.RATELAB_DATA_DIR = tmp_path
+    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
+    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
+    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
+    return dataset
+
+
+@pytest.mark.shared_data
+def test_train_adem_answers_before_the_training_runs_and_its_progress_then_shows_it_done(
+    client, researcher, usr_dataset, embedded_background, monkeypatch
+):
+    opened, entered = holding(monkeypatch, services_adem, "encode_examples")
     client.force_login(researcher)
     try:
         response = client.post(
             reverse("scoring:adem_train"),
-            {"name": "web", "dataset": dataset.pk, "encoder": "glove", "variant": "full", "seed": 0},
+            {"name": "web", "dataset": usr_dataset.pk, "encoder": "glove", "variant": "full", "seed": 0},
         )
         run = TrainingRun.objects.get(kind="train")
         assert response.status_code == 302 and response.url == reverse("scoring:adem_run", args=[run.pk])
