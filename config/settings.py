@@ -156,7 +156,10 @@ CELERY_BEAT_SCHEDULE = {}  # apps add their periodic tasks in config/celery.py
 # another worker only after this many seconds (kombu's default: an hour, whatever the tasks'
 # limits). A task never runs longer than its hard time limit, so a message unacknowledged for a
 # minute more than that belongs to a dead worker. (RabbitMQ notices a closed connection at once.)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 60}
+# A task waiting for its countdown is unacknowledged too (MTurk retries back off up to 300 s):
+# the timeout also covers the longest countdown, or such a task would run twice.
+_LONGEST_COUNTDOWN = 300
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(CELERY_TASK_TIME_LIMIT, _LONGEST_COUNTDOWN) + 60}
 # Runs (metric runs, ADEM training, reports) that survive a dead worker: a task that works on a
 # run stamps the run's heartbeat every RUN_HEARTBEAT_SECONDS; the watchdog (Celery beat every
 # RUN_WATCHDOG_SECONDS, or `manage.py recover_runs`) re-queues a run whose heartbeat is older

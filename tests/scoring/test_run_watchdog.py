@@ -4,8 +4,12 @@ command, the Celery settings that make a lost worker's task come back (eager Cel
 The real worker killed mid-run is tests/scoring/test_worker_lost.py.
 """
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
@@ -19,6 +23,7 @@ from scoring import services, services_adem, tasks, watchdog
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
 from tests.factories import load_dataset_records
 
+ROOT = Path(__file__).resolve().parents[2]
 RECORDS = [
     {
         "context_id": f"c{i}",
@@ -197,11 +202,24 @@ def test_the_recover_runs_command_reports_what_it_did(dataset):
     assert run.status == MetricRun.Status.DONE  # eager: the re-queued run ran in the command
 
 
+def visibility_timeout_for(time_limit):
+    """Redis's visibility timeout as the settings derive it for CELERY_TASK_TIME_LIMIT=time_limit."""
+    env = {key: value for key, value in os.environ.items() if key != "CELERY_TASK_TIME_LIMIT"}
+    if time_limit is not None:
+        env["CELERY_TASK_TIME_LIMIT"] = str(time_limit)
+    code = "import config.settings as s; print(s.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=ROOT)
+    return int(out.stdout)
+
+
 def test_a_lost_workers_tasks_come_back_to_the_broker_within_the_time_limit():
     """Redis gives an unacknowledged message to another worker after the visibility timeout: a
     little over the hard time limit (kombu's default, an hour, held the run's chunks that long)."""
-    timeout = celery_app.conf.broker_transport_options["visibility_timeout"]
-    assert django_settings.CELERY_TASK_TIME_LIMIT < timeout <= django_settings.CELERY_TASK_TIME_LIMIT + 120
+    limit = django_settings.CELERY_TASK_TIME_LIMIT
+    assert celery_app.conf.broker_transport_options["visibility_timeout"] == max(limit, 300) + 60
+    assert visibility_timeout_for(None) == 3600 + 60  # the default limit, an hour
+    assert visibility_timeout_for(900) == 900 + 60
+    assert visibility_timeout_for(20) == 300 + 60  # never below MTurk's longest retry countdown
     for task in (
         tasks.compute_metrics,
         tasks.compute_metrics_chunk,
