@@ -28,7 +28,7 @@ def report_end(*, report):
 def report_fail_lost(*, report):
     error = (
         f"The computation of this report was started {report.attempts} times and never finished: the worker "
-        "running it stopped each time (killed, out of memory, or shut down). Refresh the report once the "
-        "workers are healthy."
+        "running it stopped each time (killed, out of memory, shut down, or past the hard time limit). Refresh "
+        "the report once the workers are healthy."
     )
     Report.objects.filter(pk=report.pk).update(status=Report.Status.FAILED, error=error, attempts=0)

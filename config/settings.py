@@ -147,7 +147,10 @@ CELERY_RESULT_BACKEND = env_url(
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 60 * 60, minimum=1)
-CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30 if CELERY_TASK_TIME_LIMIT > 60 else CELERY_TASK_TIME_LIMIT
+# The soft limit lets a task record why it stopped (its run shows the error) before the hard limit
+# kills it; equal limits (as short ones were) raced, and the kill left the run to the watchdog.
+_LIMIT = CELERY_TASK_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = _LIMIT - 30 if _LIMIT > 60 else _LIMIT * 0.8
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

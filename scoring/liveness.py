@@ -21,7 +21,8 @@ CLOSED_RUN = (MetricRun.Status.DONE, MetricRun.Status.FAILED)
 def lost_worker_error(*, what, starts):
     return (
         f"{what} was started {starts} times and never finished: the worker running it stopped each time "
-        "(killed, out of memory, or shut down). Start it again once the workers are healthy."
+        "(killed, out of memory, shut down, or past the hard time limit). Start it again once the workers are "
+        "healthy."
     )
 
 

@@ -64,8 +64,9 @@ def compute_metrics_chunk(self, run_id, chunk_id):
         raise
     except SoftTimeLimitExceeded:
         error = (
-            f"chunk {chunk.index} took longer than the time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s "
-            "(CELERY_TASK_TIME_LIMIT): compute with a smaller chunk size or raise the limit"
+            f"chunk {chunk.index} ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT:g} s, the soft "
+            f"limit of CELERY_TASK_TIME_LIMIT={settings.CELERY_TASK_TIME_LIMIT}): compute with a smaller chunk size "
+            "or raise the limit"
         )
         services.metric_run_fail(run=chunk.run, chunk=chunk, error=error, attempt=attempt)
         raise

@@ -49,7 +49,7 @@ CHUNK_SIZE = 4  # 48 responses: 12 chunks of about 1 s each on two processes
 class Worker:
     """`celery worker -c 2 -B` in its own process group, so that all of it can be killed at once."""
 
-    def __init__(self, tmp_path, name):
+    def __init__(self, tmp_path, name, **extra_env):
         database = settings.DATABASES["default"]
         host = f"{database.get('HOST') or '127.0.0.1'}:{database.get('PORT') or 5432}"
         env = {
@@ -61,6 +61,7 @@ class Worker:
             "RUN_HEARTBEAT_SECONDS": "1",
             "RUN_STALL_SECONDS": "5",
             "RUN_WATCHDOG_SECONDS": "2",
+            **extra_env,
         }
         self.log = tmp_path / f"{name}.log"
         self.name = f"ratelab-lost-{name}@{socket.gethostname()}"
@@ -176,3 +177,23 @@ def test_a_metric_run_finishes_with_every_score_once_after_its_pool_process_and_
         f" run done {finished - restarted:.1f} s after the restart, {finished - started:.1f} s in all;"
         f" chunk attempts {attempts}"
     )
+
+
+def test_a_chunk_past_the_time_limit_fails_its_run_naming_the_limit_and_is_not_redelivered(
+    services_ready, researcher, tmp_path
+):
+    """The time limits still hold with late acks and re-queueing on a lost worker: the soft limit
+    ends the chunk with an error on the run, and the hard limit's kill is not taken for a lost worker."""
+    dataset = load_dataset_records(records=RECORDS[:4], name="time-limit", owner=researcher)
+    worker = Worker(tmp_path, "limit", SLOW_CHUNK_SECONDS="8", CELERY_TASK_TIME_LIMIT="3")
+    try:
+        run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=100)
+        _wait(run, lambda r: r.status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING), 90, worker)
+        time.sleep(8)  # a redelivery, if any, would have started again by now (the watchdog's stall: 5 s)
+        run.refresh_from_db()
+    finally:
+        worker.stop()
+    assert run.status == MetricRun.Status.FAILED, worker.output()
+    assert run.error.startswith("chunk 0 ran past its time limit (2.4 s, the soft limit of CELERY_TASK_TIME_LIMIT=3)")
+    assert list(run.chunks.values_list("attempts", "status")) == [(1, MetricChunk.Status.FAILED)]
+    assert not MetricScore.objects.filter(response__context__dataset=dataset).exists()
