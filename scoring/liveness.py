@@ -8,9 +8,11 @@ otherwise come back for ever; here its run fails instead, saying why. The watchd
 (scoring/watchdog.py) re-queues what no worker holds any more.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from scoring.models import AdemModel, MetricChunk, MetricRun, TrainingRun
@@ -66,18 +68,45 @@ def metric_run_close_if_done(*, run_id):
 
 
 def training_run_begin(*, run):
-    """True if the ADEM run is to be (re)started now; a run started too often fails instead."""
+    """True if the ADEM run is to be (re)started now by this task; a run started too often fails instead.
+
+    Training is not idempotent the way a chunk is: two tasks on one run would write one model. So a
+    start claims the run (one conditional update on its start count): refused while another task
+    holds it with a fresh heartbeat (a duplicate message, a redelivery while the first still runs);
+    taken over once that heartbeat is older than two beats (its worker died).
+    """
     if run.status in (TrainingRun.Status.DONE, TrainingRun.Status.FAILED):
         return False
     if run.attempts >= settings.RUN_MAX_ATTEMPTS:
         error = lost_worker_error(what=f"This {run.get_kind_display()} run", starts=run.attempts)
         training_run_fail(run=run, error=error)
         return False
-    run.attempts += 1
-    run.heartbeat_at = timezone.now()
-    run.progress = []  # a restarted run starts its epochs again
-    run.save(update_fields=["attempts", "heartbeat_at", "progress", "updated_at"])
+    now = timezone.now()
+    alive = now - timedelta(seconds=2 * settings.RUN_HEARTBEAT_SECONDS)
+    free = Q(status=TrainingRun.Status.QUEUED) | Q(status=TrainingRun.Status.RUNNING) & (
+        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=alive)
+    )
+    claimed = TrainingRun.objects.filter(free, pk=run.pk, attempts=run.attempts).update(
+        attempts=run.attempts + 1,
+        status=TrainingRun.Status.RUNNING,
+        heartbeat_at=now,
+        progress=[],  # a restarted run starts its epochs again
+        updated_at=now,
+    )
+    if not claimed:
+        return False
+    run.attempts, run.status, run.heartbeat_at, run.progress = run.attempts + 1, TrainingRun.Status.RUNNING, now, []
     return True
+
+
+def training_run_requeue(*, run, now):
+    """Mark a run whose worker died as queued again; False if another watchdog or a worker got there first."""
+    last = Q(heartbeat_at=run.heartbeat_at) if run.heartbeat_at else Q(heartbeat_at__isnull=True)
+    return bool(
+        TrainingRun.objects.filter(last, pk=run.pk, attempts=run.attempts).update(
+            status=TrainingRun.Status.QUEUED, heartbeat_at=now, updated_at=now
+        )
+    )
 
 
 def training_run_fail(*, run, error):

@@ -77,7 +77,7 @@ def training_runs_recover(*, now=None):
             error = liveness.lost_worker_error(what=f"This {run.get_kind_display()} run", starts=run.attempts)
             liveness.training_run_fail(run=run, error=error)
             outcome["failed"].append(run.pk)
-        elif _claim(TrainingRun, run, now):
+        elif liveness.training_run_requeue(run=run, now=now):
             TRAINING_TASKS[run.kind].delay(run.pk)
             outcome["requeued"].append(run.pk)
     _log("ADEM run", outcome)

@@ -179,6 +179,24 @@ def test_a_stalled_adem_run_is_started_again_from_its_queued_row(dataset, monkey
     assert run.status == TrainingRun.Status.DONE
 
 
+def test_a_second_message_for_an_adem_run_a_live_worker_holds_does_not_train_it_twice(dataset, monkeypatch):
+    """Training writes one model: a duplicate or a redelivered message must not start a second one
+    while the first worker's heartbeat is fresh; once that heartbeat is old, it takes over."""
+    run = TrainingRun.objects.create(kind=TrainingRun.Kind.TRAIN, dataset=dataset, attempts=1)
+    TrainingRun.objects.filter(pk=run.pk).update(status=TrainingRun.Status.RUNNING, heartbeat_at=timezone.now())
+    trained = []
+    monkeypatch.setattr(services_adem, "adem_train_from_run", lambda *, run: trained.append(run.attempts))
+
+    tasks.adem_train_task.apply(args=(run.pk,), throw=True)
+    assert trained == []
+    run.refresh_from_db()
+    assert (run.status, run.attempts) == (TrainingRun.Status.RUNNING, 1)
+
+    stalled(run, seconds=2 * django_settings.RUN_HEARTBEAT_SECONDS + 5)  # its worker died
+    tasks.adem_train_task.apply(args=(run.pk,), throw=True)
+    assert trained == [2]
+
+
 def test_an_adem_run_lost_too_often_fails_with_its_model_saying_why(dataset):
     model = AdemModel.objects.create(name="m", dataset=dataset, status=AdemModel.Status.RUNNING)
     run = TrainingRun.objects.create(kind=TrainingRun.Kind.TRAIN, adem_model=model, dataset=dataset, attempts=3)
