@@ -22,6 +22,7 @@ from config.celery import app as celery_app
 from scoring import services, services_adem, tasks, watchdog
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
 from tests.factories import load_dataset_records
+from tests.test_settings import manage
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = [
@@ -258,3 +259,10 @@ def test_beat_runs_the_watchdog_every_interval():
         assert schedule[name]["task"] == task
         assert schedule[name]["schedule"] == float(django_settings.RUN_WATCHDOG_SECONDS)
         assert schedule[name]["options"]["expires"] == float(django_settings.RUN_WATCHDOG_SECONDS)
+
+
+def test_a_stall_shorter_than_three_heartbeats_stops_start_up_with_a_clear_message():
+    result = manage("check", RUN_STALL_SECONDS="60", RUN_HEARTBEAT_SECONDS="30")
+    assert result.returncode == 1
+    assert "RUN_STALL_SECONDS=60 must be at least three heartbeats (3 x RUN_HEARTBEAT_SECONDS=30)" in result.stderr
+    assert "Traceback" not in result.stderr
