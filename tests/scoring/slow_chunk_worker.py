@@ -1,5 +1,6 @@
-"""A real Celery worker whose metric chunks each take SLOW_CHUNK_SECONDS longer, for the tests
-that kill it mid-run (tests/scoring/test_worker_lost.py).
+"""A real Celery worker whose metric chunks each take SLOW_CHUNK_SECONDS longer (and reports
+SLOW_REPORT_SECONDS longer), for the tests that kill it mid-run (tests/scoring/test_worker_lost.py,
+tests/analysis/test_worker_lost_report.py).
 
     python -m tests.scoring.slow_chunk_worker worker -c 2 ...
 
@@ -18,19 +19,21 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
-import scoring.metrics as engine  # noqa: E402 (after django.setup)
+import analysis.services  # noqa: E402 (after django.setup)
+import scoring.metrics as engine  # noqa: E402
 from config.celery import app  # noqa: E402
 
-DELAY = float(os.environ.get("SLOW_CHUNK_SECONDS", "1"))
-_score = engine.score
+
+def slowed(function, seconds):
+    def slow(*args, **kwargs):
+        time.sleep(seconds)
+        return function(*args, **kwargs)
+
+    return slow
 
 
-def _slow_score(*args, **kwargs):
-    time.sleep(DELAY)
-    return _score(*args, **kwargs)
-
-
-engine.score = _slow_score
+engine.score = slowed(engine.score, float(os.environ.get("SLOW_CHUNK_SECONDS", "1")))
+analysis.services._compute = slowed(analysis.services._compute, float(os.environ.get("SLOW_REPORT_SECONDS", "0")))
 
 if __name__ == "__main__":
     app.worker_main(sys.argv[1:])
