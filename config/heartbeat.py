@@ -41,4 +41,6 @@ def heartbeat(rows, *, interval=None):
         yield
     finally:
         stop.set()
-        thread.join()
+        # Not for ever: a beat may wait on a row lock that this thread's own open transaction holds
+        # (a task run eagerly inside an atomic block); it then ends by itself once that commits.
+        thread.join(timeout=1)

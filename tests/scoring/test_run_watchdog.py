@@ -7,6 +7,7 @@ The real worker killed mid-run is tests/scoring/test_worker_lost.py.
 import os
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 import scoring.metrics as engine
 from config.celery import app as celery_app
+from config.heartbeat import heartbeat
 from scoring import services, services_adem, tasks, watchdog
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
 from tests.factories import load_dataset_records
@@ -266,3 +268,17 @@ def test_a_stall_shorter_than_three_heartbeats_stops_start_up_with_a_clear_messa
     assert result.returncode == 1
     assert "RUN_STALL_SECONDS=60 must be at least three heartbeats (3 x RUN_HEARTBEAT_SECONDS=30)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat's thread has a connection of its own
+def test_a_task_stamps_its_runs_heartbeat_from_a_thread_while_it_works(researcher):
+    dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    run = MetricRun.objects.create(dataset=dataset, metrics=["bleu1"], status=MetricRun.Status.RUNNING)
+    with heartbeat(MetricRun.objects.filter(pk=run.pk), interval=0.05):
+        deadline = time.monotonic() + 10
+        while MetricRun.objects.get(pk=run.pk).heartbeat_at is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the work, which never stamps anything itself
+    stamped = MetricRun.objects.get(pk=run.pk).heartbeat_at
+    assert stamped is not None and timezone.now() - stamped < timedelta(seconds=10)
+    time.sleep(0.2)
+    assert MetricRun.objects.get(pk=run.pk).heartbeat_at == stamped  # the thread stopped with the block
