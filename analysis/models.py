@@ -31,6 +31,12 @@ class Report(models.Model):
     requested_at = models.DateTimeField(null=True, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True, help_text="Last comparison of the inputs' fingerprint.")
     seconds = models.FloatField(null=True, blank=True, help_text="Time the last computation took.")
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Times a worker started the requested computation without finishing it yet."
+    )
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the worker computing it (see RUN_STALL_SECONDS)."
+    )
 
     class Meta:
         constraints = [

@@ -1,10 +1,16 @@
-"""The Celery app. Eager (in-process) unless CELERY_BROKER_URL names a broker."""
+"""The Celery app. Eager (in-process) unless CELERY_BROKER_URL names a broker.
+
+Periodic tasks (`celery -A config beat`, or a worker started with `-B`): expiring abandoned
+assignment slots, syncing live MTurk surveys, and the runs' watchdog (scoring/watchdog.py,
+analysis/watchdog.py) every RUN_WATCHDOG_SECONDS.
+"""
 
 import gc
 import os
 
 from celery import Celery
 from celery.signals import worker_process_init, worker_ready
+from django.conf import settings  # lazy: read when the app is finalized
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -45,3 +51,15 @@ app.conf.beat_schedule["mturk-sync-live-surveys"] = {
 }
 # Tasks that live below an app package (annotation/quality/tasks.py).
 app.autodiscover_tasks(["annotation.quality"])
+# The runs' watchdog: re-queues, closes or fails runs whose worker died (`manage.py recover_runs`
+# does the same once, for deployments without beat).
+app.autodiscover_tasks(["scoring", "analysis"], related_name="tasks_watchdog")
+
+
+@app.on_after_finalize.connect
+def _watchdog_schedule(sender, **kwargs):
+    every = float(settings.RUN_WATCHDOG_SECONDS)
+    # a check still queued when the next is due is dropped (workers down: no pile of checks at restart)
+    for app_label in ("scoring", "analysis"):
+        check = sender.signature(f"{app_label}.recover_runs", options={"expires": every})
+        sender.add_periodic_task(every, check, name=f"{app_label}-recover-runs")

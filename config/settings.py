@@ -217,11 +217,38 @@ CELERY_RESULT_BACKEND = env_url(
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 60 * 60, minimum=1)
-CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30 if CELERY_TASK_TIME_LIMIT > 60 else CELERY_TASK_TIME_LIMIT
+# The soft limit lets a task record why it stopped (its run shows the error) before the hard limit
+# kills it; equal limits (as short ones were) raced, and the kill left the run to the watchdog.
+_hard_limit = CELERY_TASK_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = _hard_limit - 30 if _hard_limit > 60 else _hard_limit * 0.8
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE = {}  # apps add their periodic tasks in config/celery.py
+# Redis hands a message that a worker took but never acknowledged (the worker was killed) to
+# another worker only after this many seconds (kombu's default: an hour, whatever the tasks'
+# limits). A task never runs longer than its hard time limit, so a message unacknowledged for a
+# minute more than that belongs to a dead worker. (RabbitMQ notices a closed connection at once.)
+# A task waiting for its countdown is unacknowledged too (MTurk retries back off up to 300 s):
+# the timeout also covers the longest countdown, or such a task would run twice.
+_longest_countdown = 300
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(CELERY_TASK_TIME_LIMIT, _longest_countdown) + 60}
+# Runs (metric runs, ADEM training, reports) that survive a dead worker: a task that works on a
+# run stamps the run's heartbeat every RUN_HEARTBEAT_SECONDS; the watchdog (Celery beat every
+# RUN_WATCHDOG_SECONDS, or `manage.py recover_runs`) re-queues a run whose heartbeat is older
+# than RUN_STALL_SECONDS and fails one whose work was lost with its worker RUN_MAX_ATTEMPTS times.
+RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 30, minimum=1)
+RUN_STALL_SECONDS = env_int("RUN_STALL_SECONDS", 180, minimum=1)
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 5, minimum=1)
+RUN_WATCHDOG_SECONDS = env_int("RUN_WATCHDOG_SECONDS", 60, minimum=1)
+if RUN_STALL_SECONDS < 3 * RUN_HEARTBEAT_SECONDS:  # live runs would look dead between two beats
+    raise ImproperlyConfigured(
+        f"RUN_STALL_SECONDS={RUN_STALL_SECONDS} must be at least three heartbeats "
+        f"(3 x RUN_HEARTBEAT_SECONDS={RUN_HEARTBEAT_SECONDS})."
+    )
+# Embedded mode (no broker): work a page starts (Compute metrics, Train ADEM, Refresh report) runs
+# on this many threads of the web process, so the page answers at once; 0 runs it in the request.
+EMBEDDED_WORKER_THREADS = env_int("EMBEDDED_WORKER_THREADS", 2, minimum=0)
 
 # --- Cache ----------------------------------------------------------------------
 CACHE_URL = env_url("CACHE_URL", "", schemes={"redis", "rediss"})

@@ -9,8 +9,13 @@ from django.template.loader import get_template
 from django.urls import get_resolver
 from django.utils.module_loading import import_string
 
+from config.background import serve_in_background
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
+
+# Without a broker, work a page starts runs on this process's threads, not in the request.
+serve_in_background()
 
 # Django resolves the URLconf, and so imports every view module (and the numeric libraries the
 # report and scoring views stand on), on the first request a process serves. Doing it here moves

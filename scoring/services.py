@@ -108,7 +108,9 @@ def metric_run_prepare(*, run):
 
 
 def metric_run_start(*, run):
-    MetricRun.objects.filter(pk=run.pk, status=MetricRun.Status.QUEUED).update(status=MetricRun.Status.RUNNING)
+    MetricRun.objects.filter(pk=run.pk, status=MetricRun.Status.QUEUED).update(
+        status=MetricRun.Status.RUNNING, heartbeat_at=timezone.now()
+    )
 
 
 # A process scores one chunk at a time, but may write one while it scores the next: the command
@@ -143,7 +145,7 @@ def metric_chunk_compute(*, chunk, attempt=1):
             .update(status=MetricChunk.Status.DONE, finished_at=timezone.now(), attempts=attempt)
         )
         if marked:
-            MetricRun.objects.filter(pk=run.pk).update(done_chunks=F("done_chunks") + 1)
+            MetricRun.objects.filter(pk=run.pk).update(done_chunks=F("done_chunks") + 1, heartbeat_at=timezone.now())
     return written
 
 

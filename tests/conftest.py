@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from config import background
 from config.celery import app as celery_app
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -74,3 +75,19 @@ def celery_in_process_unless_worker(request, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = not real_broker
     yield
     conf.task_always_eager, conf.task_eager_propagates = before
+
+
+@pytest.fixture
+def embedded_background():
+    """The embedded web process's background pool (config/background.py), switched on for one test.
+
+    Tasks the test's requests queue run on the pool's threads; the test waits for them with the
+    `drain()` this fixture yields, and any still running at its end are waited for before the
+    database is torn down. Without this fixture tests keep Celery's eager, in-request behaviour.
+    """
+    background.serve_in_background(True)
+    try:
+        yield background.drain
+    finally:
+        background.serve_in_background(False)
+        background.drain()

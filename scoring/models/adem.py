@@ -105,6 +105,10 @@ class TrainingRun(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker started this run.")
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the worker running it (see RUN_STALL_SECONDS)."
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -27,6 +27,12 @@ class MetricRun(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Last sign of life of a worker on this run (a chunk started, scored or still working); "
+        "the watchdog re-queues a run that has shown none for RUN_STALL_SECONDS.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -51,7 +57,9 @@ class MetricChunk(models.Model):
     index = models.PositiveIntegerField()
     response_ids = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Times a worker started this chunk (retries and redeliveries after a lost worker)."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

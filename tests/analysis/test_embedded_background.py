@@ -1,0 +1,50 @@
+"""Embedded mode (no broker): the report page answers while its report is computed on the web
+process's background threads (config/background.py), then shows it ready."""
+
+import threading
+
+import pytest
+from django.urls import reverse
+
+import analysis.services
+from analysis.models import Report
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
+
+
+@pytest.fixture
+def held_computation(settings, monkeypatch):
+    """Holds the report's computation until the test opens the gate: (opened, entered) events."""
+    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 50
+    opened, entered = threading.Event(), threading.Event()
+    real = analysis.services._compute
+
+    def held(**kwargs):
+        entered.set()
+        assert opened.wait(30), "the test never opened the gate"
+        return real(**kwargs)
+
+    monkeypatch.setattr(analysis.services, "_compute", held)
+    yield opened, entered
+    opened.set()
+
+
+def test_the_report_page_answers_while_its_report_is_computed_in_the_background(
+    client, researcher, usr_study, embedded_background, held_computation
+):
+    dataset = usr_study[0]
+    opened, entered = held_computation
+    client.force_login(researcher)
+    url = reverse("analysis:dataset_report", args=[dataset.pk])
+    try:
+        first = client.get(url)
+        assert first.status_code == 200
+        assert entered.wait(30), "the computation never started on the background pool"
+        report = Report.objects.get(dataset=dataset, survey=None)
+        assert report.data is None and report.status == Report.Status.PENDING
+    finally:
+        opened.set()
+    embedded_background()
+    report.refresh_from_db()
+    assert report.status == Report.Status.READY and report.data["n_ratings"] == 900
+    assert client.get(url).status_code == 200

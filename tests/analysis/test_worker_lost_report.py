@@ -1,0 +1,55 @@
+"""A report whose worker dies mid-computation is computed once a worker runs again: first its
+pool processes killed with SIGKILL (Celery re-queues the task at once), then the whole worker
+(the watchdog re-queues it). Needs Redis and PostgreSQL, as tests/scoring/test_worker_lost.py,
+whose worker (computations made SLOW_REPORT_SECONDS slower) it starts."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from analysis.models import Report
+from analysis.scheduling import report_request
+from analysis.services import report_get_or_create, report_params
+from tests.scoring.test_worker_lost import Worker, services_ready  # noqa: F401 (services_ready: a fixture)
+
+pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.slow, pytest.mark.shared_data]
+
+
+def _wait(report, condition, timeout, worker):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        report.refresh_from_db()
+        if condition(report):
+            return
+        assert worker.process.poll() is None, worker.output()
+        time.sleep(0.1)
+    raise AssertionError(f"report {report.pk}: {report.status}, {report.attempts} starts\n{worker.output()}")
+
+
+@pytest.mark.usefixtures("services_ready")
+def test_a_report_is_computed_after_its_pool_processes_and_then_its_worker_are_killed(usr_study, tmp_path):
+    dataset = usr_study[0]
+    slow = {"SLOW_REPORT_SECONDS": "4", "ANALYSIS_BOOTSTRAP_SAMPLES": "50"}
+    worker = Worker(tmp_path, "report-first", **slow)
+    try:
+        report = report_get_or_create(dataset=dataset, params=report_params())
+        assert report_request(report=report)  # autocommit: queued at once
+        _wait(report, lambda r: r.attempts == 1, 90, worker)
+        time.sleep(0.5)
+        for pid in worker.pool_processes():
+            os.kill(pid, signal.SIGKILL)
+        _wait(report, lambda r: r.attempts == 2, 60, worker)  # redelivered at once
+        time.sleep(0.5)
+        worker.kill()
+        report.refresh_from_db()
+        assert report.data is None and report.status == Report.Status.PENDING
+
+        worker = Worker(tmp_path, "report-second", **slow)
+        _wait(report, lambda r: r.status != Report.Status.PENDING, 120, worker)
+    finally:
+        worker.stop()
+    assert report.status == Report.Status.READY, (report.error, worker.output())
+    assert report.error == "" and report.attempts == 0
+    assert report.data["n_ratings"] == 900 and report.data["n_responses"] == 300
