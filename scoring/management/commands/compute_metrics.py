@@ -56,7 +56,7 @@ class Command(BaseCommand):
         except Dataset.DoesNotExist:
             raise CommandError(f"no dataset named {options['dataset']!r}") from None
         try:
-            names = services.metric_names(options["metric"])
+            names = services.metric_names(options["metric"], owner=dataset.owner_id)
         except KeyError as exc:
             raise CommandError(exc.args[0]) from None
         eager = tasks.compute_metrics.app.conf.task_always_eager
