@@ -66,4 +66,7 @@ class PretrainForm(forms.Form):
         "dialogues). Default: the packaged Chit-Chat corpus.",
     )
     epochs = forms.IntegerField(initial=1, min_value=1, max_value=50)
-    resume = forms.BooleanField(required=False, help_text="Continue the existing VHRED checkpoint.")
+    resume = forms.BooleanField(
+        required=False,
+        help_text="Continue your latest VHRED checkpoint into a new one (models keep the one they were trained with).",
+    )

@@ -8,7 +8,8 @@
       if (!button) { return; }
       window.setTimeout(function () {  // after the browser has taken the form's data
         button.disabled = true;
-        button.textContent = form.dataset.busyText;
+        // getAttribute, not form.dataset: a form control named "dataset" shadows the property
+        button.textContent = form.getAttribute("data-busy-text");
       }, 0);
     });
   });
