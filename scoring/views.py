@@ -24,9 +24,7 @@ def dataset_metrics(request, dataset_id):
             raise PermissionDenied
         names = request.POST.getlist("metric")
         try:
-            run = services.metrics_compute(
-                dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True
-            )
+            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True)
         except KeyError as exc:
             messages.error(request, exc.args[0])
         except services.MetricsUpToDate as up_to_date:

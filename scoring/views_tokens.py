@@ -16,9 +16,7 @@ from scoring.services_adem import api_token_create, api_token_revoke
 
 
 class TokenForm(forms.Form):
-    name = forms.CharField(
-        max_length=100, help_text="What the token is for, e.g. the script or machine that uses it."
-    )
+    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. the script or machine that uses it.")
 
 
 @never_cache
