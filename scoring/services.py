@@ -338,7 +338,7 @@ def metric_run_finish(*, run):
     run.error = "" if pending == 0 else f"{pending} chunk(s) did not finish"
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])
-    _cider_corpora.pop(run.pk, None)
+    _cider_corpora.pop((run.pk, run.created_at), None)
     return run
 
 
@@ -443,11 +443,13 @@ _cider_corpora = {}
 
 
 def cider_corpus(run):
-    if run.pk not in _cider_corpora:
+    # Keyed by the run's creation time too: a rolled-back transaction (tests) hands out a run id again.
+    key = (run.pk, run.created_at)
+    if key not in _cider_corpora:
         if len(_cider_corpora) >= 4:
             _cider_corpora.pop(next(iter(_cider_corpora)))
-        _cider_corpora[run.pk] = dataset_cider_corpus(run.dataset)
-    return _cider_corpora[run.pk]
+        _cider_corpora[key] = dataset_cider_corpus(run.dataset)
+    return _cider_corpora[key]
 
 
 def dataset_cider_corpus(dataset):
