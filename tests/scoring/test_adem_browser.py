@@ -54,6 +54,7 @@ def _login(page, base, researcher):
 
 def _fits_and_shoot(page, name, tmp_path):
     """The page is no wider than its window; a full-page screenshot is kept where asked."""
+    page.wait_for_load_state("load")
     page.wait_for_function("Array.from(document.images).every(img => img.complete)")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{name} is {overflow}px wider than the window"
@@ -71,6 +72,7 @@ def test_tokens_are_created_shown_once_and_revoked_after_confirming_in_chromium(
     page = browser.new_page(viewport={"width": width, "height": height})
     _login(page, live_server.url, researcher)
     page.click("a:has-text('API tokens')")
+    page.wait_for_url("**/scoring/adem/tokens/")
     page.fill("input[name=name]", "nightly scoring script")
     page.click("button:has-text('Create token')")
     key = page.locator("#new-key").inner_text().strip()
@@ -79,6 +81,7 @@ def test_tokens_are_created_shown_once_and_revoked_after_confirming_in_chromium(
     page.goto(f"{live_server.url}/scoring/adem/tokens/")
     assert key not in page.content() and "never" in page.locator("tbody").inner_text()
     page.click("a:has-text('Revoke')")
+    page.wait_for_url("**/revoke/")
     page.wait_for_selector("h1:has-text('Revoke token')")
     _fits_and_shoot(page, f"tokens-revoke-confirm-{size}", tmp_path)
     assert ApiToken.objects.count() == 1  # the link only asks
@@ -93,10 +96,14 @@ def test_train_page_names_the_metric_as_typed_and_disables_the_button_once_sent(
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     _login(page, live_server.url, researcher)
     page.click("a:has-text('Train a model')")
+    page.wait_for_url("**/scoring/adem/train/")
+    page.wait_for_load_state("load")  # the page's script is attached
     help_text = page.locator("#id_name_helptext")
     assert "adem:NAME" in help_text.inner_text()
     page.fill("input[name=name]", "my-model")
-    assert help_text.inner_text() == "Its scores become the metric adem:my-model."
+    page.wait_for_function(
+        "document.getElementById('id_name_helptext').textContent === 'Its scores become the metric adem:my-model.'"
+    )
     page.select_option("select[name=dataset]", index=1)
     # Keep the form from leaving the page, so what the page does after a press can be seen.
     page.evaluate("document.querySelector('form[data-busy-text]').addEventListener('submit', e => e.preventDefault())")
@@ -118,9 +125,11 @@ def test_adem_pages_fit_the_window(live_server, browser, study, tmp_path, size):
     _login(page, live_server.url, researcher)
     _fits_and_shoot(page, f"adem-models-{size}", tmp_path)
     page.click("a:has-text('demo')")
+    page.wait_for_url("**/scoring/adem/models/*/")
     page.wait_for_selector("h1:has-text('ADEM model demo')")
     _fits_and_shoot(page, f"adem-model-{size}", tmp_path)
     page.click("a:has-text('Train a model')")
+    page.wait_for_url("**/scoring/adem/train/")
     _fits_and_shoot(page, f"adem-train-{size}", tmp_path)
     page.goto(f"{live_server.url}/scoring/adem/runs/{run.pk}/")
     page.wait_for_function(
