@@ -1,8 +1,10 @@
 """ADEM pages and API with names unique per owner, pk-addressed model pages, staff reading, field-naming 400s."""
 
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -151,3 +153,21 @@ def test_the_learning_curves_legend_covers_neither_axis_labels():
     assert not [box for box in labels if box.width and legend.overlaps(box)]
     assert legend.y0 >= loss_axis.get_window_extent(renderer).y1 - 1  # above the plot, not on the lines
     assert [t.get_text() for t in loss_axis.get_legend().get_texts()] == ["training loss", "validation Pearson"]
+
+
+@pytest.mark.shared_data
+def test_the_compute_button_is_disabled_while_a_run_is_in_progress(researcher_client, usr):
+    url = reverse("scoring:dataset_metrics", args=[usr.pk])
+    MetricRun.objects.create(dataset=usr, metrics=["bleu1"], total_chunks=3, status=MetricRun.Status.RUNNING)
+    page = researcher_client.get(url).content.decode()
+    assert '<button type="submit" disabled>Compute metrics</button>' in page and "A run is in progress" in page
+    MetricRun.objects.update(status=MetricRun.Status.DONE)
+    assert '<button type="submit">Compute metrics</button>' in researcher_client.get(url).content.decode()
+
+
+@pytest.mark.shared_data
+def test_the_compute_metrics_command_says_when_everything_is_up_to_date(usr):
+    call_command("compute_metrics", dataset="usr-pc", metric=["bleu1"], no_progress=True, stdout=StringIO())
+    out = StringIO()
+    call_command("compute_metrics", dataset="usr-pc", metric=["bleu1"], no_progress=True, stdout=out)
+    assert "All 1 metric was already up to date." in out.getvalue()

@@ -91,6 +91,9 @@ class Command(BaseCommand):
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
+        if not run.total_chunks:
+            count = len(names)
+            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
 
     def _run_here(self, run, chunk_ids, processes, threads, bar):
         """Score the chunks in this process and `processes - 1` forked ones, each taking every
