@@ -5,9 +5,6 @@ The pure work happens in scoring.adem; these functions gather human scores throu
 else), pick files under settings.RATELAB_DATA_DIR, and record rows.
 """
 
-import hashlib
-import secrets
-import shutil
 from pathlib import Path
 
 from django.conf import settings
@@ -24,12 +21,20 @@ from scoring.adem.encoders import ENCODERS, get_encoder
 from scoring.adem.model import VARIANTS
 from scoring.adem.pipeline import Example, Scorer, encode_examples, train_and_evaluate
 from scoring.adem.training import TrainConfig
-from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
-from scoring.adem.vhred.model import VhredConfig
-from scoring.adem.vhred.pretrain import pretrain
-from scoring.models import AdemModel, ApiToken, TrainingRun
+from scoring.models import AdemModel, TrainingRun
 from scoring.models.adem import model_name_validator
 from scoring.refusals import AdemRefusal
+
+# Re-exported: tasks, commands and views found these here before they had modules of their own.
+from scoring.services_tokens import (
+    api_token_create,  # noqa: F401
+    api_token_revoke,  # noqa: F401
+    api_token_user,  # noqa: F401
+)
+from scoring.services_vhred import (
+    corpus_store,  # noqa: F401
+    vhred_pretrain,  # noqa: F401
+)
 
 MIN_RATED_RESPONSES = 30
 MIN_CONTEXTS = 10
@@ -526,108 +531,3 @@ def adem_experiment(
     run.status, run.result = TrainingRun.Status.DONE, result
     run.save(update_fields=["status", "result", "updated_at"])
     return run
-
-
-# --- VHRED pre-training --------------------------------------------------------------------
-
-
-def corpus_store(*, upload):
-    """Save an uploaded corpus file under the data directory; returns its path (as a string)."""
-    suffix = ".jsonl" if upload.name.endswith((".jsonl", ".json")) else ".txt"
-    path = adem_root() / "corpora" / f"{secrets.token_hex(8)}{suffix}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
-        for chunk in upload.chunks():
-            handle.write(chunk)
-    return str(path)
-
-
-def vhred_pretrain(
-    *, corpus=None, epochs=1, resume=False, max_steps=None, config=None, seed=0, owner=None, run=None, progress=None
-):
-    """Pre-train (or resume) the VHRED encoder ADEM's `vhred` option uses. Returns the stats dict.
-
-    `corpus` is a dialogue file (see scoring.adem.vhred.corpus); default the packaged
-    Chit-Chat dataset. `config` overrides VhredConfig fields (small models for tests).
-    The run writes a work file of its own and stores it under its content hash at the end
-    (scoring.vhred_store): no checkpoint a model uses is ever replaced. `resume` continues the
-    owner's latest checkpoint into a new one.
-    """
-    try:
-        dialogues = file_dialogues(corpus) if corpus else chitchat_dialogues()
-    except CorpusError as error:
-        raise AdemRefusal(str(error)) from error
-    owner = owner if owner is not None else (run.owner if run is not None else None)
-    start = vhred_store.current_sha(owner=owner) if resume else None
-    if resume and start is None:
-        raise AdemRefusal(f"nothing to resume: no VHRED checkpoint under {vhred_store.vhred_dir()}")
-    path = vhred_store.work_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if start is not None:
-        shutil.copyfile(vhred_store.checkpoint_path(start), path)
-    if run is None:
-        run = TrainingRun.objects.create(
-            kind=TrainingRun.Kind.PRETRAIN,
-            owner=owner,
-            params={"corpus": str(corpus or "chitchat-dataset"), "epochs": epochs, "resume": resume},
-        )
-    run.status = TrainingRun.Status.RUNNING
-    run.save(update_fields=["status", "updated_at"])
-
-    def report(epoch, step, loss, kl_weight):
-        run.progress = [*run.progress, {"epoch": epoch, "step": step, "train_loss": loss, "kl_weight": kl_weight}]
-        run.save(update_fields=["progress", "updated_at"])
-        if progress is not None:
-            progress(epoch, step, loss, kl_weight)
-
-    try:
-        stats = pretrain(
-            dialogues,
-            path,
-            config=VhredConfig.from_dict(config) if config else None,
-            epochs=epochs,
-            resume=resume,
-            max_steps=max_steps,
-            seed=seed,
-            progress=report,
-        )
-        sha = vhred_store.checkpoint_store(path)
-    except Exception as error:
-        path.unlink(missing_ok=True)
-        run.status, run.error = TrainingRun.Status.FAILED, str(error)
-        run.save(update_fields=["status", "error", "updated_at"])
-        raise
-    stats["checkpoint"] = str(vhred_store.checkpoint_path(sha))
-    stats["checkpoint_sha256"] = sha
-    stats["resumed_from"] = start
-    stats["dialogues"] = len(dialogues)
-    run.status, run.result = TrainingRun.Status.DONE, stats
-    run.save(update_fields=["status", "result", "updated_at"])
-    stats["collected"] = vhred_store.checkpoints_collect()
-    return stats
-
-
-def api_token_create(*, user, name=""):
-    """A new scoring-API key for the user; returns the key (only its hash is kept)."""
-    key = secrets.token_urlsafe(32)
-    ApiToken.objects.create(user=user, name=name, key_sha256=hashlib.sha256(key.encode()).hexdigest())
-    return key
-
-
-def api_token_user(*, key):
-    """The user a bearer key belongs to, or None."""
-    token = ApiToken.objects.select_related("user").filter(key_sha256=hashlib.sha256(key.encode()).hexdigest()).first()
-    if token is None or not token.user.is_active:
-        return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-    return token.user
-
-
-def api_token_revoke(*, user, token_id):
-    """Delete one of the user's tokens (a script using it gets 401 from now on); returns its name,
-    or None when the user has no such token."""
-    token = ApiToken.objects.filter(user=user, pk=token_id).first()
-    if token is None:
-        return None
-    token.delete()
-    return token.name or f"token {token_id}"

@@ -5,7 +5,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services_adem import AdemRefusal, vhred_pretrain
+from scoring.refusals import AdemRefusal
+from scoring.services_vhred import vhred_pretrain
 
 
 class Command(BaseCommand):
