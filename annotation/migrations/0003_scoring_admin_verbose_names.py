@@ -4,42 +4,41 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0002_hit_page'),
+        ("annotation", "0002_hit_page"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='hit',
-            options={'ordering': ['survey', 'position'], 'verbose_name': 'HIT', 'verbose_name_plural': 'HITs'},
+            name="hit",
+            options={"ordering": ["survey", "position"], "verbose_name": "HIT", "verbose_name_plural": "HITs"},
         ),
         migrations.AlterModelOptions(
-            name='hititem',
-            options={'ordering': ['hit', 'position'], 'verbose_name': 'HIT item'},
+            name="hititem",
+            options={"ordering": ["hit", "position"], "verbose_name": "HIT item"},
         ),
         migrations.AlterModelOptions(
-            name='hitpage',
-            options={'verbose_name': 'HIT page'},
+            name="hitpage",
+            options={"verbose_name": "HIT page"},
         ),
         migrations.AlterModelOptions(
-            name='mturkassignment',
-            options={'ordering': ['mturk_hit', 'mturk_id'], 'verbose_name': 'MTurk assignment'},
+            name="mturkassignment",
+            options={"ordering": ["mturk_hit", "mturk_id"], "verbose_name": "MTurk assignment"},
         ),
         migrations.AlterModelOptions(
-            name='mturkblock',
-            options={'verbose_name': 'MTurk block'},
+            name="mturkblock",
+            options={"verbose_name": "MTurk block"},
         ),
         migrations.AlterModelOptions(
-            name='mturkbonus',
-            options={'verbose_name': 'MTurk bonus', 'verbose_name_plural': 'MTurk bonuses'},
+            name="mturkbonus",
+            options={"verbose_name": "MTurk bonus", "verbose_name_plural": "MTurk bonuses"},
         ),
         migrations.AlterModelOptions(
-            name='mturkexclusionqualification',
-            options={'verbose_name': 'MTurk exclusion qualification'},
+            name="mturkexclusionqualification",
+            options={"verbose_name": "MTurk exclusion qualification"},
         ),
         migrations.AlterModelOptions(
-            name='mturkhit',
-            options={'verbose_name': 'MTurk HIT', 'verbose_name_plural': 'MTurk HITs'},
+            name="mturkhit",
+            options={"verbose_name": "MTurk HIT", "verbose_name_plural": "MTurk HITs"},
         ),
     ]
