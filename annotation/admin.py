@@ -8,6 +8,21 @@ from django.contrib import admin
 from annotation import models
 
 
+class AuditedReadOnly:
+    """Rows that are evidence (what annotators answered, what researchers decided): shown, never
+    edited or deleted here, since the admin keeps no trail of such a change. Corrections go through
+    the pages and services that record who did what (exclusions, reviews)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class ReferenceInline(admin.TabularInline):
     model = models.Reference
     extra = 0
@@ -150,7 +165,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(AuditedReadOnly, admin.ModelAdmin):
     list_display = ["pk", "survey", "annotator", "response", "aspect", "score", "seconds", "created_at"]
     list_filter = ["aspect", "score", "survey__provider", "survey"]
     search_fields = ["annotator__worker_id", "survey__name", "response__context__external_id"]
@@ -160,7 +175,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.AttentionAnswer)
-class AttentionAnswerAdmin(admin.ModelAdmin):
+class AttentionAnswerAdmin(AuditedReadOnly, admin.ModelAdmin):
     list_display = ["pk", "assignment", "item", "score", "passed", "seconds"]
     list_filter = ["passed"]
     search_fields = ["assignment__annotator__worker_id"]
@@ -176,7 +191,7 @@ class WrittenResponseAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ReviewAction)
-class ReviewActionAdmin(admin.ModelAdmin):
+class ReviewActionAdmin(AuditedReadOnly, admin.ModelAdmin):
     """The audit trail is read-only here: decisions are made on the survey pages, never edited later."""
 
     list_display = ["created_at", "survey", "annotator", "action", "actor", "reason"]

@@ -7,7 +7,7 @@ in one direction only.
 from django.db import transaction
 
 from scoring.models import AdemModel, TrainingRun
-from scoring.services_adem import AdemRefusal, check_model_name, encoder_check
+from scoring.services_adem import AdemRefusal, adem_owner, adem_train_check
 from scoring.tasks import adem_experiment_task, adem_train_task, vhred_pretrain_task
 
 
@@ -22,10 +22,15 @@ def adem_train_queue(
     seed=0,
     folds=None,
 ):
-    check_model_name(name)
-    encoder_check(encoder=encoder, precision=precision)
-    if AdemModel.objects.filter(name=name).exists():
-        raise AdemRefusal(f"an ADEM model named {name!r} already exists; choose another name")
+    """Refuse now what training would refuse (too few or all-excluded ratings, a name the owner
+    already uses, no VHRED encoder...), before any row exists: a refused request leaves no Failed
+    model behind. Then create the model and its run and queue the training."""
+    owner = adem_owner(dataset=dataset, owner=owner)
+    if AdemModel.objects.filter(owner=owner, name=name).exists():
+        raise AdemRefusal(f"you already have an ADEM model named {name!r}; choose another name")
+    adem_train_check(
+        dataset=dataset, name=name, owner=owner, encoder=encoder, precision=precision, variant=variant, folds=folds
+    )
     with transaction.atomic():
         model = AdemModel.objects.create(
             name=name,

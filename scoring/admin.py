@@ -1,1 +1,131 @@
-from django.contrib import admin  # noqa: F401
+"""Admin for the scoring models: for staff who inspect results, not for editing them.
+
+Scores, runs and trained models are results: an edited value would silently disagree with the
+checkpoint, the chunks or the report that produced it, so every field is read-only and nothing is
+added here (training, computing and token creation happen on the researcher pages, which show
+what they started). Deleting stays possible where it loses no one else's data, for clean-up.
+Each row links to the researcher page that shows it rendered.
+"""
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from scoring.models import AdemModel, ApiToken, MetricChunk, MetricRun, MetricScore, TrainingRun
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Every field shown, none editable, nothing added by hand."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+def _page_link(url, text="Open page"):
+    return format_html('<a href="{}">{}</a>', url, text)
+
+
+@admin.register(AdemModel)
+class AdemModelAdmin(ReadOnlyAdmin):
+    list_display = ["name", "owner", "dataset", "encoder", "variant", "status", "test_pearson", "created_at", "page"]
+    list_filter = ["status", "encoder", "variant", "precision"]
+    search_fields = ["name", "owner__username", "dataset__name"]
+    list_select_related = ["owner", "dataset"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="Test Pearson r")
+    def test_pearson(self, obj):
+        value = (obj.results.get("test") or {}).get("pearson")
+        return "—" if value is None else f"{value:.3f}"
+
+    @admin.display(description="Researcher page")
+    def page(self, obj):
+        return _page_link(reverse("scoring:adem_model", args=[obj.pk]))
+
+    def view_on_site(self, obj):
+        return reverse("scoring:adem_model", args=[obj.pk])
+
+
+@admin.register(TrainingRun)
+class TrainingRunAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "kind", "owner", "adem_model", "dataset", "status", "created_at", "updated_at", "page"]
+    list_filter = ["kind", "status"]
+    search_fields = ["owner__username", "adem_model__name", "dataset__name", "error"]
+    list_select_related = ["owner", "adem_model", "dataset"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="Progress page")
+    def page(self, obj):
+        return _page_link(reverse("scoring:adem_run", args=[obj.pk]))
+
+    def view_on_site(self, obj):
+        return reverse("scoring:adem_run", args=[obj.pk])
+
+
+class MetricChunkInline(admin.TabularInline):
+    model = MetricChunk
+    fields = ["index", "status", "attempts", "finished_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MetricRun)
+class MetricRunAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "dataset", "status", "chunks", "total_responses", "created_by", "created_at", "page"]
+    list_filter = ["status"]
+    search_fields = ["dataset__name", "created_by__username", "error"]
+    list_select_related = ["dataset", "created_by"]
+    date_hierarchy = "created_at"
+    inlines = [MetricChunkInline]
+
+    @admin.display(description="Chunks done")
+    def chunks(self, obj):
+        return f"{obj.done_chunks}/{obj.total_chunks}"
+
+    @admin.display(description="Metrics page")
+    def page(self, obj):
+        return _page_link(reverse("scoring:dataset_metrics", args=[obj.dataset_id]))
+
+    def view_on_site(self, obj):
+        return reverse("scoring:dataset_metrics", args=[obj.dataset_id])
+
+
+@admin.register(MetricChunk)
+class MetricChunkAdmin(ReadOnlyAdmin):
+    list_display = ["run", "index", "status", "attempts", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["run__dataset__name"]
+    list_select_related = ["run__dataset"]
+    show_full_result_count = False
+
+
+@admin.register(MetricScore)
+class MetricScoreAdmin(ReadOnlyAdmin):
+    """Millions of rows: no filters (each would scan the table), exact search by metric name only."""
+
+    list_display = ["response_id", "metric", "value", "version", "computed_at"]
+    search_fields = ["=metric"]
+    show_full_result_count = False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a deleted score would be recomputed silently; delete the dataset instead
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Tokens are made on the researcher's API tokens page (the key is shown there once); deleting
+    one here revokes it."""
+
+    list_display = ["name", "user", "created_at", "last_used_at"]
+    search_fields = ["name", "user__username"]
+    list_select_related = ["user"]
+    fields = ["name", "user", "created_at", "last_used_at"]  # not even the key's hash
+    readonly_fields = fields

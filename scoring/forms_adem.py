@@ -14,11 +14,18 @@ class _DatasetForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
+        self.user = user
         self.fields["dataset"].queryset = datasets_changeable_by(user=user)
 
 
 class TrainForm(_DatasetForm):
-    name = forms.CharField(max_length=100, validators=[model_name_validator], help_text="Becomes metric adem:<name>.")
+    # Plain text (Django renders help texts unescaped: "adem:<name>" used to show as "adem:.");
+    # static/scoring/adem_train.js fills in the name as it is typed.
+    name = forms.CharField(
+        max_length=100,
+        validators=[model_name_validator],
+        help_text="Its scores become the metric adem:NAME (NAME being what you type here).",
+    )
     precision = forms.ChoiceField(
         choices=AdemModel.Precision.choices,
         initial=AdemModel.Precision.STANDARD,
@@ -32,8 +39,10 @@ class TrainForm(_DatasetForm):
 
     def clean_name(self):
         name = self.cleaned_data["name"]
-        if AdemModel.objects.filter(name=name).exists():
-            raise forms.ValidationError("A model with this name exists; choose another.")
+        # Only the user's own names count: names are unique per owner, and a refusal must not
+        # tell one researcher what another has named a model.
+        if AdemModel.objects.filter(owner=self.user, name=name).exists():
+            raise forms.ValidationError("You already have a model with this name; choose another.")
         return name
 
     def clean(self):
@@ -57,4 +66,7 @@ class PretrainForm(forms.Form):
         "dialogues). Default: the packaged Chit-Chat corpus.",
     )
     epochs = forms.IntegerField(initial=1, min_value=1, max_value=50)
-    resume = forms.BooleanField(required=False, help_text="Continue the existing VHRED checkpoint.")
+    resume = forms.BooleanField(
+        required=False,
+        help_text="Continue your latest VHRED checkpoint into a new one (models keep the one they were trained with).",
+    )

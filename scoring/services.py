@@ -28,17 +28,18 @@ WRITE_BATCH = 2000  # rows per INSERT on PostgreSQL
 SQLITE_WRITE_BATCH = 200  # rows per INSERT on SQLite (see _upsert_sqlite)
 
 
-def metric_names(metrics=None):
+def metric_names(metrics=None, *, owner=None):
     """Validated metric names, in registry order; every registered metric and every trained ADEM
-    model (`adem:<name>`) when `metrics` is empty. An unknown name raises KeyError."""
+    model of `owner` (`adem:<name>`; the dataset's owner) when `metrics` is empty. An unknown name
+    raises KeyError."""
     if not metrics:
-        return [m.name for m in engine.all_metrics()] + services_adem.adem_metric_names()
+        return [m.name for m in engine.all_metrics()] + services_adem.adem_metric_names(owner=owner)
     learned = None  # the trained models, looked up only when an ADEM metric is named
     names = []
     for name in dict.fromkeys(metrics):
         if name.startswith(services_adem.ADEM_METRIC_PREFIX):
             if learned is None:
-                learned = set(services_adem.adem_metric_names())
+                learned = set(services_adem.adem_metric_names(owner=owner))
             if name not in learned:
                 raise KeyError(f"no trained ADEM model for metric {name!r}; train one with train_adem")
             names.append(name)
@@ -47,23 +48,45 @@ def metric_names(metrics=None):
     return names
 
 
-def metric_version(name):
+def metric_version(name, *, owner=None):
     if name.startswith(services_adem.ADEM_METRIC_PREFIX):
-        return services_adem.adem_metric_version(metric=name)
+        return services_adem.adem_metric_version(metric=name, owner=owner)
     return engine.get(name).version
 
 
-def metrics_compute(*, dataset, metrics=None, chunk_size=DEFAULT_CHUNK_SIZE, force=False, user=None, dispatch=True):
+class MetricsUpToDate(Exception):
+    """Nothing to compute: every named metric's score of every response has the current version."""
+
+    def __init__(self, names):
+        self.names = names
+        count = len(names)
+        super().__init__(f"All {count} metric{'s are' if count != 1 else ' is'} up to date: nothing to compute.")
+
+
+def metrics_compute(
+    *,
+    dataset,
+    metrics=None,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    force=False,
+    user=None,
+    dispatch=True,
+    refuse_if_up_to_date=False,
+):
     """Create a run for the responses whose scores are missing or stale, and queue it.
 
     With `force` every response is scored again. With `dispatch=False` nothing is queued: the
-    caller runs the chunks (the command does, to draw its progress bar in eager mode).
+    caller runs the chunks (the command does, to draw its progress bar in eager mode). With
+    `refuse_if_up_to_date` a request with nothing to do raises MetricsUpToDate and creates no run
+    (the page says so rather than show an empty run).
     """
-    names = metric_names(metrics)
-    versions = {name: metric_version(name) for name in names}
+    names = metric_names(metrics, owner=dataset.owner_id)
+    versions = {name: metric_version(name, owner=dataset.owner_id) for name in names}
     response_ids = _dataset_response_ids(dataset)
     if not force:
         response_ids = _needing_scores(dataset, response_ids, versions)
+    if refuse_if_up_to_date and not response_ids:
+        raise MetricsUpToDate(names)
     chunk_size = max(1, int(chunk_size))
     chunks = [response_ids[i : i + chunk_size] for i in range(0, len(response_ids), chunk_size)]
     with transaction.atomic():
@@ -172,7 +195,9 @@ def _chunk_scores(run, chunk_response_ids):
             scores[name] = [found[positions[rid]] if rid in positions else None for rid in response_ids]
     # learned metrics score every response (C-ADEM needs no reference)
     for name in learned:
-        learned_values = services_adem.adem_metric_values(metric=name, response_ids=response_ids)
+        learned_values = services_adem.adem_metric_values(
+            metric=name, response_ids=response_ids, owner=run.dataset.owner_id
+        )
         scores[name] = [_finite(learned_values.get(rid)) for rid in response_ids]
     return response_ids, scores
 
@@ -315,7 +340,7 @@ def metric_run_finish(*, run):
     run.error = "" if pending == 0 else f"{pending} chunk(s) did not finish"
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])
-    _cider_corpora.pop(run.pk, None)
+    _cider_corpora.pop((run.pk, run.created_at), None)
     return run
 
 
@@ -420,11 +445,13 @@ _cider_corpora = {}
 
 
 def cider_corpus(run):
-    if run.pk not in _cider_corpora:
+    # Keyed by the run's creation time too: a rolled-back transaction (tests) hands out a run id again.
+    key = (run.pk, run.created_at)
+    if key not in _cider_corpora:
         if len(_cider_corpora) >= 4:
             _cider_corpora.pop(next(iter(_cider_corpora)))
-        _cider_corpora[run.pk] = dataset_cider_corpus(run.dataset)
-    return _cider_corpora[run.pk]
+        _cider_corpora[key] = dataset_cider_corpus(run.dataset)
+    return _cider_corpora[key]
 
 
 def dataset_cider_corpus(dataset):

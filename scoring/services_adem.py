@@ -5,8 +5,6 @@ The pure work happens in scoring.adem; these functions gather human scores throu
 else), pick files under settings.RATELAB_DATA_DIR, and record rows.
 """
 
-import hashlib
-import secrets
 from pathlib import Path
 
 from django.conf import settings
@@ -15,6 +13,7 @@ from django.utils import timezone
 
 from annotation.models import Response, Survey
 from annotation.selectors import human_scores
+from scoring import vhred_store
 from scoring.adem import experiments
 from scoring.adem.cache import VectorCache
 from scoring.adem.checkpoint import CheckpointError, read_header
@@ -22,18 +21,23 @@ from scoring.adem.encoders import ENCODERS, get_encoder
 from scoring.adem.model import VARIANTS
 from scoring.adem.pipeline import Example, Scorer, encode_examples, train_and_evaluate
 from scoring.adem.training import TrainConfig
-from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
-from scoring.adem.vhred.model import VhredConfig
-from scoring.adem.vhred.pretrain import pretrain
-from scoring.models import AdemModel, ApiToken, TrainingRun
+from scoring.models import AdemModel, TrainingRun
 from scoring.models.adem import model_name_validator
+from scoring.refusals import AdemRefusal
+
+# Re-exported: tasks, commands and views found these here before they had modules of their own.
+from scoring.services_tokens import (
+    api_token_create,  # noqa: F401
+    api_token_revoke,  # noqa: F401
+    api_token_user,  # noqa: F401
+)
+from scoring.services_vhred import (
+    corpus_store,  # noqa: F401
+    vhred_pretrain,  # noqa: F401
+)
 
 MIN_RATED_RESPONSES = 30
 MIN_CONTEXTS = 10
-
-
-class AdemRefusal(ValueError):
-    """Training or scoring refused; the message says what is missing."""
 
 
 # --- paths ---------------------------------------------------------------------------------
@@ -45,10 +49,6 @@ def adem_root():
 
 def vector_cache():
     return VectorCache(adem_root() / "vectors.sqlite")
-
-
-def vhred_checkpoint_path():
-    return adem_root() / "vhred" / "vhred.ckpt"
 
 
 def onnx_export_dir():
@@ -69,19 +69,17 @@ def encoder_check(*, encoder, precision=AdemModel.Precision.STANDARD):
         raise AdemRefusal(f"{precision} precision is offered for the minilm encoder only, not {encoder}")
 
 
-def encoder_load(name, precision=AdemModel.Precision.STANDARD):
-    """The named encoder; vhred reads the pre-trained checkpoint (refused if there is none).
+def encoder_load(name, precision=AdemModel.Precision.STANDARD, *, vhred_checkpoint=None):
+    """The named encoder; vhred reads the given pre-trained checkpoint (see scoring.vhred_store).
 
     `precision` (an AdemModel.Precision) other than standard is offered for minilm only.
     """
     encoder_check(encoder=name, precision=precision)
-    if name == "vhred" and not vhred_checkpoint_path().is_file():
-        raise AdemRefusal(
-            f"no pre-trained VHRED encoder at {vhred_checkpoint_path()}: run `manage.py pretrain_vhred` first"
-        )
+    if name == "vhred" and vhred_checkpoint is None:
+        raise AdemRefusal("the vhred encoder needs a pre-trained VHRED checkpoint: run `manage.py pretrain_vhred`")
     return get_encoder(
         name,
-        vhred_checkpoint=vhred_checkpoint_path() if name == "vhred" else None,
+        vhred_checkpoint=vhred_checkpoint if name == "vhred" else None,
         precision=ENCODER_PRECISIONS[precision],
         export_dir=onnx_export_dir(),
     )
@@ -93,6 +91,14 @@ def encoder_load(name, precision=AdemModel.Precision.STANDARD):
 def adem_training_examples(*, dataset, surveys=None, aspect="overall", apply_exclusions=True, variant="full"):
     """Rated responses of the dataset as ADEM examples, or an AdemRefusal saying what is missing."""
     scores = human_scores(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    if not scores and apply_exclusions:
+        every = human_scores(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False)
+        n_ratings = sum(count for _, count in every.values())
+        if n_ratings:
+            raise AdemRefusal(
+                f"all {n_ratings} ratings of {dataset.name} (aspect {aspect!r}) were excluded by the quality "
+                "rules — see Quality: accept annotators there, or train without exclusions"
+            )
     if len(scores) < MIN_RATED_RESPONSES:
         raise AdemRefusal(
             f"too few ratings: {len(scores)} rated responses in {dataset.name} (aspect {aspect!r}); "
@@ -153,6 +159,30 @@ def check_model_name(name):
         raise AdemRefusal(f"model name {name!r}: {' '.join(error.messages)}") from error
 
 
+def adem_owner(*, dataset, owner=None):
+    """Who owns a model about to be trained: the given user, else the dataset's owner."""
+    owner = owner if owner is not None else dataset.owner
+    if owner is None:
+        raise AdemRefusal(
+            f"an ADEM model needs an owner and dataset {dataset.name} has none: name one (--owner USERNAME)"
+        )
+    return owner
+
+
+def adem_train_check(*, dataset, name, owner, encoder, precision, variant, folds=None, **example_options):
+    """Everything that can refuse a training before any row is written; returns the examples."""
+    check_model_name(name)
+    encoder_check(encoder=encoder, precision=precision)
+    if variant not in VARIANTS:
+        raise AdemRefusal(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    examples = adem_training_examples(dataset=dataset, variant=variant, **example_options)
+    if folds is not None and not 2 <= folds <= len({e.context_id for e in examples}):
+        raise AdemRefusal(f"--folds must be between 2 and the number of rated contexts, not {folds}")
+    if encoder == "vhred":
+        vhred_store.current_path(owner=owner)  # refuses when there is no pre-trained encoder
+    return examples
+
+
 def adem_train(
     *,
     dataset,
@@ -173,26 +203,33 @@ def adem_train(
     """Train ADEM on the dataset's human scores, save its checkpoint, register it. Returns the AdemModel.
 
     `run` (a TrainingRun) receives live progress; `progress(epoch, train_loss, val_pearson)`
-    is called as well (the command prints with it). A name already registered is refused
-    unless it is the queued row this run was created for.
+    is called as well (the command prints with it). The model belongs to `owner` (default: the
+    dataset's owner); a name the owner already uses is refused unless it is the queued row this
+    run was created for. Names are unique per owner only, so a refusal reveals nothing of others'.
     """
-    check_model_name(name)
-    encoder_check(encoder=encoder, precision=precision)
-    if variant not in VARIANTS:
-        raise AdemRefusal(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    existing = AdemModel.objects.filter(name=name).first()
+    owner = adem_owner(dataset=dataset, owner=owner)
+    existing = AdemModel.objects.filter(owner=owner, name=name).first()
     if existing is not None and not (run is not None and run.adem_model_id == existing.pk):
-        raise AdemRefusal(f"an ADEM model named {name!r} already exists; choose another name")
-    examples = adem_training_examples(
-        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions, variant=variant
+        raise AdemRefusal(f"you already have an ADEM model named {name!r}; choose another name")
+    examples = adem_train_check(
+        dataset=dataset,
+        name=name,
+        owner=owner,
+        encoder=encoder,
+        precision=precision,
+        variant=variant,
+        folds=folds,
+        surveys=surveys,
+        aspect=aspect,
+        apply_exclusions=apply_exclusions,
     )
-    if folds is not None and not 2 <= folds <= len({e.context_id for e in examples}):
-        raise AdemRefusal(f"--folds must be between 2 and the number of rated contexts, not {folds}")
-    text_encoder = encoder_load(encoder, precision)
+    vhred_sha, vhred_path = vhred_store.current_path(owner=owner) if encoder == "vhred" else ("", None)
+    text_encoder = encoder_load(encoder, precision, vhred_checkpoint=vhred_path)
     train_config = TrainConfig.from_dict({**(config or {}), "variant": variant})
     survey_list = list(surveys) if surveys is not None else list(Survey.objects.filter(dataset=dataset))
     model = existing or AdemModel(name=name)
-    model.owner = owner if owner is not None else model.owner
+    model.owner = owner
+    model.vhred_sha256 = vhred_sha  # recorded before training: the checkpoint is kept while the model uses it
     model.dataset = dataset
     model.encoder, model.precision = encoder, precision
     model.variant, model.seed, model.folds = variant, seed, folds
@@ -228,7 +265,8 @@ def adem_train(
         scorer, results = train_and_evaluate(
             examples, vectors, train_config, seed=seed, encoder=(encoder, text_encoder.id), folds=folds, progress=report
         )
-        path = adem_root() / "models" / f"{name}.ckpt"
+        # One file per model row: two owners may both have a model named "demo".
+        path = adem_root() / "models" / f"{model.pk}-{name}.ckpt"
         sha = scorer.save(path, extra={"name": name, "dataset": dataset.name})
     except Exception as error:
         _fail(model, run, error)
@@ -286,14 +324,22 @@ def adem_train_from_run(*, run):
 _SCORERS = {}
 
 
+def adem_model_named(name, *, owner=None):
+    """The model called `name`: the owner's, or, without an owner, the only one of that name."""
+    found = AdemModel.objects.filter(name=name)
+    if owner is not None:
+        found = found.filter(owner=owner)
+    found = list(found[:2])
+    if not found:
+        raise AdemRefusal(f"no ADEM model named {name!r}" + (f" owned by {owner}" if owner is not None else ""))
+    if len(found) > 1:
+        raise AdemRefusal(f"several researchers have an ADEM model named {name!r}: say whose (--owner USERNAME)")
+    return found[0]
+
+
 def _model_row(model):
-    """An AdemModel given as a row or by name."""
-    if isinstance(model, str):
-        found = AdemModel.objects.filter(name=model).first()
-        if found is None:
-            raise AdemRefusal(f"no ADEM model named {model!r}")
-        return found
-    return model
+    """An AdemModel given as a row or by name (a name must be unambiguous)."""
+    return adem_model_named(model) if isinstance(model, str) else model
 
 
 def adem_scorer(*, model):
@@ -314,8 +360,32 @@ def adem_scorer(*, model):
     return _SCORERS[key]
 
 
-def adem_score(*, model, triples):
-    """Scores (list of floats) for triples of (context turns or text, reference, response)."""
+def _blank(text):
+    return not text.strip()
+
+
+def _check_filled(model, index, context, reference, response):
+    """Refuse what ADEM would score as if it were text: an empty response, context or needed reference."""
+    if _blank(response):
+        raise AdemRefusal(f"triple {index}: the response is empty", field="response", index=index)
+    if model.variant != AdemModel.Variant.REFERENCE and all(_blank(turn) for turn in context):
+        raise AdemRefusal(f"triple {index}: the context is empty", field="context", index=index)
+    if model.variant != AdemModel.Variant.CONTEXT and _blank(reference):
+        raise AdemRefusal(
+            f"triple {index}: the reference is empty and model {model.name!r} ({model.get_variant_display()}) "
+            "compares the response to it",
+            field="reference",
+            index=index,
+        )
+
+
+def adem_score(*, model, triples, require_text=True):
+    """Scores (list of floats) for triples of (context turns or text, reference, response).
+
+    With `require_text` (callers' triples: the API, the command) an empty response or context, or an
+    empty reference where the variant reads one, is refused naming the field; the dataset's own
+    responses (`adem_metric_values`) are scored as they are.
+    """
     model = _model_row(model)
     scorer = adem_scorer(model=model)
     normalised = []
@@ -334,10 +404,14 @@ def adem_score(*, model, triples):
             context = [line for line in context.split("\n") if line.strip()] or [context]
         if not all(isinstance(x, str) for x in [*context, reference, response]):
             raise AdemRefusal(f"triple {index}: context turns, reference and response must be strings")
+        if require_text:
+            _check_filled(model, index, context, reference, response)
         normalised.append((list(context), reference, response))
+    vhred = vhred_store.model_checkpoint(model) if scorer.encoder_name == "vhred" else None
+    text_encoder = encoder_load(scorer.encoder_name, model.precision, vhred_checkpoint=vhred)
     cache = vector_cache()
     try:
-        scores = scorer.score(normalised, encoder_load(scorer.encoder_name, model.precision), cache=cache)
+        scores = scorer.score(normalised, text_encoder, cache=cache)
     finally:
         cache.close()
     return [float(s) for s in scores]
@@ -346,33 +420,39 @@ def adem_score(*, model, triples):
 ADEM_METRIC_PREFIX = "adem:"
 
 
-def adem_metric_names():
-    """Metric names of the ready ADEM models (`adem:<name>`), for the metric registry's listing."""
-    names = AdemModel.objects.filter(status=AdemModel.Status.READY).values_list("name", flat=True)
-    return [ADEM_METRIC_PREFIX + name for name in names]
+# Metric `adem:<name>` on a dataset means the model of that name owned by the dataset's owner:
+# names are unique per owner, and one researcher's models never appear among another's metrics.
 
 
-def adem_metric_version(*, metric):
+def adem_metric_names(*, owner):
+    """Metric names of the owner's ready ADEM models (`adem:<name>`), for the metric listing."""
+    if owner is None:
+        return []
+    names = AdemModel.objects.filter(owner=owner, status=AdemModel.Status.READY).values_list("name", flat=True)
+    return [ADEM_METRIC_PREFIX + name for name in sorted(names)]
+
+
+def adem_metric_version(*, metric, owner):
     """The version of metric `adem:<name>`: its checkpoint's sha256 prefix, so a retrained model
     under the same name is recomputed, never mixed."""
-    return _metric_model(metric).checkpoint_sha256[:12]
+    return _metric_model(metric, owner).checkpoint_sha256[:12]
 
 
-def _metric_model(metric):
+def _metric_model(metric, owner):
     name = metric.removeprefix(ADEM_METRIC_PREFIX)
-    model = AdemModel.objects.filter(name=name, status=AdemModel.Status.READY).first()
+    model = AdemModel.objects.filter(owner=owner, name=name, status=AdemModel.Status.READY).first()
     if model is None:
         raise AdemRefusal(f"no trained ADEM model named {name!r} (metric {metric})")
     return model
 
 
-def adem_metric_values(*, metric, response_ids):
-    """`{response_id: score or None}` of metric `adem:<name>` for these responses.
+def adem_metric_values(*, metric, response_ids, owner):
+    """`{response_id: score or None}` of metric `adem:<name>` (the owner's model) for these responses.
 
     The hook through which `scoring.services` computes `adem:<name>` like any other metric.
     Responses of contexts without a reference get None for the variants that need one.
     """
-    model = _metric_model(metric)
+    model = _metric_model(metric, owner)
     responses = (
         Response.objects.filter(pk__in=list(response_ids))
         .select_related("context")
@@ -386,7 +466,8 @@ def adem_metric_values(*, metric, response_ids):
             turns = [t.get("text", "") if isinstance(t, dict) else str(t) for t in response.context.turns]
             triples.append((turns, references[0].text if references else "", response.text))
             scorable.append(response.pk)
-    values = dict(zip(scorable, adem_score(model=model, triples=triples), strict=True)) if triples else {}
+    scored = adem_score(model=model, triples=triples, require_text=False) if triples else []
+    values = dict(zip(scorable, scored, strict=True))
     return {pk: values.get(pk) for pk in everyone}
 
 
@@ -410,7 +491,8 @@ def adem_experiment(
         raise AdemRefusal(f"unknown experiment {kind!r}; choose one of {', '.join(experiments.KINDS)}")
     encoder_check(encoder=encoder, precision=precision)
     examples = adem_training_examples(dataset=dataset, variant=variant)
-    text_encoder = encoder_load(encoder, precision)
+    vhred = vhred_store.current_path(owner=owner or (run.owner if run else None))[1] if encoder == "vhred" else None
+    text_encoder = encoder_load(encoder, precision, vhred_checkpoint=vhred)
     if run is None:
         run = TrainingRun.objects.create(
             kind=TrainingRun.Kind.EXPERIMENT,
@@ -449,85 +531,3 @@ def adem_experiment(
     run.status, run.result = TrainingRun.Status.DONE, result
     run.save(update_fields=["status", "result", "updated_at"])
     return run
-
-
-# --- VHRED pre-training --------------------------------------------------------------------
-
-
-def corpus_store(*, upload):
-    """Save an uploaded corpus file under the data directory; returns its path (as a string)."""
-    suffix = ".jsonl" if upload.name.endswith((".jsonl", ".json")) else ".txt"
-    path = adem_root() / "corpora" / f"{secrets.token_hex(8)}{suffix}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:
-        for chunk in upload.chunks():
-            handle.write(chunk)
-    return str(path)
-
-
-def vhred_pretrain(
-    *, corpus=None, epochs=1, resume=False, max_steps=None, config=None, seed=0, owner=None, run=None, progress=None
-):
-    """Pre-train (or resume) the VHRED encoder ADEM's `vhred` option uses. Returns the stats dict.
-
-    `corpus` is a dialogue file (see scoring.adem.vhred.corpus); default the packaged
-    Chit-Chat dataset. `config` overrides VhredConfig fields (small models for tests).
-    """
-    try:
-        dialogues = file_dialogues(corpus) if corpus else chitchat_dialogues()
-    except CorpusError as error:
-        raise AdemRefusal(str(error)) from error
-    path = vhred_checkpoint_path()
-    if resume and not path.is_file():
-        raise AdemRefusal(f"nothing to resume: no VHRED checkpoint at {path}")
-    if run is None:
-        run = TrainingRun.objects.create(
-            kind=TrainingRun.Kind.PRETRAIN,
-            owner=owner,
-            params={"corpus": str(corpus or "chitchat-dataset"), "epochs": epochs, "resume": resume},
-        )
-    run.status = TrainingRun.Status.RUNNING
-    run.save(update_fields=["status", "updated_at"])
-
-    def report(epoch, step, loss, kl_weight):
-        run.progress = [*run.progress, {"epoch": epoch, "step": step, "train_loss": loss, "kl_weight": kl_weight}]
-        run.save(update_fields=["progress", "updated_at"])
-        if progress is not None:
-            progress(epoch, step, loss, kl_weight)
-
-    try:
-        stats = pretrain(
-            dialogues,
-            path,
-            config=VhredConfig.from_dict(config) if config else None,
-            epochs=epochs,
-            resume=resume,
-            max_steps=max_steps,
-            seed=seed,
-            progress=report,
-        )
-    except Exception as error:
-        run.status, run.error = TrainingRun.Status.FAILED, str(error)
-        run.save(update_fields=["status", "error", "updated_at"])
-        raise
-    stats["checkpoint"] = str(path)
-    stats["dialogues"] = len(dialogues)
-    run.status, run.result = TrainingRun.Status.DONE, stats
-    run.save(update_fields=["status", "result", "updated_at"])
-    return stats
-
-
-def api_token_create(*, user, name=""):
-    """A new scoring-API key for the user; returns the key (only its hash is kept)."""
-    key = secrets.token_urlsafe(32)
-    ApiToken.objects.create(user=user, name=name, key_sha256=hashlib.sha256(key.encode()).hexdigest())
-    return key
-
-
-def api_token_user(*, key):
-    """The user a bearer key belongs to, or None."""
-    token = ApiToken.objects.select_related("user").filter(key_sha256=hashlib.sha256(key.encode()).hexdigest()).first()
-    if token is None or not token.user.is_active:
-        return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-    return token.user

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import index_views, views, views_adem
+from scoring import index_views, views, views_adem, views_tokens
 
 app_name = "scoring"
 
@@ -12,9 +12,15 @@ urlpatterns = [
     path("adem/train/", views_adem.train, name="adem_train"),
     path("adem/experiments/", views_adem.experiments, name="adem_experiments"),
     path("adem/pretrain/", views_adem.pretrain, name="adem_pretrain"),
+    path("adem/tokens/", views_tokens.token_list, name="api_tokens"),
+    path("adem/tokens/<int:token_id>/revoke/", views_tokens.token_revoke, name="api_token_revoke"),
     path("adem/runs/<int:run_id>/", views_adem.run_detail, name="adem_run"),
     path("adem/runs/<int:run_id>/progress.json", views_adem.run_progress, name="adem_run_progress"),
     path("adem/runs/<int:run_id>/curve.svg", views_adem.run_curve, name="adem_run_curve"),
-    path("adem/<str:name>/", views_adem.model_detail, name="adem_model"),
+    # Models by primary key: names are unique per owner only, and staff read everyone's.
+    path("adem/models/<int:model_id>/", views_adem.model_detail, name="adem_model"),
+    path("adem/models/<int:model_id>/score", views_adem.score_api, name="adem_model_score"),
+    # By name: always the caller's own model (scripts, old links).
+    path("adem/<str:name>/", views_adem.model_by_name, name="adem_model_by_name"),
     path("adem/<str:name>/score", views_adem.score_api, name="adem_score"),
 ]

@@ -23,9 +23,11 @@ def dataset_metrics(request, dataset_id):
             raise Http404("No such dataset.")  # as for every write on a study one may only read
         names = request.POST.getlist("metric")
         try:
-            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user)
+            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True)
         except KeyError as exc:
             messages.error(request, exc.args[0])
+        except services.MetricsUpToDate as up_to_date:
+            messages.info(request, str(up_to_date))
         else:
             messages.success(request, f"Computing {len(run.metrics)} metric(s) for {run.total_responses} responses.")
         return redirect("scoring:dataset_metrics", dataset_id=dataset.pk)

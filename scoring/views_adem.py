@@ -1,6 +1,5 @@
 """ADEM pages (model list, train form, live progress, learning curve, experiments) and the scoring API."""
 
-import io
 import json
 
 from django.contrib.auth.decorators import login_required
@@ -9,8 +8,8 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
-from matplotlib.figure import Figure  # the object API: no pyplot state, no display needed
 
+from scoring.adem.plots import learning_curve_svg
 from scoring.adem_jobs import adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms_adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
@@ -20,20 +19,32 @@ MAX_TRIPLES = 1000
 
 
 def _mine(queryset, user):
+    """What the user may read: their own rows; staff read everyone's (admins read results).
+
+    Model pages are addressed by primary key, so a staff reader never meets two models of the
+    same name; a name in a URL (`adem/<name>/score`, `adem/<name>/`) always means the caller's own.
+    """
     return queryset if user.is_staff else queryset.filter(owner=user)
 
 
 @login_required
 def model_list(request):
-    models = _mine(AdemModel.objects.select_related("dataset"), request.user)
+    models = _mine(AdemModel.objects.select_related("dataset", "owner"), request.user)
     return render(request, "scoring/adem/model_list.html", {"models": models})
 
 
 @login_required
-def model_detail(request, name):
-    model = get_object_or_404(_mine(AdemModel.objects.all(), request.user), name=name)
+def model_detail(request, model_id):
+    model = get_object_or_404(_mine(AdemModel.objects.select_related("owner"), request.user), pk=model_id)
     run = model.runs.order_by("-created_at").first()
     return render(request, "scoring/adem/model_detail.html", {"model": model, "run": run})
+
+
+@login_required
+def model_by_name(request, name):
+    """Old name-based links: the caller's own model of that name."""
+    model = get_object_or_404(AdemModel.objects.filter(owner=request.user), name=name)
+    return redirect("scoring:adem_model", model_id=model.pk)
 
 
 @login_required
@@ -116,28 +127,22 @@ def run_progress(request, run_id):
 @login_required
 def run_curve(request, run_id):
     """Learning curve (training loss and validation correlation per epoch) as SVG."""
-    run = _run(request, run_id)
-    points = [p for p in run.progress if "train_loss" in p]
-    figure = Figure(figsize=(7, 3.2))
-    axis = figure.subplots()
-    x = [p.get("epoch") if "step" not in p else p["step"] for p in points]
-    axis.plot(x, [p["train_loss"] for p in points], color="#0b5394", label="training loss")
-    axis.set_xlabel("step" if points and "step" in points[0] else "epoch")
-    axis.set_ylabel("training loss")
-    if points and "val_pearson" in points[0]:
-        other = axis.twinx()
-        other.plot(x, [p["val_pearson"] for p in points], color="#a1131b", label="validation Pearson")
-        other.set_ylabel("validation Pearson r")
-        figure.legend(loc="upper right")
-    figure.tight_layout()
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
-    return HttpResponse(buffer.getvalue(), content_type="image/svg+xml")
+    return HttpResponse(learning_curve_svg(_run(request, run_id).progress), content_type="image/svg+xml")
+
+
+def _refused(error):
+    """A 400 that names the input at fault, so a script can point at it."""
+    body = {"error": str(error)}
+    if error.field is not None:
+        body["field"] = error.field
+    if error.index is not None:
+        body["index"] = error.index
+    return JsonResponse(body, status=400)
 
 
 @csrf_exempt
 @require_POST
-def score_api(request, name):
+def score_api(request, name=None, model_id=None):
     """POST {"triples": [{"context": [...], "reference": "...", "response": "..."}, ...]} → {"scores": [...]}.
 
     Authenticated by `Authorization: Bearer <token>` (scripts; no cookies, so no CSRF risk),
@@ -156,7 +161,10 @@ def score_api(request, name):
     else:
         return JsonResponse({"error": "authentication required (session or Bearer token)"}, status=401)
     try:
-        model = _mine(AdemModel.objects.all(), user).get(name=name)
+        if model_id is not None:
+            model = _mine(AdemModel.objects.all(), user).get(pk=model_id)
+        else:
+            model = AdemModel.objects.get(owner=user, name=name)  # a name means one's own model
     except AdemModel.DoesNotExist:
         raise Http404("no such ADEM model") from None
     try:
@@ -165,11 +173,14 @@ def score_api(request, name):
         return JsonResponse({"error": f"body is not JSON: {error}"}, status=400)
     triples = body.get("triples") if isinstance(body, dict) else None
     if not isinstance(triples, list):
-        return JsonResponse({"error": 'expected {"triples": [{"context", "reference", "response"}, ...]}'}, status=400)
+        return JsonResponse(
+            {"error": 'expected {"triples": [{"context", "reference", "response"}, ...]}', "field": "triples"},
+            status=400,
+        )
     if len(triples) > MAX_TRIPLES:
-        return JsonResponse({"error": f"at most {MAX_TRIPLES} triples per request"}, status=400)
+        return JsonResponse({"error": f"at most {MAX_TRIPLES} triples per request", "field": "triples"}, status=400)
     try:
         scores = adem_score(model=model, triples=triples)
     except AdemRefusal as error:
-        return JsonResponse({"error": str(error)}, status=400)
+        return _refused(error)
     return JsonResponse({"model": model.name, "metric": model.metric_name, "scores": scores})

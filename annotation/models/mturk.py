@@ -63,6 +63,9 @@ class MTurkExclusionQualification(models.Model):
     qualification_type_id = models.CharField(max_length=100)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = "MTurk exclusion qualification"
+
     def __str__(self):
         return f"{'sandbox' if self.sandbox else 'live'} exclusion {self.qualification_type_id}"
 
@@ -81,6 +84,9 @@ class MTurkHIT(models.Model):
     max_assignments = models.PositiveIntegerField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name, verbose_name_plural = "MTurk HIT", "MTurk HITs"
 
     def __str__(self):
         return self.mturk_id
@@ -120,6 +126,7 @@ class MTurkAssignment(models.Model):
 
     class Meta:
         ordering = ["mturk_hit", "mturk_id"]
+        verbose_name = "MTurk assignment"
 
     def __str__(self):
         return f"{self.mturk_id} ({self.status})"
@@ -136,7 +143,7 @@ class MTurkBonus(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name_plural = "MTurk bonuses"
+        verbose_name, verbose_name_plural = "MTurk bonus", "MTurk bonuses"
         constraints = [models.CheckConstraint(condition=Q(amount_cents__gt=0), name="mturkbonus_positive")]
 
     def __str__(self):
@@ -152,6 +159,7 @@ class MTurkBlock(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "MTurk block"
         constraints = [models.UniqueConstraint(fields=["annotator", "sandbox"], name="mturkblock_once")]
 
     def __str__(self):

@@ -51,6 +51,7 @@ class HIT(models.Model):
 
     class Meta:
         ordering = ["survey", "position"]
+        verbose_name, verbose_name_plural = "HIT", "HITs"
         constraints = [models.UniqueConstraint(fields=["survey", "position"], name="hit_unique_position")]
 
     def __str__(self):
@@ -74,6 +75,9 @@ class HITPage(models.Model):
     # Overlap items drop out for an annotator who rated them on another HIT: the stored page then
     # holds only for annotators new to the survey.
     has_overlap = models.BooleanField()
+
+    class Meta:
+        verbose_name = "HIT page"
 
     def __str__(self):
         return f"{self.hit} page ({self.version[:8]})"
@@ -99,6 +103,7 @@ class HITItem(models.Model):
 
     class Meta:
         ordering = ["hit", "position"]
+        verbose_name = "HIT item"
         constraints = [
             models.UniqueConstraint(fields=["hit", "position"], name="hititem_unique_position"),
             models.CheckConstraint(

@@ -41,10 +41,9 @@ class AdemModel(models.Model):
         CONTEXT = "context", "C-ADEM (context only)"
         REFERENCE = "reference", "R-ADEM (reference only)"
 
-    name = models.CharField(max_length=100, unique=True, validators=[model_name_validator])
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_models"
-    )
+    # Unique per owner, not site-wide: a refusal must not tell one researcher another's model names.
+    name = models.CharField(max_length=100, validators=[model_name_validator])
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="adem_models")
     dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_models")
     encoder = models.CharField(max_length=10, choices=Encoder.choices, default=Encoder.MINILM)
     precision = models.CharField(max_length=10, choices=Precision.choices, default=Precision.STANDARD)
@@ -58,6 +57,12 @@ class AdemModel(models.Model):
     results = models.JSONField(default=dict, blank=True, help_text="Test correlations, system level, learning curve.")
     checkpoint_path = models.CharField(max_length=500, blank=True)
     checkpoint_sha256 = models.CharField(max_length=64, blank=True)
+    vhred_sha256 = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="VHRED encoder checkpoint (content hash) the model was trained with; blank: not VHRED, "
+        "or trained before checkpoints were content-addressed (then the legacy vhred.ckpt).",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -65,6 +70,8 @@ class AdemModel(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "ADEM model"
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="ademmodel_unique_name_per_owner")]
 
     def __str__(self):
         return self.name
@@ -112,6 +119,7 @@ class TrainingRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "ADEM run"
 
     def __str__(self):
         return f"{self.kind} run {self.pk} ({self.status})"
@@ -128,6 +136,10 @@ class ApiToken(models.Model):
     key_sha256 = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
 
     def __str__(self):
         return f"token {self.name or self.pk} of {self.user}"

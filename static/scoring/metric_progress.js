@@ -1,6 +1,18 @@
-// Polls the latest metric run of the page and moves its progress bar until the run ends.
+// Metrics page: poll the latest run and move its progress bar until it ends; mark the Compute form
+// busy once it is sent (a second click would queue the same work twice).
 (function () {
   "use strict";
+  document.querySelectorAll("form[data-busy-text]").forEach(function (form) {
+    form.addEventListener("submit", function () {
+      var button = form.querySelector("button[type=submit]");
+      if (!button) { return; }
+      window.setTimeout(function () {  // after the browser has taken the form's data
+        button.disabled = true;
+        // getAttribute, not form.dataset: a form control named "dataset" shadows the property
+        button.textContent = form.getAttribute("data-busy-text");
+      }, 0);
+    });
+  });
   var box = document.getElementById("metric-run");
   if (!box) { return; }
   var bar = document.getElementById("run-progress");
@@ -15,7 +27,7 @@
         bar.value = run.done_chunks;
         label.textContent = run.status + ": " + run.done_chunks + "/" + run.total_chunks + " chunks";
         if (finished(run.status)) {
-          window.location.reload();  // show the new scores
+          window.location.reload();  // show the new scores and give the button back
         } else {
           window.setTimeout(poll, 1500);
         }

@@ -52,6 +52,7 @@ OWN_ACCOUNT_FORMS = {
     "scoring:adem_train",
     "scoring:adem_experiments",
     "scoring:adem_pretrain",
+    "scoring:api_tokens",  # the caller's own API tokens: a POST creates one for the caller
 }
 # Read-only views that answer any method like a GET: a POST changes nothing there.
 READS_IGNORING_THE_METHOD = {

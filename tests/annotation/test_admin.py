@@ -26,3 +26,32 @@ def test_admin_changelist_renders_with_search_and_filters(client, admin_user, mo
     model_admin = admin.site._registry[model]
     assert model_admin.search_fields
     assert model_admin.list_display != ("__str__",)
+
+
+READ_ONLY = [models.Rating, models.AttentionAnswer, models.ReviewAction, models.ExclusionDecision]
+
+
+@pytest.mark.parametrize("model", READ_ONLY, ids=lambda m: m.__name__)
+def test_evidence_rows_are_read_only_in_the_admin(rf, admin_user, model):
+    """Ratings and decisions are never edited or deleted silently: the admin keeps no audit trail."""
+    request = rf.get("/")
+    request.user = admin_user
+    model_admin = admin.site._registry[model]
+    assert not model_admin.has_add_permission(request)
+    assert not model_admin.has_change_permission(request)
+    assert not model_admin.has_delete_permission(request)
+
+
+def test_a_rating_cannot_be_changed_through_the_admin(client, admin_user):
+    dataset = load_dataset_records(records=SMALL_DATASET, name="study", owner=admin_user)
+    load_rating_records(records=SMALL_RATINGS, dataset=dataset, survey_name="study-ratings")
+    rating = models.Rating.objects.first()
+    client.force_login(admin_user)
+    url = reverse("admin:annotation_rating_change", args=[rating.pk])
+    assert client.get(url).status_code == 200  # still readable
+    response = client.post(url, {"score": 1 if rating.score != 1 else 5})
+    before = rating.score
+    rating.refresh_from_db()
+    assert response.status_code == 403 and rating.score == before
+    assert client.post(reverse("admin:annotation_rating_delete", args=[rating.pk]), {"post": "yes"}).status_code == 403
+    assert models.Rating.objects.filter(pk=rating.pk).exists()

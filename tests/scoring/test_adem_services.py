@@ -2,15 +2,17 @@
 
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Rating, Reference, Response
+from annotation.models import Annotator, ExclusionDecision, Rating, Reference, Response
 from scoring.adem.encoders.minilm import MiniLmEncoder
+from scoring.adem_jobs import adem_train_queue
 from scoring.models import AdemModel, MetricScore
-from scoring.services import metric_chunk_compute, metrics_compute
-from scoring.services_adem import AdemRefusal, adem_score, adem_scorer, adem_train
+from scoring.services import MetricsUpToDate, metric_chunk_compute, metric_names, metrics_compute
+from scoring.services_adem import AdemRefusal, adem_model_named, adem_score, adem_scorer, adem_train
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
@@ -77,7 +79,7 @@ def test_adem_metric_writes_one_versioned_score_per_response(usr):
 @pytest.mark.shared_data
 def test_training_refuses_a_name_that_is_taken(usr):
     adem_train(dataset=usr, name="m", encoder="glove", config=FAST)
-    with pytest.raises(AdemRefusal, match="already exists"):
+    with pytest.raises(AdemRefusal, match="you already have an ADEM model named 'm'"):
         adem_train(dataset=usr, name="m", encoder="glove", config=FAST)
 
 
@@ -161,7 +163,7 @@ def test_score_adem_command_scores_a_jsonl_file(usr, tmp_path):
 @pytest.mark.shared_data
 def test_replaced_checkpoint_is_refused_when_scoring(usr, data_dir):
     model = adem_train(dataset=usr, name="m", encoder="glove", config=FAST)
-    path = data_dir / "adem" / "models" / "m.ckpt"
+    path = Path(model.checkpoint_path)
     data = bytearray(path.read_bytes())
     data[-3] ^= 0x01
     path.write_bytes(bytes(data))
@@ -203,3 +205,86 @@ def test_int8_precision_is_refused_for_encoders_other_than_minilm(usr):
     with pytest.raises(AdemRefusal, match="unknown precision 'half'"):
         adem_train(dataset=usr, name="m", encoder="minilm", precision="half")
     assert not AdemModel.objects.exists()
+
+
+@pytest.mark.shared_data
+def test_two_researchers_may_both_name_a_model_m_and_each_name_means_ones_own(
+    usr, researcher, other_researcher, tmp_path
+):
+    mine = adem_train(dataset=usr, name="m", encoder="glove", owner=researcher, config=FAST)
+    theirs = adem_train(dataset=usr, name="m", encoder="glove", owner=other_researcher, seed=3, config=FAST)
+    assert mine.checkpoint_path != theirs.checkpoint_path  # one file per model, not per name
+    assert adem_model_named("m", owner=other_researcher) == theirs
+    with pytest.raises(AdemRefusal, match="several researchers have an ADEM model named 'm'"):
+        adem_score(model="m", triples=[])
+    lines = tmp_path / "triples.jsonl"
+    lines.write_text(json.dumps({"context": ["hi"], "reference": "yes", "response": "no"}) + "\n")
+    with pytest.raises(CommandError, match="--owner"):
+        call_command("score_adem", str(lines), model="m")
+    out = StringIO()
+    call_command("score_adem", str(lines), model="m", owner="bob", stdout=out)
+    assert json.loads(out.getvalue())["score"] == pytest.approx(
+        adem_score(model=theirs, triples=[(["hi"], "yes", "no")])[0]
+    )
+    # metric adem:m of alice's dataset is alice's model, and bob's models are not among her metrics
+    assert metric_names(owner=researcher.pk).count("adem:m") == 1
+    adem_train(dataset=usr, name="bobs-only", encoder="glove", owner=other_researcher, config=FAST)
+    assert "adem:bobs-only" not in metric_names(owner=researcher.pk)
+    with pytest.raises(KeyError):
+        metric_names(["adem:bobs-only"], owner=researcher.pk)
+    run = metrics_compute(dataset=usr, metrics=["adem:m"], dispatch=False)
+    assert run.versions == {"adem:m": mine.checkpoint_sha256[:12]}
+
+
+@pytest.mark.shared_data
+def test_a_model_takes_the_datasets_owner_and_is_refused_when_there_is_none(usr, researcher):
+    assert adem_train(dataset=usr, name="m", encoder="glove", config=FAST).owner == researcher
+    usr.owner = None
+    usr.save(update_fields=["owner"])
+    with pytest.raises(AdemRefusal, match="needs an owner"):
+        adem_train(dataset=usr, name="other", encoder="glove", config=FAST)
+
+
+def _exclude_everyone(dataset):
+    for survey in dataset.surveys.all():
+        for annotator in Annotator.objects.filter(ratings__survey=survey).distinct():
+            ExclusionDecision.objects.create(
+                survey=survey, annotator=annotator, excluded=True, source="manual", note="test"
+            )
+
+
+@pytest.mark.shared_data
+def test_training_on_all_excluded_ratings_says_so_before_creating_any_model(usr, researcher):
+    _exclude_everyone(usr)
+    n_ratings = Rating.objects.filter(survey__dataset=usr, aspect="overall").count()
+    with pytest.raises(AdemRefusal, match=f"all {n_ratings} ratings of usr-pc .* were excluded by the quality rules"):
+        adem_train_queue(dataset=usr, name="m", owner=researcher, encoder="glove")
+    assert not AdemModel.objects.exists()
+
+
+@pytest.mark.shared_data
+def test_computing_metrics_that_are_all_up_to_date_starts_no_run(usr):
+    run = metrics_compute(dataset=usr, metrics=["bleu1", "rouge_l"], dispatch=False)
+    for chunk in run.chunks.all():
+        metric_chunk_compute(chunk=chunk)
+    with pytest.raises(MetricsUpToDate, match="All 2 metrics are up to date"):
+        metrics_compute(dataset=usr, metrics=["bleu1", "rouge_l"], refuse_if_up_to_date=True)
+    assert usr.metric_runs.count() == 1
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("triple", "field"),
+    [
+        ({"context": ["hi"], "reference": "yes", "response": "  "}, "response"),
+        ({"context": [], "reference": "yes", "response": "no"}, "context"),
+        ({"context": ["", " "], "reference": "yes", "response": "no"}, "context"),
+        ({"context": "", "reference": "yes", "response": "no"}, "context"),
+        ({"context": ["hi"], "reference": "", "response": "no"}, "reference"),
+    ],
+)
+def test_scoring_refuses_an_empty_field_and_names_it(usr, triple, field):
+    model = adem_train(dataset=usr, name="m", encoder="glove", config=FAST)
+    with pytest.raises(AdemRefusal, match=f"triple 1: the {field} is empty") as refused:
+        adem_score(model=model, triples=[{"context": ["a"], "reference": "b", "response": "c"}, triple])
+    assert refused.value.field == field and refused.value.index == 1

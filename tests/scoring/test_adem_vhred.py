@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from scoring import services_adem, vhred_store
 from scoring.adem import checkpoint
 from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
 from scoring.adem.vhred.encoder import VhredEncoder
 from scoring.adem.vhred.model import VhredConfig
 from scoring.adem.vhred.pretrain import pretrain
-from scoring.services_adem import adem_train, vhred_checkpoint_path, vhred_pretrain
+from scoring.models import AdemModel
+from scoring.services_adem import adem_score, adem_train, vhred_pretrain
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
@@ -86,16 +88,72 @@ def test_pretrain_command_refuses_resume_without_a_checkpoint(settings, tmp_path
 
 @pytest.mark.shared_data
 @pytest.mark.django_db
-def test_adem_trains_on_the_pretrained_vhred_encoder(settings, tmp_path, shared_data, small_corpus):
+def test_adem_trains_on_the_pretrained_vhred_encoder(settings, tmp_path, shared_data, small_corpus, researcher):
     settings.RATELAB_DATA_DIR = tmp_path
     stats = vhred_pretrain(corpus=small_corpus, max_steps=3, config=TINY)
-    assert stats["dialogues"] == 40 and vhred_checkpoint_path().is_file()
-    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
-    dataset = load_dataset_records(records=records, name="usr", owner=None)
-    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall")
+    assert stats["dialogues"] == 40 and vhred_store.checkpoint_path(stats["checkpoint_sha256"]).is_file()
+    dataset = _usr_dataset(shared_data, researcher)
     model = adem_train(
         dataset=dataset, name="vh", encoder="vhred", config={"max_epochs": 10, "patience": 10, "pca_dim": 20}
     )
     curve = model.results["curve"]
     assert model.status == "ready" and model.encoder == "vhred"
+    assert model.vhred_sha256 == stats["checkpoint_sha256"]
     assert curve[-1]["train_loss"] < curve[0]["train_loss"]
+
+
+def _usr_dataset(shared_data, owner):
+    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
+    dataset = load_dataset_records(records=records, name="usr", owner=owner)
+    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=owner)
+    return dataset
+
+
+@pytest.fixture
+def data_dir(settings, tmp_path):
+    settings.RATELAB_DATA_DIR = tmp_path
+    return tmp_path
+
+
+TRIPLES = [(["hi , how are you ?", "good , you ?"], "fine thanks", "i am great"), (["do you like dogs ?"], "yes", "no")]
+
+
+@pytest.mark.shared_data
+@pytest.mark.django_db
+def test_another_researchers_pretraining_leaves_a_trained_model_scoring_the_same(
+    data_dir, shared_data, small_corpus, researcher, other_researcher
+):
+    """Security review 18.3: B's pretraining replaced the one vhred.ckpt and A's model then failed."""
+    mine = vhred_pretrain(corpus=small_corpus, max_steps=3, config=TINY, seed=0, owner=researcher)
+    model = adem_train(
+        dataset=_usr_dataset(shared_data, researcher),
+        name="vh",
+        encoder="vhred",
+        owner=researcher,
+        config={"max_epochs": 3, "patience": 3, "pca_dim": 10},
+    )
+    before = adem_score(model=model, triples=TRIPLES)
+    theirs = vhred_pretrain(corpus=small_corpus, max_steps=3, config=TINY, seed=1, owner=other_researcher)
+    resumed = vhred_pretrain(corpus=small_corpus, max_steps=2, resume=True, owner=other_researcher)
+    assert len({mine["checkpoint_sha256"], theirs["checkpoint_sha256"], resumed["checkpoint_sha256"]}) == 3
+    services_adem._SCORERS.clear()  # as a fresh worker process would: load everything from disk again
+    model.refresh_from_db()
+    assert model.vhred_sha256 == mine["checkpoint_sha256"]
+    assert vhred_store.checkpoint_path(mine["checkpoint_sha256"]).is_file()
+    np.testing.assert_allclose(adem_score(model=model, triples=TRIPLES), before, rtol=1e-5)
+
+
+@pytest.mark.django_db
+def test_unused_vhred_checkpoints_are_collected_and_used_ones_kept(settings, tmp_path, small_corpus, researcher):
+    settings.RATELAB_DATA_DIR = tmp_path
+    first = vhred_pretrain(corpus=small_corpus, max_steps=1, config=TINY, seed=0, owner=researcher)
+    # A model trained on the first checkpoint (its training itself is covered above).
+    AdemModel.objects.create(
+        name="uses-first", owner=researcher, encoder="vhred", vhred_sha256=first["checkpoint_sha256"]
+    )
+    second = vhred_pretrain(corpus=small_corpus, max_steps=1, config=TINY, seed=1, owner=researcher)
+    third = vhred_pretrain(corpus=small_corpus, max_steps=1, config=TINY, seed=2, owner=researcher)
+    assert third["collected"] == [f"{second['checkpoint_sha256']}.ckpt"]  # neither used nor the latest
+    assert vhred_store.checkpoint_path(first["checkpoint_sha256"]).is_file()
+    assert vhred_store.checkpoint_path(third["checkpoint_sha256"]).is_file()
+    assert vhred_store.current_sha(owner=researcher) == third["checkpoint_sha256"]

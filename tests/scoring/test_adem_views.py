@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Rating, Response
+from annotation.models import Annotator, ExclusionDecision, Rating, Response
 from scoring.models import AdemModel, TrainingRun
 from scoring.services_adem import adem_train, api_token_create
 from tests.factories import load_dataset_records, load_rating_records
@@ -60,19 +60,39 @@ def test_train_form_runs_the_task_and_the_run_page_shows_progress_and_curve(
 
 
 @pytest.mark.shared_data
-def test_a_queued_run_that_is_refused_is_marked_failed_with_the_reason(
+def test_a_training_that_would_be_refused_is_refused_on_the_form_leaving_no_failed_model(
     researcher_client, usr, django_capture_on_commit_callbacks
 ):
     kept = list(Response.objects.order_by("pk").values_list("pk", flat=True)[:5])
     Rating.objects.exclude(response__in=kept).delete()  # 5 rated responses (of the 30 needed) stay
     with django_capture_on_commit_callbacks(execute=True):
-        researcher_client.post(
+        page = researcher_client.post(
             reverse("scoring:adem_train"),
             {"name": "one", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0},
         )
-    run = TrainingRun.objects.get(kind="train")
-    assert run.status == "failed" and "too few ratings" in run.error
-    assert AdemModel.objects.get(name="one").status == "failed"
+    assert page.status_code == 200 and "too few ratings: 5 rated responses" in page.content.decode()
+    assert not AdemModel.objects.exists() and not TrainingRun.objects.exists()
+
+
+@pytest.mark.shared_data
+def test_training_on_a_study_whose_ratings_are_all_excluded_says_why_and_links_to_quality(
+    researcher_client, usr, django_capture_on_commit_callbacks
+):
+    for survey in usr.surveys.all():
+        for annotator in Annotator.objects.filter(ratings__survey=survey).distinct():
+            ExclusionDecision.objects.create(
+                survey=survey, annotator=annotator, excluded=True, source="manual", note="careless"
+            )
+    n_ratings = Rating.objects.filter(survey__dataset=usr).count()
+    with django_capture_on_commit_callbacks(execute=True):
+        page = researcher_client.post(
+            reverse("scoring:adem_train"),
+            {"name": "one", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0},
+        )
+    text = page.content.decode()
+    assert f"all {n_ratings} ratings of usr-pc (aspect &#x27;overall&#x27;) were excluded by the quality rules" in text
+    assert reverse("annotation:quality_index") in text
+    assert not AdemModel.objects.exists() and not TrainingRun.objects.exists()
 
 
 @pytest.mark.shared_data
@@ -93,7 +113,8 @@ def test_train_form_queues_an_int8_minilm_model_and_refuses_int8_for_other_encod
 @pytest.mark.shared_data
 def test_other_researchers_see_no_model_or_run(client, other_researcher, trained):
     client.force_login(other_researcher)
-    assert client.get(reverse("scoring:adem_model", args=["mine"])).status_code == 404
+    assert client.get(reverse("scoring:adem_model", args=[trained.pk])).status_code == 404
+    assert client.get(reverse("scoring:adem_model_by_name", args=["mine"])).status_code == 404
     assert "mine" not in client.get(reverse("scoring:adem_models")).content.decode()
 
 
@@ -192,4 +213,4 @@ def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
     run = TrainingRun.objects.get(kind="pretrain")
     assert response.status_code == 302 and run.status == "done", run.error
     assert run.result["dialogues"] == 2 and run.result["total_steps"] == 1
-    assert (data_dir / "adem" / "vhred" / "vhred.ckpt").is_file()
+    assert (data_dir / "adem" / "vhred" / f"{run.result['checkpoint_sha256']}.ckpt").is_file()

@@ -161,7 +161,7 @@ def test_a_chunk_past_the_soft_time_limit_fails_the_run_naming_the_limit(dataset
 
 
 def test_a_stalled_adem_run_is_started_again_from_its_queued_row(dataset, monkeypatch):
-    model = AdemModel.objects.create(name="m", dataset=dataset, status=AdemModel.Status.RUNNING)
+    model = AdemModel.objects.create(name="m", dataset=dataset, owner=dataset.owner, status=AdemModel.Status.RUNNING)
     run = TrainingRun.objects.create(
         kind=TrainingRun.Kind.TRAIN, adem_model=model, dataset=dataset, params={"name": "m"}, attempts=1
     )
@@ -201,7 +201,7 @@ def test_a_second_message_for_an_adem_run_a_live_worker_holds_does_not_train_it_
 
 
 def test_an_adem_run_lost_too_often_fails_with_its_model_saying_why(dataset):
-    model = AdemModel.objects.create(name="m", dataset=dataset, status=AdemModel.Status.RUNNING)
+    model = AdemModel.objects.create(name="m", dataset=dataset, owner=dataset.owner, status=AdemModel.Status.RUNNING)
     run = TrainingRun.objects.create(kind=TrainingRun.Kind.TRAIN, adem_model=model, dataset=dataset, attempts=3)
     stalled(run)
 

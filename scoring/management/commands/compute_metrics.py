@@ -54,7 +54,7 @@ class Command(BaseCommand):
     def _handle(self, options):
         dataset = dataset_or_error(options["dataset"], options["owner"])
         try:
-            names = services.metric_names(options["metric"])
+            names = services.metric_names(options["metric"], owner=dataset.owner_id)
         except KeyError as exc:
             raise CommandError(exc.args[0]) from None
         eager = tasks.compute_metrics.app.conf.task_always_eager
@@ -89,6 +89,9 @@ class Command(BaseCommand):
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
+        if not run.total_chunks:
+            count = len(names)
+            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
 
     def _run_here(self, run, chunk_ids, processes, threads, bar):
         """Score the chunks in this process and `processes - 1` forked ones, each taking every

@@ -2,9 +2,11 @@
 
 import json
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services_adem import AdemRefusal, vhred_pretrain
+from scoring.refusals import AdemRefusal
+from scoring.services_vhred import vhred_pretrain
 
 
 class Command(BaseCommand):
@@ -19,6 +21,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--config", default=None, help="JSON overrides of the model size, e.g. '{\"embedding\": 64}'"
         )
+        parser.add_argument(
+            "--owner",
+            default=None,
+            help="Username whose next ADEM trainings use this checkpoint (default: a shared one, used by "
+            "researchers who have none of their own). --resume continues this owner's latest.",
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
@@ -26,6 +34,12 @@ class Command(BaseCommand):
             config = json.loads(options["config"]) if options["config"] else None
         except ValueError as error:
             raise CommandError(f"--config is not JSON: {error}") from error
+
+        owner = None
+        if options["owner"]:
+            owner = get_user_model().objects.filter(username=options["owner"]).first()
+            if owner is None:
+                raise CommandError(f"no user named {options['owner']!r}")
 
         def progress(epoch, step, loss, kl_weight):
             if not options["json"]:
@@ -39,6 +53,7 @@ class Command(BaseCommand):
                 max_steps=options["max_steps"],
                 config=config,
                 seed=options["seed"],
+                owner=owner,
                 progress=progress,
             )
         except AdemRefusal as error:

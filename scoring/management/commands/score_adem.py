@@ -3,9 +3,10 @@
 import json
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services_adem import AdemRefusal, adem_score
+from scoring.services_adem import AdemRefusal, adem_model_named, adem_score
 
 
 class Command(BaseCommand):
@@ -13,6 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--model", required=True)
+        parser.add_argument(
+            "--owner", default=None, help="Username owning the model; needed when several researchers use the name."
+        )
         parser.add_argument("file")
 
     def handle(self, *args, **options):
@@ -32,8 +36,14 @@ class Command(BaseCommand):
                 if not isinstance(item, dict) or not {"context", "reference", "response"} <= item.keys():
                     raise CommandError(f"line {number}: expected an object with context, reference and response")
                 triples.append(item)
+        owner = None
+        if options["owner"]:
+            owner = get_user_model().objects.filter(username=options["owner"]).first()
+            if owner is None:
+                raise CommandError(f"no user named {options['owner']!r}")
         try:
-            scores = adem_score(model=options["model"], triples=triples)
+            model = adem_model_named(options["model"], owner=owner)
+            scores = adem_score(model=model, triples=triples)
         except AdemRefusal as error:
             raise CommandError(str(error)) from error
         for item, score in zip(triples, scores, strict=True):

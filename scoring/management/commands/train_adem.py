@@ -31,7 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--aspect", default="overall")
         parser.add_argument("--no-exclusions", action="store_true", help="Keep ratings the quality checks excluded.")
         parser.add_argument("--debias-length", action="store_true", help="Over-sample to decorrelate length.")
-        parser.add_argument("--owner", default=None, help="Username owning the model (sees it in the pages and API).")
+        parser.add_argument(
+            "--owner",
+            default=None,
+            help="Username owning the model (sees it in the pages and API); default: the dataset's owner.",
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):

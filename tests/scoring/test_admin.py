@@ -1,0 +1,83 @@
+"""The scoring models in the admin: registered, read-only, linked to the researcher pages."""
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.urls import reverse
+
+from scoring.models import AdemModel, ApiToken, MetricChunk, MetricRun, MetricScore, TrainingRun
+from scoring.services_adem import api_token_create
+from tests.annotation.files import SMALL_DATASET
+from tests.factories import load_dataset_records
+
+SCORING_MODELS = list(apps.get_app_config("scoring").get_models())
+
+
+@pytest.fixture
+def results(admin_user, researcher):
+    dataset = load_dataset_records(records=SMALL_DATASET, name="study", owner=researcher)
+    model = AdemModel.objects.create(
+        name="demo", owner=researcher, dataset=dataset, status="ready", results={"test": {"pearson": 0.41234}}
+    )
+    run = TrainingRun.objects.create(kind="train", owner=researcher, adem_model=model, dataset=dataset)
+    metric_run = MetricRun.objects.create(dataset=dataset, metrics=["bleu1"], total_chunks=1)
+    MetricChunk.objects.create(run=metric_run, index=0, response_ids=[1])
+    response = dataset.contexts.first().responses.first()
+    MetricScore.objects.create(response=response, metric="bleu1", version="1", value=0.5)
+    api_token_create(user=researcher, name="script")
+    return {"model": model, "run": run, "metric_run": metric_run}
+
+
+def test_every_scoring_model_is_in_the_admin():
+    assert [m.__name__ for m in SCORING_MODELS if m not in admin.site._registry] == []
+
+
+@pytest.mark.parametrize("model", SCORING_MODELS, ids=lambda m: m.__name__)
+def test_scoring_changelists_render_searchable_and_offer_no_add_or_edit(client, admin_user, results, model):
+    client.force_login(admin_user)
+    url = reverse(f"admin:scoring_{model._meta.model_name}_changelist")
+    page = client.get(url)
+    assert page.status_code == 200 and client.get(url, {"q": "demo"}).status_code == 200
+    assert reverse(f"admin:scoring_{model._meta.model_name}_add") not in page.content.decode()
+    assert client.get(reverse(f"admin:scoring_{model._meta.model_name}_add")).status_code == 403
+    row = model.objects.first()
+    change_url = reverse(f"admin:scoring_{model._meta.model_name}_change", args=[row.pk])
+    detail = client.get(change_url)
+    assert detail.status_code == 200 and 'type="submit" value="Save"' not in detail.content.decode()
+
+
+def test_a_post_to_the_change_form_changes_no_result(client, admin_user, results):
+    client.force_login(admin_user)
+    model = results["model"]
+    url = reverse("admin:scoring_ademmodel_change", args=[model.pk])
+    response = client.post(url, {"name": "renamed", "status": "failed", "results": "{}"})
+    model.refresh_from_db()
+    assert response.status_code == 403 and model.name == "demo" and model.results["test"]["pearson"] == 0.41234
+
+
+def test_admin_rows_link_to_the_researcher_pages(client, admin_user, results):
+    client.force_login(admin_user)
+    models_page = client.get(reverse("admin:scoring_ademmodel_changelist")).content.decode()
+    assert reverse("scoring:adem_model", args=[results["model"].pk]) in models_page and "0.412" in models_page
+    runs_page = client.get(reverse("admin:scoring_trainingrun_changelist")).content.decode()
+    assert reverse("scoring:adem_run", args=[results["run"].pk]) in runs_page
+    metric_runs = client.get(reverse("admin:scoring_metricrun_changelist")).content.decode()
+    assert reverse("scoring:dataset_metrics", args=[results["metric_run"].dataset_id]) in metric_runs
+
+
+def test_the_token_admin_never_shows_the_keys_hash_and_deleting_revokes(client, admin_user, results):
+    client.force_login(admin_user)
+    token = ApiToken.objects.get()
+    page = client.get(reverse("admin:scoring_apitoken_change", args=[token.pk])).content.decode()
+    assert token.key_sha256 not in page and "script" in page
+    client.post(reverse("admin:scoring_apitoken_delete", args=[token.pk]), {"post": "yes"})
+    assert not ApiToken.objects.exists()
+
+
+def test_admin_names_read_as_people_write_them(client, admin_user):
+    client.force_login(admin_user)
+    index = client.get(reverse("admin:index")).content.decode()
+    for name in ["ADEM models", "ADEM runs", "API tokens", "MTurk HITs", "MTurk assignments", "HITs", "HIT pages"]:
+        assert f">{name}<" in index, name
+    for wrong in ["M turk", "Adem models", "Api tokens", ">Hits<", "Hit pages"]:
+        assert wrong not in index, wrong
