@@ -106,5 +106,6 @@ def test_recomputing_banner_reloads_the_page_by_itself_when_the_new_report_is_re
     assert "Recomputing since" in page.inner_text("#report-status")
     # The computation finishes: the page's script sees it and reloads, and the banner is gone.
     Report.objects.filter(dataset=dataset).update(computed_at=timezone.now())
-    page.wait_for_function("!document.querySelector('#report-status')", timeout=20_000)
+    # A locator wait, not wait_for_function: the page's CSP forbids the eval that a string predicate needs.
+    page.locator("#report-status").wait_for(state="detached", timeout=20_000)
     assert page.locator("#t-utterance_level").is_visible()
