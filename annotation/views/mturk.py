@@ -140,6 +140,23 @@ def mturk_survey(request, pk):
     return render(request, "annotation/mturk/survey.html", context)
 
 
+# What each irreversible action does on Mechanical Turk: a first POST shows it on a page of its
+# own; only the POST from that page's button (confirm=yes) acts.
+IRREVERSIBLE = {
+    "expire": "Every HIT of this survey is expired on Mechanical Turk: workers can no longer take them.",
+    "reject": "The assignment is rejected on Mechanical Turk: the worker is not paid and their approval rate drops.",
+    "block": "The worker is blocked from all your MTurk surveys (through the exclusion qualification).",
+}
+# The fields a confirmed action carries over from the form that asked for it.
+CARRIED_FIELDS = ("assignment_id", "worker_id", "reason")
+
+
+def _confirm_page(request, survey, action):
+    carried = [(name, request.POST[name]) for name in CARRIED_FIELDS if name in request.POST]
+    context = {"survey": survey, "action": action, "consequence": IRREVERSIBLE[action], "carried": carried}
+    return render(request, "annotation/mturk/confirm.html", context)
+
+
 @login_required
 @require_POST
 def mturk_action(request, pk):
@@ -147,6 +164,8 @@ def mturk_action(request, pk):
     survey = _own_survey(request, pk, change=True)
     action = request.POST.get("action", "")
     post = request.POST
+    if action in IRREVERSIBLE and post.get("confirm") != "yes":
+        return _confirm_page(request, survey, action)
     try:
         if action == "settings":
             form = MTurkSettingsForm(post, instance=services.mturk_settings_ensure(survey=survey))

@@ -147,7 +147,14 @@ def write_requests(study):
         yield (
             "annotation:mturk_action",
             mturk_url,
-            {"action": action, "worker_id": "AWORKER", "reason": "x", "assignment_id": "3ASG", "amount_dollars": "1"},
+            {
+                "action": action,
+                "worker_id": "AWORKER",
+                "reason": "x",
+                "assignment_id": "3ASG",
+                "amount_dollars": "1",
+                "confirm": "yes",
+            },
         )
     yield "annotation:mturk_action", mturk_url, mturk_settings_data(turk)
     override = reverse("annotation:quality_override", args=[survey.pk, annotator.pk])

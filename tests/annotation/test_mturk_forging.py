@@ -308,7 +308,7 @@ def test_a_researcher_cannot_block_another_researchers_worker_nor_learn_that_it_
     url = reverse("annotation:mturk_action", args=[b_survey.pk])
     answers = []
     for worker in (a_worker_of_researcher_a, "ANOBODYATALL"):
-        response = client.post(url, {"action": "block", "worker_id": worker, "reason": "spite"})
+        response = client.post(url, {"action": "block", "worker_id": worker, "reason": "spite", "confirm": "yes"})
         note = [str(m) for m in get_messages(response.wsgi_request)][-1]
         answers.append((response.status_code, response["Location"], note))
     assert answers[0] == answers[1]
@@ -343,6 +343,8 @@ def test_a_researcher_blocks_a_worker_mturk_listed_on_their_own_survey(
     )
     client.force_login(researcher)
     url = reverse("annotation:mturk_action", args=[survey.pk])
-    response = client.post(url, {"action": "block", "worker_id": "AWORKERREAL", "reason": "Low agreement"})
+    response = client.post(
+        url, {"action": "block", "worker_id": "AWORKERREAL", "reason": "Low agreement", "confirm": "yes"}
+    )
     assert response.status_code == 302
     assert MTurkBlock.objects.get().annotator.worker_id == "AWORKERREAL"

@@ -61,7 +61,9 @@ def test_other_researchers_get_not_found(client, other_researcher, outsider, sur
     for user in (other_researcher, outsider):
         client.force_login(user)
         assert client.get(page_url(survey)).status_code == 404
-        response = client.post(reverse("annotation:mturk_action", args=[survey.pk]), {"action": "expire"})
+        response = client.post(
+            reverse("annotation:mturk_action", args=[survey.pk]), {"action": "expire", "confirm": "yes"}
+        )
         assert response.status_code == 404
 
 
@@ -83,7 +85,7 @@ def test_reject_button_without_reason_shows_an_error_and_calls_nothing(client, r
     client.force_login(researcher)
     response = client.post(
         reverse("annotation:mturk_action", args=[survey.pk]),
-        {"action": "reject", "assignment_id": "3ASGPAGE", "reason": ""},
+        {"action": "reject", "assignment_id": "3ASGPAGE", "reason": "", "confirm": "yes"},
         follow=True,
     )
     assert "A rejection needs a reason" in response.content.decode()
@@ -144,3 +146,25 @@ def test_system_check_requires_https_public_base_url_when_a_survey_uses_mturk(se
     settings.PUBLIC_BASE_URL = "https://ratelab.example.org"
     assert check_mturk_needs_public_url(None, databases=["default"]) == []
     assert Survey.objects.filter(provider="mturk").count() == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"action": "expire"},
+        {"action": "reject", "assignment_id": "3ASGPAGE", "reason": "Answered at random"},
+        {"action": "block", "worker_id": "AWORKERPAGE", "reason": "Answered at random"},
+    ],
+)
+def test_irreversible_mturk_actions_ask_first_and_call_nothing_until_confirmed(
+    client, researcher, survey, stubber, data
+):
+    """Stubber has no responses queued: any MTurk call on the first POST would raise."""
+    client.force_login(researcher)
+    page = client.post(reverse("annotation:mturk_action", args=[survey.pk]), data)
+    html = page.content.decode()
+    assert page.status_code == 200 and 'name="confirm" value="yes"' in html and "cannot be undone" in html
+    for name, value in data.items():
+        assert f'name="{name}" value="{value}"' in html  # the confirmed POST carries what was asked
+    stubber.assert_no_pending_responses()
+    assert Assignment.objects.get(external_id="3ASGPAGE").external_status == ""
