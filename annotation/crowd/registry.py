@@ -3,10 +3,12 @@
 from annotation.crowd.base import ProviderError
 from annotation.crowd.local import LocalProvider
 from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.prolific import ProlificProvider
 
 PROVIDERS = {
     LocalProvider.name: LocalProvider.for_survey,
     MTurkProvider.name: MTurkProvider.for_survey,
+    ProlificProvider.name: ProlificProvider.for_survey,
 }
 
 

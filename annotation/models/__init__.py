@@ -10,6 +10,7 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
+from annotation.models.prolific import ProlificBonus, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
 from annotation.models.quality import ExclusionDecision, QualityReport
 from annotation.models.ratings import (
     HIT,
@@ -44,6 +45,10 @@ __all__ = [
     "MTurkExclusionQualification",
     "MTurkHIT",
     "MTurkSettings",
+    "ProlificBonus",
+    "ProlificStudy",
+    "ProlificSubmission",
+    "ProlificWebhookEvent",
     "QualityReport",
     "Rating",
     "Reference",

@@ -27,6 +27,7 @@ class Survey(models.Model):
     class Provider(models.TextChoices):
         LOCAL = "local", "Built-in crowd (shareable link)"
         MTURK = "mturk", "Amazon Mechanical Turk"
+        PROLIFIC = "prolific", "Prolific"
         IMPORTED = "imported", "Imported judgements"
 
     class AttentionPolicy(models.TextChoices):
