@@ -5,7 +5,7 @@ import pytest
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
-from tests.annotation.prolific_helpers import STUDY_ID, TOKEN, api, prolific_env  # noqa: F401
+from tests.annotation.prolific_helpers import STUDY_ID, TOKEN
 
 
 def test_every_request_carries_the_token_header_and_goes_to_the_configured_url(api):
@@ -74,6 +74,7 @@ def test_a_pay_call_that_times_out_is_never_repeated(api):
 def test_submissions_follow_prolifics_next_links(api):
     first = {"results": [{"id": "s1"}], "_links": {"next": {"href": f"studies/{STUDY_ID}/submissions/?page=2"}}}
     second = {"results": [{"id": "s2"}], "_links": {"next": {"href": None}}}
-    api.get(f"studies/{STUDY_ID}/submissions/", params={"page": "2"}).mock(return_value=httpx.Response(200, json=second))
+    page_two = api.get(f"studies/{STUDY_ID}/submissions/", params={"page": "2"})
+    page_two.mock(return_value=httpx.Response(200, json=second))
     api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
     assert [row["id"] for row in ProlificClient().submissions(STUDY_ID)] == ["s1", "s2"]
