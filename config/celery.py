@@ -43,5 +43,11 @@ app.conf.beat_schedule["mturk-sync-live-surveys"] = {
     "task": "annotation.tasks_mturk.sync_live_surveys",
     "schedule": 300.0,
 }
+# Prolific: submissions are reconciled by webhook, and by this poll as the fallback.
+app.autodiscover_tasks(["annotation"], related_name="tasks_prolific")
+app.conf.beat_schedule["prolific-sync-live-surveys"] = {
+    "task": "annotation.tasks_prolific.prolific_sync_live_surveys",
+    "schedule": 300.0,
+}
 # Tasks that live below an app package (annotation/quality/tasks.py).
 app.autodiscover_tasks(["annotation.quality"])

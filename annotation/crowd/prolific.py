@@ -8,6 +8,7 @@ that participant in this study (`ProlificSubmission.confirmed`).
 """
 
 import datetime
+import math
 import secrets
 
 from django.conf import settings
@@ -17,11 +18,12 @@ from django.utils import timezone
 
 from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
-from annotation.crowd.prolific_pay import floor_problem
+from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 MIN_REJECT_MESSAGE = 100
+DEFAULT_MINUTES = 10
 REJECTION_CATEGORIES = (
     "TOO_QUICKLY",
     "TOO_SLOWLY",
@@ -38,6 +40,7 @@ REJECTION_CATEGORIES = (
 )
 # Prolific's statuses after which the participant no longer holds the study place.
 PLACE_FREED = {"RETURNED", "TIMED-OUT", "REJECTED"}
+FINISHED_STATUSES = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
 
 
 def new_completion_code():
@@ -50,7 +53,7 @@ def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
         survey=survey,
         defaults={
             "reward_cents": reward_cents if reward_cents is not None else survey.reward_cents,
-            "estimated_minutes": minutes or 10,
+            "estimated_minutes": minutes or DEFAULT_MINUTES,
             "currency": currency,
             "completed_code": new_completion_code(),
             "failed_check_code": new_completion_code(),
@@ -59,9 +62,9 @@ def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
     return row
 
 
-def entry_url(survey):
+def entry_url(survey, base=None):
     """The study URL Prolific sends participants to, with Prolific's three placeholders."""
-    base = settings.PUBLIC_BASE_URL
+    base = (base or settings.PUBLIC_BASE_URL).rstrip("/")
     if not base.startswith("https://"):
         raise ProviderError("PUBLIC_BASE_URL must be the app's public https address to publish on Prolific.")
     path = reverse("annotation:prolific_entry", args=[survey.token])
@@ -83,6 +86,34 @@ def completion_code(study, annotator):
         if failed:
             return study.failed_check_code
     return study.completed_code
+
+
+def measured_median_seconds(listed):
+    """The median `time_taken` (seconds) of the finished submissions Prolific listed; None if none."""
+    times = sorted(
+        int(item["time_taken"])
+        for item in listed
+        if item.get("status") in FINISHED_STATUSES and isinstance(item.get("time_taken"), (int, float))
+    )
+    if not times:
+        return None
+    middle = len(times) // 2
+    return times[middle] if len(times) % 2 else round((times[middle - 1] + times[middle]) / 2)
+
+
+def pay_check(study):
+    """Prolific's hourly floor at the estimated median and, once measured, at the measured median."""
+    problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
+    if study.measured_median_seconds:
+        minutes = max(1, math.ceil(study.measured_median_seconds / 60))
+        measured = floor_problem(study.reward_cents, minutes, study.currency, measured=True)
+        return {
+            "estimated": problem,
+            "measured": measured,
+            "measured_minutes": minutes,
+            "top_up_cents": top_up_cents(study.reward_cents, minutes, study.currency),
+        }
+    return {"estimated": problem, "measured": "", "measured_minutes": None, "top_up_cents": 0}
 
 
 def free_places(submission):
@@ -221,8 +252,9 @@ class ProlificProvider(CrowdProvider):
                 study_id=item.get("study_id", study.study_id),
             )
             confirmed += row.confirmed
-        ProlificStudy.objects.filter(pk=study.pk).update(last_synced_at=timezone.now())
-        return {"listed": len(listed), "confirmed": confirmed, "unknown": unknown}
+        median = measured_median_seconds(listed)
+        ProlificStudy.objects.filter(pk=study.pk).update(last_synced_at=timezone.now(), measured_median_seconds=median)
+        return {"listed": len(listed), "confirmed": confirmed, "unknown": unknown, "median_seconds": median}
 
     # --- review -----------------------------------------------------------------------------
     def _confirmed_submission(self, assignment):

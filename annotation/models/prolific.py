@@ -24,6 +24,11 @@ class ProlificStudy(models.Model):
     places = models.PositiveIntegerField(default=0, help_text="total_available_places as last sent.")
     completed_code = models.CharField(max_length=32)
     failed_check_code = models.CharField(max_length=32)
+    measured_median_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Median time of finished submissions, as Prolific measured it at the last sync.",
+    )
     last_synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
