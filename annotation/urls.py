@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from annotation.views import datasets, mturk, prolific, quality, surveys, task
+from annotation.views import datasets, mturk, prolific, prolific_pages, quality, surveys, task
 
 app_name = "annotation"
 
@@ -35,6 +35,8 @@ urlpatterns = [
     path("p/<str:token>/", prolific.prolific_entry, name="prolific_entry"),
     path("p/<str:token>/finish/", prolific.prolific_finish, name="prolific_finish"),
     path("prolific/hooks/", prolific.prolific_webhook, name="prolific_webhook"),
+    path("surveys/<int:pk>/prolific/", prolific_pages.prolific_survey, name="prolific_survey"),
+    path("surveys/<int:pk>/prolific/action/", prolific_pages.prolific_action, name="prolific_action"),
     path("surveys/<int:pk>/mturk/", mturk.mturk_survey, name="mturk_survey"),
     path("surveys/<int:pk>/mturk/action/", mturk.mturk_action, name="mturk_action"),
     path("quality/", quality.quality_index, name="quality_index"),

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
+from annotation.crowd.base import ProviderError
 from annotation.exporting import ratings_export
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, Survey, WrittenResponse
@@ -129,7 +130,7 @@ def survey_action(request, pk, action):
         return redirect("annotation:survey_detail", pk=pk)
     try:
         ACTIONS[action](survey=survey)
-    except services.SurveyError as error:
+    except (services.SurveyError, ProviderError) as error:  # a crowd provider's refusal, e.g. Prolific's pay floor
         messages.error(request, str(error))
     else:
         note = " It is paused: launch it to hand out work again." if action == "reopen" else ""
