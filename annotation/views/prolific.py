@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
-from annotation.crowd.prolific import COMPLETE_URL, apply_submission_status, completion_code
+from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
 
@@ -84,8 +84,17 @@ def prolific_entry(request, token):
             submission = None
         except services.NoWorkAvailable as refusal:
             return _refuse(request, survey, str(refusal), 400)
-        if submission is None or submission.participant_id != values["PROLIFIC_PID"] or submission.study_id != study.pk:
+        if submission is None:
+            # The participant has another session in this study (the unique pair refused a second one).
+            message = "You already have a session in this study: continue it from Prolific."
+            return _refuse(request, survey, message, 409)
+        if submission.participant_id != values["PROLIFIC_PID"] or submission.study_id != study.pk:
             return _refuse(request, survey, "This Prolific session belongs to someone else.", 403)
+    if submission.status in PLACE_FREED:
+        message = (
+            "Prolific says this session has ended (returned, timed out or rejected): no more work is handed to it."
+        )
+        return _refuse(request, survey, message, 409)
     try:
         assignment = services.assignment_claim(
             survey=survey,

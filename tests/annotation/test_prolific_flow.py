@@ -152,6 +152,22 @@ def test_a_returned_submission_frees_the_participants_slot(client, survey, api):
     assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists()
 
 
+def test_a_session_prolific_reported_returned_gets_no_more_work(client, survey, api):
+    entry(client, survey, participant=pid(1), session_id=session(1))
+    ProlificSubmission.objects.update(status="RETURNED")
+    Assignment.objects.filter(status=Assignment.Status.ACTIVE).update(status=Assignment.Status.OPEN, annotator=None)
+    again = entry(client, survey, participant=pid(1), session_id=session(1))
+    assert again.status_code == 409 and b"has ended" in again.content
+    assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists()
+
+
+def test_a_second_session_of_the_same_participant_is_told_to_continue_the_first(client, survey):
+    entry(client, survey, participant=pid(1), session_id=session(1))
+    second = entry(client, survey, participant=pid(1), session_id=session(3))
+    assert second.status_code == 409 and b"continue it from Prolific" in second.content
+    assert ProlificSubmission.objects.count() == 1
+
+
 @pytest.fixture
 def confirmed(client, survey, api):
     do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
