@@ -78,3 +78,11 @@ def test_submissions_follow_prolifics_next_links(api):
     page_two.mock(return_value=httpx.Response(200, json=second))
     api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
     assert [row["id"] for row in ProlificClient().submissions(STUDY_ID)] == ["s1", "s2"]
+
+
+def test_the_token_appears_in_no_log_line_even_when_debug_logging_is_on(api, caplog):
+    api.get("users/me/").mock(return_value=httpx.Response(401, json={"error": {"detail": "Invalid token."}}))
+    with caplog.at_level("DEBUG"), pytest.raises(ProviderError):
+        ProlificClient().me()
+    assert caplog.records, "httpx logged the request"
+    assert TOKEN not in caplog.text

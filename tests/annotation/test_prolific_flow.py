@@ -126,7 +126,7 @@ def test_work_counts_only_once_prolific_lists_the_same_session_for_the_same_part
         )
     )
     summary = provider().sync(survey=survey)
-    assert summary == {"listed": 2, "confirmed": 1, "unknown": 1}
+    assert summary == {"listed": 2, "confirmed": 1, "unknown": 1, "median_seconds": None}
     counted = accepted_ratings(dataset=survey.dataset, surveys=[survey], apply_exclusions=False)
     assert set(counted.values_list("annotator__worker_id", flat=True)) == {pid(1)}
     assert Rating.objects.filter(survey=survey, annotator__worker_id=pid(2)).exists()
