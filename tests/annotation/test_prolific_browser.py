@@ -101,6 +101,7 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         page.goto(f"{live_server.url}/surveys/{study.survey.pk}/prolific/")
         assert page.is_visible("text=Reward per participant")
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
-        assert page.get_by_role("button", name="Approve", exact=True).count() == 1, "only confirmed work can be reviewed"
+        approve = page.get_by_role("button", name="Approve", exact=True)
+        assert approve.count() == 1, "only confirmed work can be reviewed"
         assert _fits(page), f"the Prolific page is wider than {label}"
         page.screenshot(path=str(shots / f"prolific-researcher-{label}.png"), full_page=True)
