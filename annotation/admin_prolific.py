@@ -1,5 +1,6 @@
-"""Prolific rows in the admin: read-only, since they mirror what Prolific said (and a bonus row
-guards a payment: editing it by hand could pay twice). Imported by annotation/admin.py."""
+"""Prolific and link-and-code platform rows in the admin: read-only where they mirror what the
+platform said (a Prolific bonus row guards a payment: editing it by hand could pay twice).
+Imported by annotation/admin.py."""
 
 from django.contrib import admin
 
@@ -40,3 +41,16 @@ class ProlificWebhookEventAdmin(ReadOnlyAdmin):
     list_display = ["event_id", "event_type", "received_at"]
     list_filter = ["event_type"]
     search_fields = ["event_id"]
+
+
+@admin.register(models.LinkPlatform)
+class LinkPlatformAdmin(admin.ModelAdmin):
+    list_display = ["survey", "participant_param", "completion_url"]
+    search_fields = ["survey__name", "completion_url"]
+
+
+@admin.register(models.LinkParticipant)
+class LinkParticipantAdmin(ReadOnlyAdmin):
+    list_display = ["participant_id", "survey", "confirmed", "created_at"]
+    list_filter = ["confirmed"]
+    search_fields = ["participant_id", "survey__name"]

@@ -2,6 +2,7 @@
 
 from annotation.models.datasets import Context, Dataset, Reference, Response, System
 from annotation.models.identity import LinkIdentity
+from annotation.models.link_platform import LinkParticipant, LinkPlatform
 from annotation.models.mturk import (
     MTurkAssignment,
     MTurkBlock,
@@ -39,6 +40,8 @@ __all__ = [
     "HITItem",
     "HITPage",
     "LinkIdentity",
+    "LinkParticipant",
+    "LinkPlatform",
     "MTurkAssignment",
     "MTurkBlock",
     "MTurkBonus",

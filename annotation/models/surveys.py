@@ -28,6 +28,7 @@ class Survey(models.Model):
         LOCAL = "local", "Built-in crowd (shareable link)"
         MTURK = "mturk", "Amazon Mechanical Turk"
         PROLIFIC = "prolific", "Prolific"
+        LINK = "link", "Another platform (link and completion code)"
         IMPORTED = "imported", "Imported judgements"
 
     class AttentionPolicy(models.TextChoices):

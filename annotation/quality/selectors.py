@@ -5,7 +5,7 @@ from operator import or_
 
 from django.db.models import Exists, OuterRef, Q
 
-from annotation.models import Assignment, ProlificSubmission, QualityReport, Rating, Survey
+from annotation.models import Assignment, LinkParticipant, ProlificSubmission, QualityReport, Rating, Survey
 from annotation.quality import data, report
 from annotation.quality.recompute import quality_recompute
 
@@ -33,6 +33,11 @@ def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusion
         study__survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
     )
     ratings = ratings.exclude(Q(survey__provider="prolific") & ~Exists(confirmed_on_prolific))
+    # Work from a link-and-code platform counts once the researcher confirmed the platform's ids.
+    confirmed_on_platform = LinkParticipant.objects.filter(
+        survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+    )
+    ratings = ratings.exclude(Q(survey__provider="link") & ~Exists(confirmed_on_platform))
     if not apply_exclusions:
         return ratings
     ratings = ratings.exclude(assignment__status=Assignment.Status.REJECTED)
