@@ -290,3 +290,7 @@ class LinkIdentityAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+# Prolific rows live in their own module (annotation/admin_prolific.py).
+from annotation import admin_prolific  # noqa: E402, F401

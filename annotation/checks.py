@@ -1,5 +1,6 @@
 """System checks for settings that are easy to get wrong (ids `ratelab.E001`...)."""
 
+import os
 from urllib.parse import urlparse
 
 from django.conf import settings
@@ -60,5 +61,37 @@ def check_mturk_needs_public_url(app_configs, databases=None, **kwargs):
             f"{'missing' if not url else repr(url) + ', not an https URL'}.",
             hint="Set PUBLIC_BASE_URL to the public https:// address of this RateLab; MTurk HITs link to it.",
             id="ratelab.E001",
+        )
+    ]
+
+
+@register(Tags.database)
+def check_prolific_settings(app_configs, databases=None, **kwargs):
+    """ratelab.E003: a survey uses Prolific but PROLIFIC_API_TOKEN or an https PUBLIC_BASE_URL is missing.
+
+    Only whether the token is set is looked at; its value is never read into a message.
+    """
+    if not databases:
+        return []
+    try:
+        names = list(Survey.objects.filter(provider=Survey.Provider.PROLIFIC).values_list("name", flat=True)[:1])
+    except DatabaseError:
+        return []
+    if not names:
+        return []
+    missing = []
+    if not os.environ.get("PROLIFIC_API_TOKEN"):
+        missing.append("PROLIFIC_API_TOKEN is not set")
+    url = settings.PUBLIC_BASE_URL
+    if not url or _url_problem(url) or urlparse(url).scheme != "https":
+        missing.append(f"PUBLIC_BASE_URL is {'missing' if not url else repr(url) + ', not an https URL'}")
+    if not missing:
+        return []
+    return [
+        Error(
+            f"Survey {names[0]!r} uses Prolific, but {' and '.join(missing)}.",
+            hint="Set PROLIFIC_API_TOKEN (Prolific > Settings > API tokens) and PUBLIC_BASE_URL to the public "
+            "https:// address of this RateLab in the environment; see docs/prolific.md.",
+            id="ratelab.E003",
         )
     ]

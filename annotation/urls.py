@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from annotation.views import datasets, mturk, quality, surveys, task
+from annotation.views import datasets, link_platform, mturk, prolific, prolific_pages, quality, surveys, task
 
 app_name = "annotation"
 
@@ -32,6 +32,13 @@ urlpatterns = [
     path("a/<str:token>/", task.assignment_page, name="task_assignment"),
     path("a/<str:token>/done/", task.assignment_done, name="task_done"),
     path("mturk/<str:token>/", mturk.mturk_task, name="mturk_task"),
+    path("p/<str:token>/", prolific.prolific_entry, name="prolific_entry"),
+    path("p/<str:token>/finish/", prolific.prolific_finish, name="prolific_finish"),
+    path("prolific/hooks/", prolific.prolific_webhook, name="prolific_webhook"),
+    path("l/<str:token>/", link_platform.link_entry, name="link_entry"),
+    path("l/<str:token>/finish/", link_platform.link_finish, name="link_finish"),
+    path("surveys/<int:pk>/prolific/", prolific_pages.prolific_survey, name="prolific_survey"),
+    path("surveys/<int:pk>/prolific/action/", prolific_pages.prolific_action, name="prolific_action"),
     path("surveys/<int:pk>/mturk/", mturk.mturk_survey, name="mturk_survey"),
     path("surveys/<int:pk>/mturk/action/", mturk.mturk_action, name="mturk_action"),
     path("quality/", quality.quality_index, name="quality_index"),

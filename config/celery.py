@@ -49,6 +49,12 @@ app.conf.beat_schedule["mturk-sync-live-surveys"] = {
     "task": "annotation.tasks_mturk.sync_live_surveys",
     "schedule": 300.0,
 }
+# Prolific: submissions are reconciled by webhook, and by this poll as the fallback.
+app.autodiscover_tasks(["annotation"], related_name="tasks_prolific")
+app.conf.beat_schedule["prolific-sync-live-surveys"] = {
+    "task": "annotation.tasks_prolific.prolific_sync_live_surveys",
+    "schedule": 300.0,
+}
 # Tasks that live below an app package (annotation/quality/tasks.py).
 app.autodiscover_tasks(["annotation.quality"])
 # The runs' watchdog: re-queues, closes or fails runs whose worker died (`manage.py recover_runs`

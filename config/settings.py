@@ -206,6 +206,10 @@ CONTENT_SECURITY_POLICY = {
 # The app's public HTTPS address; MTurk's ExternalQuestion points here.
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL").rstrip("/")
 
+# Prolific: the API token is read from PROLIFIC_API_TOKEN by the client itself, never kept in settings.
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+
 # --- Celery ---------------------------------------------------------------------
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "", schemes={"redis", "rediss", "amqp", "amqps", "memory"})
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL

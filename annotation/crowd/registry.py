@@ -1,12 +1,16 @@
 """Which provider serves a survey. Providers register a factory `f(survey) -> CrowdProvider`."""
 
 from annotation.crowd.base import ProviderError
+from annotation.crowd.link_platform import LinkPlatformProvider
 from annotation.crowd.local import LocalProvider
 from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.prolific import ProlificProvider
 
 PROVIDERS = {
     LocalProvider.name: LocalProvider.for_survey,
     MTurkProvider.name: MTurkProvider.for_survey,
+    ProlificProvider.name: ProlificProvider.for_survey,
+    LinkPlatformProvider.name: LinkPlatformProvider.for_survey,
 }
 
 

@@ -2,6 +2,7 @@
 
 from annotation.models.datasets import Context, Dataset, Reference, Response, System
 from annotation.models.identity import LinkIdentity
+from annotation.models.link_platform import LinkParticipant, LinkPlatform
 from annotation.models.mturk import (
     MTurkAssignment,
     MTurkBlock,
@@ -10,6 +11,7 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
+from annotation.models.prolific import ProlificBonus, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
 from annotation.models.quality import ExclusionDecision, QualityReport
 from annotation.models.ratings import (
     HIT,
@@ -38,12 +40,18 @@ __all__ = [
     "HITItem",
     "HITPage",
     "LinkIdentity",
+    "LinkParticipant",
+    "LinkPlatform",
     "MTurkAssignment",
     "MTurkBlock",
     "MTurkBonus",
     "MTurkExclusionQualification",
     "MTurkHIT",
     "MTurkSettings",
+    "ProlificBonus",
+    "ProlificStudy",
+    "ProlificSubmission",
+    "ProlificWebhookEvent",
     "QualityReport",
     "Rating",
     "Reference",

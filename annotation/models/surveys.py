@@ -27,6 +27,8 @@ class Survey(models.Model):
     class Provider(models.TextChoices):
         LOCAL = "local", "Built-in crowd (shareable link)"
         MTURK = "mturk", "Amazon Mechanical Turk"
+        PROLIFIC = "prolific", "Prolific"
+        LINK = "link", "Another platform (link and completion code)"
         IMPORTED = "imported", "Imported judgements"
 
     class AttentionPolicy(models.TextChoices):

@@ -3,9 +3,9 @@
 from functools import reduce
 from operator import or_
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
-from annotation.models import Assignment, QualityReport, Rating, Survey
+from annotation.models import Assignment, LinkParticipant, ProlificSubmission, QualityReport, Rating, Survey
 from annotation.quality import data, report
 from annotation.quality.recompute import quality_recompute
 
@@ -28,6 +28,16 @@ def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusion
         ratings = ratings.filter(survey__in=surveys)
     # MTurk work counts only once sync saw MTurk list the same assignment id and worker id.
     ratings = ratings.exclude(Q(survey__provider="mturk") & ~Q(assignment__mturk__confirmed=True))
+    # Prolific work counts only once Prolific listed the participant's session in the study.
+    confirmed_on_prolific = ProlificSubmission.objects.filter(
+        study__survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+    )
+    ratings = ratings.exclude(Q(survey__provider="prolific") & ~Exists(confirmed_on_prolific))
+    # Work from a link-and-code platform counts once the researcher confirmed the platform's ids.
+    confirmed_on_platform = LinkParticipant.objects.filter(
+        survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+    )
+    ratings = ratings.exclude(Q(survey__provider="link") & ~Exists(confirmed_on_platform))
     if not apply_exclusions:
         return ratings
     ratings = ratings.exclude(assignment__status=Assignment.Status.REJECTED)

@@ -8,6 +8,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
+from annotation.crowd.base import ProviderError
 from annotation.exporting import download_filename, ratings_export
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, Survey, WrittenResponse
@@ -136,7 +137,7 @@ def survey_action(request, pk, action):
         return redirect("annotation:survey_detail", pk=pk)
     try:
         ACTIONS[action](survey=survey)
-    except services.SurveyError as error:
+    except (services.SurveyError, ProviderError) as error:  # a crowd provider's refusal, e.g. Prolific's pay floor
         messages.error(request, str(error))
     else:
         note = " It is paused: launch it to hand out work again." if action == "reopen" else ""

@@ -43,6 +43,7 @@ NOT_RESEARCHER_PAGES = {
     "annotation:task_done",
     "annotation:mturk_task",
     "scoring:adem_score",
+    "annotation:prolific_webhook",  # Prolific's signed deliveries: no session, 403 without a valid signature
 }
 # Forms that create the poster's own objects. Another's dataset is not among their choices (tested
 # below with the forms themselves), so a staff POST naming it is a form error, not a 404.

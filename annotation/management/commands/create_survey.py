@@ -5,7 +5,23 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import services
+from annotation.crowd.base import ProviderError
+from annotation.crowd.link_platform import completion_url_problem, platform_settings
+from annotation.crowd.prolific import DEFAULT_MINUTES, entry_url, study_settings
+from annotation.crowd.prolific_pay import floor_problem
 from annotation.management.cli import dataset_or_error
+from annotation.models import Survey
+
+
+def prolific_refusal(options):
+    """Refuse, with the figures, a Prolific survey that cannot be published as asked."""
+    base = options["base_url"] or settings.PUBLIC_BASE_URL
+    if not base.startswith("https://"):
+        raise CommandError("A Prolific study URL needs PUBLIC_BASE_URL (or --base-url), an https:// address.")
+    reward = options["reward_cents"] if options["reward_cents"] is not None else Survey().reward_cents
+    problem = floor_problem(reward, options["minutes"] or DEFAULT_MINUTES, "GBP")
+    if problem:
+        raise CommandError(problem)
 
 
 class Command(BaseCommand):
@@ -19,7 +35,11 @@ class Command(BaseCommand):
         parser.add_argument("--attention-checks", type=int, default=1, help="Attention checks per HIT.")
         parser.add_argument("--overlap", type=int, default=0, help="Contexts every annotator rates.")
         parser.add_argument("--max-hits", type=int, default=10, help="HITs per annotator at most.")
-        parser.add_argument("--provider", default="local", choices=["local", "mturk"])
+        parser.add_argument("--provider", default="local", choices=["local", "mturk", "prolific", "link"])
+        parser.add_argument("--reward-cents", type=int, default=None, help="Prolific: reward per participant.")
+        parser.add_argument("--minutes", type=int, default=None, help="Prolific: estimated median minutes.")
+        parser.add_argument("--completion-url", default="", help="link: the platform's completion URL, with {code}.")
+        parser.add_argument("--participant-param", default="participant_id", help="link: the id's URL parameter.")
         parser.add_argument("--systems", default="", help="Comma-separated system names (default: all).")
         parser.add_argument("--aspects", default="", help="Extra scales beside overall, comma-separated.")
         parser.add_argument("--policy", default="flag", choices=["flag", "exclude", "reject"])
@@ -41,6 +61,10 @@ class Command(BaseCommand):
         dataset = dataset_or_error(options["dataset"], options["owner"])
         owner = dataset.owner
         gold = self._gold(options["gold"]) if options["gold"] else []
+        if options["provider"] == "prolific":
+            prolific_refusal(options)  # before anything is written
+        if options["provider"] == "link" and completion_url_problem(options["completion_url"]):
+            raise CommandError(completion_url_problem(options["completion_url"]))
         try:
             survey = services.survey_create(
                 dataset=dataset,
@@ -57,12 +81,26 @@ class Command(BaseCommand):
                 attention_policy=options["policy"],
                 gold_checks=gold,
             )
+            if options["provider"] == "prolific":
+                study_settings(survey, reward_cents=options["reward_cents"], minutes=options["minutes"])
+            if options["provider"] == "link":
+                platform_settings(
+                    survey, participant_param=options["participant_param"], completion_url=options["completion_url"]
+                )
             if not options["draft"]:
                 survey = services.survey_launch(survey=survey)
-        except (services.SurveyError, services.HITLayoutError, KeyError) as error:
+        except (services.SurveyError, services.HITLayoutError, KeyError, ProviderError) as error:
             raise CommandError(str(error)) from None
         base = (options["base_url"] or settings.PUBLIC_BASE_URL or "http://127.0.0.1:8000").rstrip("/")
         self.stderr.write(f"Survey {survey.name!r}: {survey.hits.count()} HITs, status {survey.status}.")
+        if options["provider"] == "link":
+            self.stdout.write(f"{base}/l/{survey.token}/?{options['participant_param']}=<the participant's id>")
+            return
+        if options["provider"] == "prolific":
+            study_id = study_settings(survey).study_id or "not created yet (draft)"
+            self.stderr.write(f"Prolific study: {study_id}. The study URL to give Prolific:")
+            self.stdout.write(entry_url(survey, base))
+            return
         self.stdout.write(f"{base}/s/{survey.token}/")
 
     def _gold(self, path):

@@ -1,0 +1,361 @@
+"""Prolific as a crowd provider: a survey is one study, its places the survey's assignment slots.
+
+Participants arrive on RateLab's Prolific entry page with PROLIFIC_PID, STUDY_ID and SESSION_ID in
+the URL and get work exactly as the built-in crowd hands it out (claims on POST). Those parameters
+are typed into a URL and prove nothing: a participant's work counts, and can be approved, rejected
+or paid a bonus, only once a sync (or a signed webhook) finds Prolific listing that SESSION_ID for
+that participant in this study (`ProlificSubmission.confirmed`).
+"""
+
+import datetime
+import math
+import secrets
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.crowd.base import CrowdProvider, ProviderError
+from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
+from annotation.crowd.prolific_pay import floor_problem, top_up_cents
+from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
+
+COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+MIN_REJECT_MESSAGE = 100
+DEFAULT_MINUTES = 10
+REJECTION_CATEGORIES = (
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+)
+# Prolific's statuses after which the participant no longer holds the study place.
+PLACE_FREED = {"RETURNED", "TIMED-OUT", "REJECTED"}
+FINISHED_STATUSES = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
+
+
+def new_completion_code():
+    return secrets.token_hex(4).upper()
+
+
+def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
+    """The survey's Prolific row, created on first use with fresh completion codes."""
+    row, _ = ProlificStudy.objects.get_or_create(
+        survey=survey,
+        defaults={
+            "reward_cents": reward_cents if reward_cents is not None else survey.reward_cents,
+            "estimated_minutes": minutes or DEFAULT_MINUTES,
+            "currency": currency,
+            "completed_code": new_completion_code(),
+            "failed_check_code": new_completion_code(),
+        },
+    )
+    return row
+
+
+def entry_url(survey, base=None):
+    """The study URL Prolific sends participants to, with Prolific's three placeholders."""
+    base = (base or settings.PUBLIC_BASE_URL).rstrip("/")
+    if not base.startswith("https://"):
+        raise ProviderError("PUBLIC_BASE_URL must be the app's public https address to publish on Prolific.")
+    path = reverse("annotation:prolific_entry", args=[survey.token])
+    placeholders = "&".join(f"{name}={{{{%{name}%}}}}" for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
+    return f"{base}{path}?{placeholders}"
+
+
+def slot_count(survey):
+    return Assignment.objects.filter(hit__survey=survey).count()
+
+
+def completion_code(study, annotator):
+    """COMPLETED, or FAILED_ATTENTION_CHECK when the survey rejects failed checks and they failed one."""
+    survey = study.survey
+    if survey.attention_policy == survey.AttentionPolicy.REJECT:
+        failed = Assignment.objects.filter(
+            hit__survey=survey, annotator=annotator, attention_answers__passed=False
+        ).exists()
+        if failed:
+            return study.failed_check_code
+    return study.completed_code
+
+
+def measured_median_seconds(listed):
+    """The median `time_taken` (seconds) of the finished submissions Prolific listed; None if none."""
+    times = sorted(
+        int(item["time_taken"])
+        for item in listed
+        if item.get("status") in FINISHED_STATUSES and isinstance(item.get("time_taken"), (int, float))
+    )
+    if not times:
+        return None
+    middle = len(times) // 2
+    return times[middle] if len(times) % 2 else round((times[middle - 1] + times[middle]) / 2)
+
+
+def pay_check(study):
+    """Prolific's hourly floor at the estimated median and, once measured, at the measured median."""
+    problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
+    if study.measured_median_seconds:
+        minutes = max(1, math.ceil(study.measured_median_seconds / 60))
+        measured = floor_problem(study.reward_cents, minutes, study.currency, measured=True)
+        return {
+            "estimated": problem,
+            "measured": measured,
+            "measured_minutes": minutes,
+            "top_up_cents": top_up_cents(study.reward_cents, minutes, study.currency),
+        }
+    return {"estimated": problem, "measured": "", "measured_minutes": None, "top_up_cents": 0}
+
+
+def free_places(submission):
+    """The participant's open tasks go back to the pool (they returned or timed out on Prolific)."""
+    from annotation.services.assignments import assignments_expire
+
+    far = timezone.now() + datetime.timedelta(days=3650)
+    return assignments_expire(now=far, survey=submission.study.survey, annotator=submission.annotator)
+
+
+def apply_submission_status(submission, *, status, participant_id, study_id):
+    """Record what Prolific says about a submission; idempotent. Returns the row as saved."""
+    matches = participant_id == submission.participant_id and study_id == submission.study.study_id
+    fields = {"status": status, "synced_at": timezone.now()}
+    if matches:
+        fields["confirmed"] = True
+    ProlificSubmission.objects.filter(pk=submission.pk).update(**fields)
+    if status in PLACE_FREED:
+        free_places(submission)
+    submission.refresh_from_db()
+    return submission
+
+
+class ProlificProvider(CrowdProvider):
+    name = "prolific"
+
+    def __init__(self, *, client=None):
+        self._client = client
+
+    @classmethod
+    def for_survey(cls, survey):
+        return cls()
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = ProlificClient()
+        return self._client
+
+    # --- study ------------------------------------------------------------------------------
+    def study_body(self, survey, study):
+        return {
+            "name": f"Rate replies in short conversations ({survey.name})"[:120],
+            "internal_name": f"RateLab survey {survey.pk}: {survey.name}"[:200],
+            "description": (
+                "Read short conversations and judge how appropriate each candidate reply is, on a 1-5 scale. "
+                "Some items check that you read carefully."
+            ),
+            "external_study_url": entry_url(survey),
+            "prolific_id_option": "url_parameters",
+            "completion_codes": [
+                {"code": study.completed_code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]},
+                {
+                    "code": study.failed_check_code,
+                    "code_type": "FAILED_ATTENTION_CHECK",
+                    "actions": [{"action": "MANUALLY_REVIEW"}],
+                },
+            ],
+            "estimated_completion_time": study.estimated_minutes,
+            "reward": study.reward_cents,
+            "total_available_places": slot_count(survey),
+            "device_compatibility": ["desktop", "tablet", "mobile"],
+        }
+
+    def create(self, *, survey):
+        """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor."""
+        study = study_settings(survey)
+        problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
+        if problem:
+            raise ProviderError(problem)
+        if study.study_id:
+            return study
+        answer = self.client.create_study(self.study_body(survey, study))
+        ProlificStudy.objects.filter(pk=study.pk).update(
+            study_id=answer["id"],
+            status=answer.get("status", "UNPUBLISHED"),
+            places=answer.get("total_available_places", slot_count(survey)),
+        )
+        study.refresh_from_db()
+        return study
+
+    def publish(self, *, survey):
+        study = self.create(survey=survey)
+        if study.status not in ("ACTIVE", "PUBLISHING"):
+            answer = self.client.transition_study(study.study_id, "PUBLISH")
+            ProlificStudy.objects.filter(pk=study.pk).update(status=answer.get("status", "PUBLISHING"))
+        return {"study_id": study.study_id, "places": study.places}
+
+    def pause(self, *, survey):
+        return self._transition(survey, "PAUSE")
+
+    def resume(self, *, survey):
+        return self._transition(survey, "START")
+
+    def expire(self, *, survey):
+        return self._transition(survey, "STOP")
+
+    def _transition(self, survey, action):
+        study = study_settings(survey)
+        if not study.study_id:
+            raise ProviderError("This survey has no Prolific study yet: publish it first.")
+        answer = self.client.transition_study(study.study_id, action)
+        ProlificStudy.objects.filter(pk=study.pk).update(status=answer.get("status", study.status))
+        return {"status": answer.get("status", "")}
+
+    def add_places(self, *, survey, places):
+        study = study_settings(survey)
+        if places <= study.places:
+            raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
+        answer = self.client.set_places(study.study_id, places)
+        ProlificStudy.objects.filter(pk=study.pk).update(places=answer.get("total_available_places", places))
+        return {"places": places}
+
+    def cost_preview(self, *, survey):
+        study = study_settings(survey)
+        return self.client.cost(reward_cents=study.reward_cents, places=slot_count(survey))
+
+    # --- reconciliation ---------------------------------------------------------------------
+    def sync(self, *, survey):
+        study = study_settings(survey)
+        if not study.study_id:
+            return {"listed": 0, "confirmed": 0, "unknown": 0}
+        listed = self.client.submissions(study.study_id)
+        ours = {s.session_id: s for s in study.submissions.select_related("study__survey", "annotator")}
+        confirmed = unknown = 0
+        for item in listed:
+            row = ours.get(item.get("id"))
+            if row is None:
+                unknown += 1  # a participant who never reached the entry page, or did not press Start
+                continue
+            participant = item.get("participant_id") or item.get("participant") or ""
+            row = apply_submission_status(
+                row,
+                status=item.get("status", ""),
+                participant_id=participant,
+                study_id=item.get("study_id", study.study_id),
+            )
+            confirmed += row.confirmed
+        median = measured_median_seconds(listed)
+        ProlificStudy.objects.filter(pk=study.pk).update(last_synced_at=timezone.now(), measured_median_seconds=median)
+        return {"listed": len(listed), "confirmed": confirmed, "unknown": unknown, "median_seconds": median}
+
+    # --- review -----------------------------------------------------------------------------
+    def _confirmed_submission(self, assignment):
+        row = (
+            ProlificSubmission.objects.select_related("study__survey", "annotator")
+            .filter(study__survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
+            .first()
+        )
+        if row is None or not row.confirmed:
+            raise ProviderError(
+                "Prolific has not confirmed this participant's submission yet: sync the survey before reviewing it."
+            )
+        return row
+
+    def _finish(self, row, status, assignment_status):
+        ProlificSubmission.objects.filter(pk=row.pk).update(status=status)
+        Assignment.objects.filter(
+            hit__survey=row.study.survey, annotator=row.annotator, status__in=Assignment.FINISHED
+        ).update(status=assignment_status)
+
+    def approve(self, *, assignment, feedback=""):
+        row = self._confirmed_submission(assignment)
+        if row.status != "APPROVED":
+            self.client.transition_submission(row.session_id, {"action": "APPROVE"})
+        self._finish(row, "APPROVED", Assignment.Status.APPROVED)
+
+    def reject(self, *, assignment, reason, category="LOW_EFFORT"):
+        if category not in REJECTION_CATEGORIES:
+            known = ", ".join(REJECTION_CATEGORIES)
+            raise ProviderError(f"Unknown rejection category {category!r}: use one of {known}.")
+        if len(reason.strip()) < MIN_REJECT_MESSAGE:
+            raise ProviderError(
+                f"Prolific needs a rejection message of at least {MIN_REJECT_MESSAGE} characters "
+                f"(this one has {len(reason.strip())})."
+            )
+        row = self._confirmed_submission(assignment)
+        if row.status != "REJECTED":
+            self.client.transition_submission(
+                row.session_id, {"action": "REJECT", "message": reason.strip(), "rejection_category": category}
+            )
+        self._finish(row, "REJECTED", Assignment.Status.REJECTED)
+
+    def bonus(self, *, assignment, amount_cents, reason, key=None):
+        """Pay a bonus once. `key` names the intent (default: one bonus per assignment and amount),
+        so a retried request, page or worker finds the row and does not pay again."""
+        if amount_cents <= 0:
+            raise ProviderError("A bonus must be more than 0.")
+        row = self._confirmed_submission(assignment)
+        key = key or f"assignment-{assignment.pk}-{amount_cents}"
+        with transaction.atomic():
+            bonus, _ = ProlificBonus.objects.select_for_update().get_or_create(
+                key=key, defaults={"submission": row, "amount_cents": amount_cents, "reason": reason}
+            )
+        if bonus.paid_at:
+            return bonus
+        if bonus.pay_sent_at:
+            return self._reconcile_bonus(bonus)
+        if not bonus.bulk_id:
+            answer = self.client.create_bonus(
+                study_id=row.study.study_id, participant_id=row.participant_id, amount_cents=amount_cents
+            )
+            ProlificBonus.objects.filter(pk=bonus.pk).update(bulk_id=answer["id"])
+            bonus.refresh_from_db()
+        # Recorded before the call: if the answer is lost, no retry sends it again.
+        claimed = ProlificBonus.objects.filter(pk=bonus.pk, pay_sent_at__isnull=True).update(pay_sent_at=timezone.now())
+        if not claimed:
+            bonus.refresh_from_db()
+            return bonus
+        try:
+            self.client.pay_bonus(bonus.bulk_id)
+        except PaymentOutcomeUnknown:
+            bonus.refresh_from_db()
+            return self._reconcile_bonus(bonus)
+        except ProviderError:
+            # Prolific answered with a refusal: nothing was paid, so the intent may be sent again.
+            ProlificBonus.objects.filter(pk=bonus.pk).update(pay_sent_at=None)
+            raise
+        ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
+        bonus.refresh_from_db()
+        return bonus
+
+    def _reconcile_bonus(self, bonus):
+        """A pay call whose answer was lost: paid if Prolific lists more bonuses of this amount on the
+        submission than we know to be paid. Never sends the pay call again."""
+        submission = self.client.submission(bonus.submission.session_id)
+        listed = [round(float(value)) for value in submission.get("bonus_payments") or []]
+        known = ProlificBonus.objects.filter(
+            submission=bonus.submission, amount_cents=bonus.amount_cents, paid_at__isnull=False
+        ).count()
+        if listed.count(bonus.amount_cents) > known:
+            ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
+        bonus.refresh_from_db()
+        if bonus.paid_at is None:
+            raise ProviderError(
+                "Prolific did not confirm this bonus yet (its payments are made within minutes). "
+                "It will not be sent again; sync later to see it, or check the study on Prolific."
+            )
+        return bonus
+
+    def block(self, *, annotator, reason):
+        # Later RateLab studies refuse them at claim time (assignment_claim reads block actions).
+        return ReviewAction.objects.get_or_create(
+            annotator=annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
+        )[0]

@@ -1,0 +1,143 @@
+"""The HTTP client for Prolific's public API (the only code that sends requests to Prolific).
+
+The token is read from the environment (`PROLIFIC_API_TOKEN`) when a client is made and lives only
+in the client's headers: it is never stored, logged, or put in an error message.
+"""
+
+import os
+import time
+
+import httpx
+from django.conf import settings
+
+from annotation.crowd.base import ProviderError
+
+DEFAULT_API_URL = "https://api.prolific.com/api/v1/"
+MAX_RETRY_AFTER_SECONDS = 60
+
+
+class PaymentOutcomeUnknown(ProviderError):
+    """A non-idempotent call was sent but no answer came back: it may or may not have happened."""
+
+
+def _error_detail(response):
+    """Prolific's own words about a refusal (its JSON `error.detail`), without echoing headers."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300]
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        detail = error.get("detail") or error.get("title") or error
+        return str(detail)[:500]
+    return str(error)[:500]
+
+
+def _retry_after(response):
+    try:
+        return min(float(response.headers.get("Retry-After", "1")), MAX_RETRY_AFTER_SECONDS)
+    except ValueError:
+        return 1.0
+
+
+class ProlificClient:
+    """Thin wrapper: one method per documented call, errors turned into `ProviderError`s.
+
+    A 429 is retried after its Retry-After (the request was not carried out, so this is safe even
+    for the pay call); a timeout is retried only for calls that are safe to repeat.
+    """
+
+    def __init__(self, *, token=None, base_url=None, timeout=20.0, attempts=3, sleep=time.sleep, transport=None):
+        token = token if token is not None else os.environ.get("PROLIFIC_API_TOKEN", "")
+        if not token:
+            raise ProviderError("PROLIFIC_API_TOKEN is not set: Prolific cannot be reached without an API token.")
+        base_url = base_url or getattr(settings, "PROLIFIC_API_URL", "") or DEFAULT_API_URL
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/") + "/",
+            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+            timeout=timeout,
+            transport=transport,
+        )
+        self._attempts = attempts
+        self._sleep = sleep
+
+    def _call(self, method, path, *, json=None, params=None, repeatable=True):
+        for attempt in range(1, self._attempts + 1):
+            try:
+                response = self._http.request(method, path, json=json, params=params)
+            except httpx.TimeoutException:
+                if not repeatable:
+                    raise PaymentOutcomeUnknown(
+                        f"Prolific did not answer {method} {path} in time; it may have been carried out."
+                    ) from None
+                if attempt == self._attempts:
+                    raise ProviderError(f"Prolific did not answer {method} {path} in time.") from None
+                continue
+            except httpx.HTTPError as error:
+                raise ProviderError(f"Cannot reach Prolific ({type(error).__name__}).") from None
+            if response.status_code == 429 and attempt < self._attempts:
+                self._sleep(_retry_after(response))
+                continue
+            return self._answer(method, path, response)
+        raise ProviderError(f"Prolific kept refusing {method} {path} as too many requests (429).")
+
+    def _answer(self, method, path, response):
+        status = response.status_code
+        if status == 401:
+            raise ProviderError("Prolific refused the API token (401): check PROLIFIC_API_TOKEN.")
+        if status == 429:
+            raise ProviderError(f"Prolific refused {method} {path} as too many requests (429); try again later.")
+        if status >= 400:
+            raise ProviderError(f"Prolific refused {method} {path} ({status}): {_error_detail(response)}")
+        if status == 204 or not response.content:
+            return {}
+        return response.json()
+
+    # --- documented calls -------------------------------------------------------------------
+    def me(self):
+        return self._call("GET", "users/me/")
+
+    def create_study(self, body):
+        # Not repeatable: a repeat would make a second draft; publishing saves the id at once.
+        return self._call("POST", "studies/", json=body, repeatable=False)
+
+    def get_study(self, study_id):
+        return self._call("GET", f"studies/{study_id}/")
+
+    def transition_study(self, study_id, action):
+        return self._call("POST", f"studies/{study_id}/transition/", json={"action": action})
+
+    def set_places(self, study_id, places):
+        return self._call("PATCH", f"studies/{study_id}/", json={"total_available_places": places})
+
+    def cost(self, *, reward_cents, places):
+        return self._call(
+            "POST", "study-cost-calculator/", json={"reward": reward_cents, "total_available_places": places}
+        )
+
+    def submissions(self, study_id):
+        """Every submission of the study, following Prolific's pagination links."""
+        results, page = [], self._call("GET", f"studies/{study_id}/submissions/")
+        while True:
+            results.extend(page.get("results", []))
+            following = ((page.get("_links") or {}).get("next") or {}).get("href")
+            if not following:
+                return results
+            page = self._call("GET", following)
+
+    def submission(self, submission_id):
+        return self._call("GET", f"submissions/{submission_id}/")
+
+    def transition_submission(self, submission_id, body):
+        return self._call("POST", f"submissions/{submission_id}/transition/", json=body)
+
+    def create_bonus(self, *, study_id, participant_id, amount_cents):
+        # Prolific takes the amount in the study's currency units, as "<participant id>,<amount>".
+        csv = f"{participant_id},{amount_cents / 100:.2f}\n"
+        return self._call(
+            "POST", "submissions/bonus-payments/", json={"study_id": study_id, "csv_bonuses": csv}, repeatable=False
+        )
+
+    def pay_bonus(self, bulk_id):
+        # Not idempotent on Prolific's side: a repeat pays twice, so a timeout is never retried.
+        return self._call("POST", f"bulk-bonus-payments/{bulk_id}/pay/", repeatable=False)

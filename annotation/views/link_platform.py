@@ -1,0 +1,76 @@
+"""The entry page of a survey run on another platform (link and completion code), and the way back.
+
+The participant id comes from the URL parameter the researcher named; like Prolific's, it is only
+a claim: the work counts once the researcher confirms the ids the platform lists as completed.
+"""
+
+from django.db import IntegrityError, transaction
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from annotation import selectors, services
+from annotation.models import LinkParticipant, LinkPlatform, Survey
+from annotation.views.prolific import PROLIFIC_ID_RE
+from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
+
+
+def _platform_for(token):
+    survey = selectors.survey_for_link(token=token)
+    if survey is None or survey.provider != Survey.Provider.LINK:
+        raise Http404("No such study.")
+    platform = LinkPlatform.objects.filter(survey=survey).first()
+    if platform is None or not platform.completion_url:
+        raise Http404("No such study.")
+    return survey, platform
+
+
+def _refuse(request, survey, message, status):
+    return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def link_entry(request, token):
+    """GET: the task and a Start button (claims nothing). POST: record the participant, claim."""
+    survey, platform = _platform_for(token)
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        return _refuse(request, survey, "This study is not accepting work right now.", 200)
+    data = request.POST if request.method == "POST" else request.GET
+    participant = (data.get(platform.participant_param) or "").strip() or (worker_from_cookie(request) or "")
+    if not PROLIFIC_ID_RE.match(participant):
+        message = f"This link is missing or has a malformed {platform.participant_param}: open it from your platform."
+        return _refuse(request, survey, message, 400)
+    if request.method == "GET":
+        context = {"survey": survey, "param": platform.participant_param, "participant": participant}
+        return render(request, "annotation/link_platform/entry.html", context)
+    try:
+        with transaction.atomic():
+            annotator = services.annotator_get(worker_id=participant, provider=Survey.Provider.LINK)
+            LinkParticipant.objects.get_or_create(
+                survey=survey, participant_id=participant, defaults={"annotator": annotator}
+            )
+        assignment = services.assignment_claim(
+            survey=survey, worker_id=participant, provider=Survey.Provider.LINK, survey_is_current=True
+        )
+    except IntegrityError:
+        return _refuse(request, survey, "This participant could not be recorded; try again.", 409)
+    except services.NoWorkAvailable as refusal:
+        context = {"survey": survey, "message": str(refusal), "finish_url": platform_finish_url(survey)}
+        response = render(request, "annotation/link_platform/finished.html", context)
+    else:
+        response = redirect("annotation:task_assignment", token=assignment.token)
+    return with_identity_cookie(response, participant)
+
+
+def platform_finish_url(survey):
+    return reverse("annotation:link_finish", args=[survey.token])
+
+
+def link_finish(request, token):
+    """Back to the platform with the survey's completion code."""
+    survey, platform = _platform_for(token)
+    participant = worker_from_cookie(request)
+    if not participant or not LinkParticipant.objects.filter(survey=survey, participant_id=participant).exists():
+        return _refuse(request, survey, "This browser has not started this study: open it from your platform.", 403)
+    return redirect(platform.completion_url.replace("{code}", platform.completion_code))

@@ -1,0 +1,177 @@
+"""Prolific's side of the annotator pages: the study URL's entry page, the way back, the webhook.
+
+The entry page reads PROLIFIC_PID, STUDY_ID and SESSION_ID from the URL. They are only claims:
+the participant gets work (on POST, never on GET) under that id, but the work counts for nothing
+until Prolific itself lists that session for that participant (see annotation.crowd.prolific).
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import time
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import selectors, services
+from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
+from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
+
+PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
+WEBHOOK_WINDOW_SECONDS = 300
+
+
+def _refuse(request, survey, message, status):
+    return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
+
+
+def _study_for(token):
+    survey = selectors.survey_for_link(token=token)
+    if survey is None or survey.provider != Survey.Provider.PROLIFIC:
+        raise Http404("No such study.")
+    study = ProlificStudy.objects.filter(survey=survey).first()
+    if study is None or not study.study_id:
+        raise Http404("No such study.")
+    return survey, study
+
+
+def _params(data):
+    values = {key: (data.get(key) or "").strip() for key in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
+    bad = [key for key, value in values.items() if not PROLIFIC_ID_RE.match(value)]
+    return values, bad
+
+
+def _submission_for_cookie(request, study):
+    worker_id = worker_from_cookie(request)
+    if not worker_id:
+        return None
+    return study.submissions.select_related("annotator").filter(participant_id=worker_id).first()
+
+
+@require_http_methods(["GET", "POST"])
+def prolific_entry(request, token):
+    """GET: what the task is and a Start button (claims nothing). POST: record the session, claim."""
+    survey, study = _study_for(token)
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        return _refuse(request, survey, "This study is not accepting work right now.", 200)
+    values, bad = _params(request.POST if request.method == "POST" else request.GET)
+    own = _submission_for_cookie(request, study)
+    if bad and own is None:
+        message = f"This link is missing or has a malformed {', '.join(bad)}: open the study from Prolific."
+        return _refuse(request, survey, message, 400)
+    if not bad and values["STUDY_ID"] != study.study_id:
+        return _refuse(request, survey, "This link belongs to another Prolific study: open it from Prolific.", 400)
+    if request.method == "GET":
+        return render(request, "annotation/prolific/entry.html", {"survey": survey, "params": values, "bad": bad})
+    if bad:
+        submission = own
+    else:
+        try:
+            with transaction.atomic():
+                annotator = services.annotator_get(worker_id=values["PROLIFIC_PID"], provider=Survey.Provider.PROLIFIC)
+                submission, _ = ProlificSubmission.objects.get_or_create(
+                    session_id=values["SESSION_ID"],
+                    defaults={"study": study, "participant_id": values["PROLIFIC_PID"], "annotator": annotator},
+                )
+        except IntegrityError:
+            submission = None
+        except services.NoWorkAvailable as refusal:
+            return _refuse(request, survey, str(refusal), 400)
+        if submission is None:
+            # The participant has another session in this study (the unique pair refused a second one).
+            message = "You already have a session in this study: continue it from Prolific."
+            return _refuse(request, survey, message, 409)
+        if submission.participant_id != values["PROLIFIC_PID"] or submission.study_id != study.pk:
+            return _refuse(request, survey, "This Prolific session belongs to someone else.", 403)
+    if submission.status in PLACE_FREED:
+        message = (
+            "Prolific says this session has ended (returned, timed out or rejected): no more work is handed to it."
+        )
+        return _refuse(request, survey, message, 409)
+    try:
+        assignment = services.assignment_claim(
+            survey=survey,
+            worker_id=submission.participant_id,
+            provider=Survey.Provider.PROLIFIC,
+            survey_is_current=True,
+        )
+    except services.NoWorkAvailable as refusal:
+        response = render(
+            request,
+            "annotation/prolific/finished.html",
+            {"survey": survey, "message": str(refusal), "token": survey.token},
+        )
+    else:
+        response = redirect("annotation:task_assignment", token=assignment.token)
+    return with_identity_cookie(response, submission.participant_id)
+
+
+def prolific_finish(request, token):
+    """Back to Prolific with the completion code this participant's work earns."""
+    survey, study = _study_for(token)
+    submission = _submission_for_cookie(request, study)
+    if submission is None:
+        return _refuse(request, survey, "This browser has not started this study: open it from Prolific.", 403)
+    return redirect(COMPLETE_URL.format(code=completion_code(study, submission.annotator)))
+
+
+def signature_valid(*, secret, timestamp, body, signature, now=None):
+    """Prolific's signature: base64(HMAC-SHA256(secret, timestamp + body)), within a time window."""
+    if not (secret and timestamp and signature):
+        return False
+    try:
+        sent = int(timestamp)
+    except ValueError:
+        return False
+    if abs((now or time.time()) - sent) > WEBHOOK_WINDOW_SECONDS:
+        return False
+    expected = base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest())
+    return hmac.compare_digest(expected, signature.encode())
+
+
+@csrf_exempt
+@require_POST
+def prolific_webhook(request):
+    """Prolific's webhook deliveries: each event applied once, a repeat answered 200 and ignored."""
+    if not signature_valid(
+        secret=settings.PROLIFIC_WEBHOOK_SECRET,
+        timestamp=request.headers.get("X-Prolific-Request-Timestamp", ""),
+        body=request.body,
+        signature=request.headers.get("X-Prolific-Request-Signature", ""),
+    ):
+        return HttpResponse("Bad or stale signature.", status=403, content_type="text/plain")
+    try:
+        event = json.loads(request.body)
+    except ValueError:
+        return HttpResponseBadRequest("Body is not JSON.", content_type="text/plain")
+    event_id = str(event.get("event_id") or event.get("id") or hashlib.sha256(request.body).hexdigest())
+    with transaction.atomic():
+        _, new = ProlificWebhookEvent.objects.get_or_create(
+            event_id=event_id[:100], defaults={"event_type": str(event.get("event_type", ""))[:60]}
+        )
+        if new:
+            _apply(event)
+    return HttpResponse("ok", content_type="text/plain")
+
+
+def _apply(event):
+    kind, status = event.get("event_type", ""), str(event.get("status", ""))
+    if kind == "study.status.change":
+        ProlificStudy.objects.filter(study_id=event.get("resource_id", "")).update(status=status)
+    elif kind == "submission.status.change":
+        row = (
+            ProlificSubmission.objects.select_related("study__survey", "annotator")
+            .filter(session_id=event.get("resource_id", ""))
+            .first()
+        )
+        if row is not None:
+            apply_submission_status(
+                row, status=status, participant_id=event.get("participant_id", ""), study_id=event.get("study_id", "")
+            )

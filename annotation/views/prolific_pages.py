@@ -1,0 +1,144 @@
+"""The researcher's Prolific page for a survey: costs and pay check, study controls, review."""
+
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import selectors
+from annotation.crowd.base import ProviderError
+from annotation.crowd.prolific import (
+    MIN_REJECT_MESSAGE,
+    REJECTION_CATEGORIES,
+    ProlificProvider,
+    pay_check,
+    slot_count,
+    study_settings,
+)
+from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
+from annotation.models import Assignment, Survey
+from annotation.services import surveys as survey_services
+
+
+def _own_survey(request, pk):
+    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk, provider=Survey.Provider.PROLIFIC)
+
+
+def _submissions(study):
+    finished = Q(annotator__assignments__hit__survey=study.survey) & Q(
+        annotator__assignments__status__in=Assignment.FINISHED
+    )
+    return study.submissions.select_related("annotator").annotate(
+        tasks=Count("annotator__assignments", filter=finished)
+    )
+
+
+@login_required
+def prolific_survey(request, pk):
+    survey = _own_survey(request, pk)
+    study = study_settings(survey)
+    cost, cost_error = None, ""
+    if request.GET.get("cost"):
+        try:
+            cost = ProlificProvider().cost_preview(survey=survey)
+        except ProviderError as error:
+            cost_error = str(error)
+    submissions = list(_submissions(study))
+    places = slot_count(survey)
+    context = {
+        "survey": survey,
+        "study": study,
+        "places": places,
+        "rewards_total": money(study.reward_cents * places, study.currency),
+        "reward": money(study.reward_cents, study.currency),
+        "reward_amount": f"{study.reward_cents / 100:.2f}",
+        "hourly": money(round(hourly_cents(study.reward_cents, study.estimated_minutes)), study.currency),
+        "pay": pay_check(study),
+        "top_up": money(pay_check(study)["top_up_cents"], study.currency),
+        "cost": {key: money(value, study.currency) for key, value in (cost or {}).items() if isinstance(value, int)},
+        "cost_error": cost_error,
+        "submissions": submissions,
+        "confirmed_count": sum(s.confirmed for s in submissions),
+        "categories": REJECTION_CATEGORIES,
+        "min_reject": MIN_REJECT_MESSAGE,
+        # A fresh key per page: the same form sent twice (retry, double click) pays one bonus.
+        "bonus_key": secrets.token_urlsafe(12),
+    }
+    return render(request, "annotation/prolific/survey.html", context)
+
+
+def _save_settings(study, post):
+    """Reward, time and currency, while the study is not on Prolific yet (Prolific fixes them then)."""
+    if study.study_id:
+        raise ProviderError("The study is on Prolific already: change its reward there.")
+    try:
+        reward = round(float(post.get("reward", "")) * 100)
+        minutes = int(post.get("minutes", ""))
+    except ValueError:
+        raise ProviderError("Reward must be an amount such as 2.50 and minutes a whole number.") from None
+    currency = post.get("currency", "")
+    if reward <= 0 or minutes <= 0 or currency not in ("GBP", "USD"):
+        raise ProviderError("Reward and minutes must be more than 0, and the currency GBP or USD.")
+    study.reward_cents, study.estimated_minutes, study.currency = reward, minutes, currency
+    study.save(update_fields=["reward_cents", "estimated_minutes", "currency"])
+    problem = floor_problem(reward, minutes, currency)
+    return "Saved." + (f" Note: {problem}" if problem else "")
+
+
+def _slot_of(survey, submission_pk):
+    study = study_settings(survey)
+    row = get_object_or_404(study.submissions, pk=submission_pk)
+    slot = Assignment.objects.filter(
+        hit__survey=survey, annotator=row.annotator, status__in=Assignment.FINISHED
+    ).first()
+    if slot is None:
+        raise ProviderError(f"{row.participant_id} has handed in no work in this survey yet.")
+    return row, slot
+
+
+@login_required
+@require_POST
+def prolific_action(request, pk):
+    """One POST endpoint for the page's buttons; each action makes one provider call."""
+    survey = _own_survey(request, pk)
+    provider, post, action = ProlificProvider(), request.POST, request.POST.get("action", "")
+    try:
+        if action == "settings":
+            note = _save_settings(study_settings(survey), post)
+        elif action == "publish":
+            if survey.status == Survey.Status.LIVE:
+                provider.publish(survey=survey)  # live already (e.g. from the command line), not on Prolific yet
+            else:
+                survey_services.survey_launch(survey=survey)
+            note = "Published on Prolific."
+        elif action in {"pause", "resume", "stop"}:
+            method = {"pause": provider.pause, "resume": provider.resume, "stop": provider.expire}[action]
+            note = f"Prolific says the study is {method(survey=survey)['status'] or 'updated'}."
+        elif action == "places":
+            provider.add_places(survey=survey, places=int(post.get("places") or 0))
+            note = f"The study now has {post.get('places')} places."
+        elif action == "sync":
+            summary = provider.sync(survey=survey)
+            note = f"Prolific listed {summary['listed']} submissions; {summary['confirmed']} confirmed."
+        elif action in {"approve", "reject", "bonus"}:
+            row, slot = _slot_of(survey, post.get("submission", ""))
+            if action == "approve":
+                provider.approve(assignment=slot)
+            elif action == "reject":
+                provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
+            else:
+                cents = round(float(post.get("amount") or 0) * 100)
+                key = f"page-{post.get('bonus_key', '')}-{row.pk}"
+                provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
+            note = f"{action.capitalize()}: {row.participant_id}."
+        else:
+            return HttpResponseBadRequest("Unknown action.")
+    except (ProviderError, survey_services.SurveyError, ValueError) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, note)
+    return redirect("annotation:prolific_survey", pk=survey.pk)

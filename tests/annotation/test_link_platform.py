@@ -1,0 +1,92 @@
+"""A survey on a platform that works by link and completion code (no API): entry, way back, and
+work that counts only once the researcher confirms the ids the platform lists as completed."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.crowd.base import ProviderError
+from annotation.crowd.link_platform import LinkPlatformProvider, platform_settings
+from annotation.models import Assignment, LinkParticipant, LinkPlatform, Survey
+from annotation.quality.selectors import accepted_ratings
+from tests.annotation.mturk_helpers import make_survey
+from tests.annotation.prolific_helpers import do_task
+
+COMPLETE = "https://connect.example.org/complete?code={code}"
+
+
+@pytest.fixture
+def survey(researcher):
+    survey = make_survey(researcher, n_hits=2, assignments=2, name="on-connect")
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    survey.refresh_from_db()
+    platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+    return survey
+
+
+def start(client, survey, participant, method="post"):
+    url = f"/l/{survey.token}/"
+    return (
+        client.post(url, {"workerId": participant}) if method == "post" else client.get(url, {"workerId": participant})
+    )
+
+
+def test_the_entry_page_reads_the_named_parameter_and_claims_only_on_post(client, survey):
+    page = start(client, survey, "W1", method="get")
+    assert page.status_code == 200 and b'name="workerId" value="W1"' in page.content
+    assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists()
+    assert start(client, survey, "W1")["Location"].startswith("/a/")
+    assert Assignment.objects.get(status=Assignment.Status.ACTIVE).annotator.worker_id == "W1"
+
+
+def test_a_missing_parameter_is_named(client, survey):
+    refused = client.get(f"/l/{survey.token}/")
+    assert refused.status_code == 400 and b"malformed workerId" in refused.content
+
+
+def test_the_participant_goes_back_through_the_completion_url_with_the_code(client, survey):
+    do_task(client, start(client, survey, "W1"))
+    code = LinkPlatform.objects.get(survey=survey).completion_code
+    assert client.get(f"/l/{survey.token}/finish/")["Location"] == f"https://connect.example.org/complete?code={code}"
+
+
+def test_work_counts_and_can_be_reviewed_only_once_confirmed(client, survey, tmp_path):
+    do_task(client, start(client, survey, "W1"))
+    slot = Assignment.objects.get(status=Assignment.Status.SUBMITTED)
+    assert accepted_ratings(dataset=survey.dataset, surveys=[survey], apply_exclusions=False).count() == 0
+    with pytest.raises(ProviderError, match="not confirmed"):
+        LinkPlatformProvider().approve(assignment=slot)
+    ids = tmp_path / "completed.txt"
+    ids.write_text("W1\nW9\n", encoding="utf-8")
+    out, err = StringIO(), StringIO()
+    call_command("link_confirm", "--survey", "on-connect", str(ids), stdout=out, stderr=err)
+    assert out.getvalue().strip() == "confirmed=1 unknown=1" and "W9" in err.getvalue()
+    assert accepted_ratings(dataset=survey.dataset, surveys=[survey], apply_exclusions=False).count() > 0
+    LinkPlatformProvider().approve(assignment=slot)
+    slot.refresh_from_db()
+    assert slot.status == Assignment.Status.APPROVED and LinkParticipant.objects.get().confirmed
+
+
+def test_a_completion_url_must_be_https_and_hold_the_code_once(researcher, survey):
+    with pytest.raises(ProviderError, match="https"):
+        platform_settings(survey, completion_url="http://connect.example.org/done?c={code}")
+    with pytest.raises(ProviderError, match="contain"):
+        platform_settings(survey, completion_url="https://connect.example.org/done")
+
+
+def test_create_survey_for_a_link_platform_prints_the_entry_url(researcher, survey):
+    out = StringIO()
+    call_command(
+        "create_survey", "--dataset", "on-connect-data", "--name", "wave-2", "--provider", "link",
+        "--completion-url", COMPLETE, "--participant-param", "workerId", "--draft", stdout=out, stderr=StringIO(),
+    )  # fmt: skip
+    wave = Survey.objects.get(name="wave-2")
+    assert out.getvalue().strip().endswith(f"/l/{wave.token}/?workerId=<the participant's id>")
+    assert LinkPlatform.objects.get(survey=wave).completion_url == COMPLETE
+    with pytest.raises(CommandError, match="must contain"):
+        call_command(
+            "create_survey", "--dataset", "on-connect-data", "--name", "wave-3", "--provider", "link",
+            "--completion-url", "https://connect.example.org/", stdout=StringIO(), stderr=StringIO(),
+        )  # fmt: skip
+    assert not Survey.objects.filter(name="wave-3").exists()

@@ -1,0 +1,80 @@
+"""The researcher's Prolific page: own surveys only, pay check with figures, review buttons."""
+
+import httpx
+import pytest
+
+from annotation.models import Assignment, ProlificBonus, ProlificStudy
+from tests.annotation.prolific_helpers import (
+    STUDY_ID,
+    do_task,
+    entry,
+    make_prolific_survey,
+    pid,
+    provider,
+    publish,
+    session,
+    submissions_answer,
+)
+
+
+@pytest.fixture
+def survey(researcher, api):
+    return make_prolific_survey(researcher, reward_cents=150, minutes=10)
+
+
+def page(client, survey):
+    return client.get(f"/surveys/{survey.pk}/prolific/")
+
+
+def test_the_page_is_only_for_the_surveys_owner(client, survey, other_researcher):
+    assert page(client, survey).status_code == 302  # to the login page
+    client.force_login(other_researcher)
+    assert page(client, survey).status_code == 404
+
+
+def test_a_reward_under_the_floor_is_shown_with_its_figures_and_publishing_is_refused(researcher_client, survey, api):
+    response = researcher_client.post(
+        f"/surveys/{survey.pk}/prolific/action/",
+        {"action": "settings", "reward": "0.50", "minutes": "10", "currency": "GBP"},
+    )
+    assert response.status_code == 302
+    text = page(researcher_client, survey).content.decode()
+    assert "£0.50 for 10 minutes" in text and "£3.00 an hour" in text and "Publishing is refused" in text
+    survey.status = survey.Status.DRAFT
+    survey.save()
+    created = api.post("studies/")
+    refused = researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", {"action": "publish"}, follow=True)
+    assert created.call_count == 0
+    assert "pays £3.00 an hour, under Prolific" in refused.content.decode().replace("&#x27;", "'")
+    survey.refresh_from_db()
+    assert survey.status == survey.Status.DRAFT
+
+
+def test_publishing_from_the_page_creates_and_publishes_the_study(researcher_client, survey, api):
+    survey.status = survey.Status.DRAFT
+    survey.save()
+    api.post("studies/").mock(return_value=httpx.Response(201, json={"id": STUDY_ID, "status": "UNPUBLISHED"}))
+    api.post(f"studies/{STUDY_ID}/transition/").mock(
+        return_value=httpx.Response(200, json={"id": STUDY_ID, "status": "ACTIVE"})
+    )
+    researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", {"action": "publish"})
+    assert ProlificStudy.objects.get(survey=survey).study_id == STUDY_ID
+
+
+def test_the_same_bonus_form_sent_twice_pays_once(researcher_client, client, survey, api):
+    publish(api, survey)
+    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    provider().sync(survey=survey)
+    api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
+    paid = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
+    text = page(researcher_client, survey).content.decode()
+    assert "confirmed by Prolific" in text and pid(1) in text
+    row = ProlificStudy.objects.get(survey=survey).submissions.get()
+    form = {"action": "bonus", "submission": row.pk, "amount": "0.40", "bonus_key": "key-from-one-page"}
+    researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
+    researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
+    assert paid.call_count == 1 and ProlificBonus.objects.get().amount_cents == 40
+    assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == 1

@@ -1,0 +1,89 @@
+"""Prolific's webhook: signed, fresh, applied once; a returned submission frees its slot."""
+
+import time
+
+import pytest
+
+from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
+from tests.annotation.prolific_helpers import (
+    STUDY_ID,
+    entry,
+    make_prolific_survey,
+    pid,
+    publish,
+    session,
+    signed,
+)
+
+URL = "/prolific/hooks/"
+
+
+@pytest.fixture
+def started(client, researcher, api):
+    survey = make_prolific_survey(researcher)
+    publish(api, survey)
+    entry(client, survey, participant=pid(1), session_id=session(1))
+    client.cookies.clear()
+    return survey
+
+
+def deliver(client, body, *, timestamp=None, secret=None, signature=None):
+    timestamp = int(time.time()) if timestamp is None else timestamp
+    raw, good = signed(body, timestamp=timestamp, **({"secret": secret} if secret else {}))
+    return client.post(
+        URL,
+        raw,
+        content_type="application/json",
+        headers={"X-Prolific-Request-Signature": signature or good, "X-Prolific-Request-Timestamp": str(timestamp)},
+    )
+
+
+def returned(event_id="evt-1", participant=None):
+    return {
+        "event_id": event_id,
+        "event_type": "submission.status.change",
+        "resource_id": session(1),
+        "status": "RETURNED",
+        "participant_id": participant or pid(1),
+        "study_id": STUDY_ID,
+    }
+
+
+def test_a_signed_returned_submission_frees_the_slot_and_confirms_the_session(client, started):
+    assert deliver(client, returned()).status_code == 200
+    assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists()
+    row = ProlificSubmission.objects.get()
+    assert row.status == "RETURNED" and row.confirmed
+
+
+def test_a_bad_signature_changes_nothing(client, started):
+    assert deliver(client, returned(), secret="not-the-secret").status_code == 403
+    assert deliver(client, returned(), signature="AAAA").status_code == 403
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+    assert not ProlificWebhookEvent.objects.exists()
+
+
+def test_a_stale_timestamp_is_refused_even_with_a_good_signature(client, started):
+    assert deliver(client, returned(), timestamp=int(time.time()) - 3600).status_code == 403
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+
+
+def test_a_repeated_event_is_applied_once(client, started):
+    assert deliver(client, returned()).status_code == 200
+    # The participant starts again; a late repeat of the old event must not take the new slot away.
+    ProlificSubmission.objects.update(status="ACTIVE")
+    entry(client, started, participant=pid(1), session_id=session(1))
+    assert deliver(client, returned()).status_code == 200
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+    assert ProlificWebhookEvent.objects.count() == 1
+
+
+def test_a_study_status_change_is_recorded(client, started):
+    body = {"event_id": "evt-9", "event_type": "study.status.change", "resource_id": STUDY_ID, "status": "PAUSED"}
+    assert deliver(client, body).status_code == 200
+    assert ProlificStudy.objects.get().status == "PAUSED"
+
+
+def test_without_a_configured_secret_every_delivery_is_refused(client, started, settings):
+    settings.PROLIFIC_WEBHOOK_SECRET = ""
+    assert deliver(client, returned()).status_code == 403
