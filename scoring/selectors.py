@@ -41,6 +41,16 @@ def metric_summary(*, dataset):
     return summary
 
 
+def metric_summary_by_metric(summary):
+    """The same means turned for the page: systems as columns, one row per metric.
+
+    Returns `(systems, [(metric, [(mean, n) or None per system])])`, so 28 metrics × 5 systems is one
+    table that scrolls in its own box instead of five tables one under another."""
+    systems = sorted(summary)
+    metrics = sorted({metric for scores in summary.values() for metric in scores})
+    return systems, [(metric, [summary[system].get(metric) for system in systems]) for metric in metrics]
+
+
 def corpus_bleu_by_system(*, dataset):
     """pycocoevalcap's corpus BLEU-1..4 per system over responses that have references."""
     refs = {}

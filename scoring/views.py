@@ -35,7 +35,7 @@ def dataset_metrics(request, dataset_id):
         "dataset": dataset,
         "run": selectors.latest_run(dataset=dataset),
         "metrics": engine.all_metrics(),
-        "summary": selectors.metric_summary(dataset=dataset),
+        "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
         "may_compute": _may_compute(request.user, dataset),
     }

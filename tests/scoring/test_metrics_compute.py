@@ -1,6 +1,7 @@
 """Computing metrics for a dataset: runs, chunks, versions, the command, the page (eager Celery)."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from config.celery import app as celery_app
 from scoring import services, tasks
 from scoring.metrics.cider import cider
 from scoring.models import MetricChunk, MetricRun, MetricScore
-from scoring.selectors import corpus_bleu_by_system, metric_scores
+from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
 from tests.factories import load_dataset_records
 
 FAST = ["bleu1", "bleu4", "rouge_l", "cider", "response_len"]
@@ -272,7 +273,24 @@ def test_corpus_bleu_by_system_covers_responses_with_references(dataset):
     assert all(len(values) == 4 for values in scores.values())
 
 
+def test_metric_means_are_turned_to_one_row_per_metric_with_systems_as_columns():
+    summary = {"lstm": {"bleu1": (0.2, 3)}, "hred": {"bleu1": (0.1, 3), "rouge_l": (0.4, 2)}}
+    systems, rows = metric_summary_by_metric(summary)
+    assert systems == ["hred", "lstm"]
+    assert rows == [("bleu1", [(0.1, 3), (0.2, 3)]), ("rouge_l", [(0.4, 2), None])]
+
+
 # --- the page -------------------------------------------------------------------------------
+
+
+def test_metrics_page_shows_one_rounded_table_with_systems_as_columns(researcher_client, compute, dataset):
+    compute(dataset=dataset, metrics=["bleu1", "rouge_l"])
+    html = researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
+    table = html[html.index('id="metric-means"') : html.index("</table>", html.index('id="metric-means"'))]
+    assert table.count("<tr>") == 3  # the header and one row per metric
+    assert '<th scope="col" class="num">human</th>' in table and '<th scope="col" class="num">seq2seq</th>' in table
+    assert '<div class="table-scroll"><table id="metric-means">' in html
+    assert not re.search(r"\d\.\d{4,}", table)  # rounded to three places
 
 
 def test_metrics_page_needs_login(client, dataset):
