@@ -1,4 +1,4 @@
-// Train ADEM page: show the metric name as it is typed, and mark a form busy once it is sent.
+// Train ADEM page: show the metric name as it is typed (busy_forms.js marks a form busy once sent).
 (function () {
   "use strict";
   var name = document.getElementById("id_name");
@@ -13,16 +13,4 @@
     name.addEventListener("input", show);
     show();
   }
-  // A second click while the first request runs would queue the same work twice.
-  document.querySelectorAll("form[data-busy-text]").forEach(function (form) {
-    form.addEventListener("submit", function () {
-      var button = form.querySelector("button[type=submit]");
-      if (!button) { return; }
-      window.setTimeout(function () {  // after the browser has taken the form's data
-        button.disabled = true;
-        // getAttribute, not form.dataset: a form control named "dataset" shadows the property
-        button.textContent = form.getAttribute("data-busy-text");
-      }, 0);
-    });
-  });
 })();

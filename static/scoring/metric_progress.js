@@ -1,18 +1,7 @@
-// Metrics page: poll the latest run and move its progress bar until it ends; mark the Compute form
-// busy once it is sent (a second click would queue the same work twice).
+// Metrics page: poll the latest run and move its progress bar until it ends (busy_forms.js marks the
+// Compute form busy once it is sent).
 (function () {
   "use strict";
-  document.querySelectorAll("form[data-busy-text]").forEach(function (form) {
-    form.addEventListener("submit", function () {
-      var button = form.querySelector("button[type=submit]");
-      if (!button) { return; }
-      window.setTimeout(function () {  // after the browser has taken the form's data
-        button.disabled = true;
-        // getAttribute, not form.dataset: a form control named "dataset" shadows the property
-        button.textContent = form.getAttribute("data-busy-text");
-      }, 0);
-    });
-  });
   var box = document.getElementById("metric-run");
   if (!box) { return; }
   var bar = document.getElementById("run-progress");
