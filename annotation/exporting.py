@@ -14,6 +14,7 @@ from annotation import csv_safety
 from annotation.extensions import response_extras
 from annotation.importing.datasets import CSV_COLUMNS
 from annotation.models import Annotator, Rating, Reference, Response
+from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
 
 RATING_COLUMNS = ("context_id", "system", "worker", "score", "aspect", "seconds", "survey")
 # Characters a file name must not carry even once quoted: path separators and control characters.
@@ -60,15 +61,15 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
         )
     }
     survey_names = dict(dataset.surveys.values_list("pk", "name"))
-    # MTurk ratings say whether MTurk confirmed their assignment (a task URL's worker id proves nothing).
-    mturk_surveys = set(dataset.surveys.filter(provider="mturk").values_list("pk", flat=True))
-    confirmed = set(ratings.filter(assignment__mturk__confirmed=True).values_list("pk", flat=True))
+    # Crowd-platform ratings say whether their platform confirmed them (a task URL's worker id proves nothing).
+    platform_surveys = set(dataset.surveys.filter(provider__in=CONFIRMED_BY_PLATFORM).values_list("pk", flat=True))
+    unconfirmed = set(ratings.filter(unconfirmed_platform_work()).values_list("pk", flat=True))
     rows = list(ratings.values_list("pk", "survey_id", "response_id", "annotator_id", "score", "aspect", "seconds"))
     workers = dict(Annotator.objects.filter(pk__in={row[3] for row in rows}).values_list("pk", "worker_id"))
     rows.sort(key=lambda row: (row[1], responses[row[2]][:2], row[0]))
     name_survey = survey is None and len({row[1] for row in rows}) > 1
     columns = [*RATING_COLUMNS[: 7 if name_survey else 6]]
-    if any(row[1] in mturk_surveys for row in rows):
+    if any(row[1] in platform_surveys for row in rows):
         columns.append("confirmed")
     writer = None
     if fmt == "csv":
@@ -88,8 +89,8 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
             record["seconds"] = seconds
         if name_survey:
             record["survey"] = survey_names[survey_pk]
-        if survey_pk in mturk_surveys:
-            record["confirmed"] = rating_pk in confirmed
+        if survey_pk in platform_surveys:
+            record["confirmed"] = rating_pk not in unconfirmed
         if writer:
             writer.writerow([record.get(column, "") for column in columns])
         else:

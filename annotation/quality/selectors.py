@@ -12,6 +12,31 @@ from annotation.quality.recompute import quality_recompute
 AGREEMENT_KEYS = ("pairs", "annotators", "median_kappa", "alpha", "split_half")
 
 
+# Crowd platforms whose worker ids arrive in a URL anyone can type: their work counts only once the
+# platform itself lists it.
+CONFIRMED_BY_PLATFORM = ("mturk", "prolific", "link")
+
+
+def unconfirmed_platform_work():
+    """A filter for ratings of crowd-platform work that its platform has not confirmed (yet).
+
+    MTurk: sync saw MTurk list the same assignment id and worker id. Prolific: Prolific listed the
+    participant's session in the study. Link-and-code platforms: the researcher confirmed the ids
+    the platform lists as completed. One rule for analysis (which leaves such work out) and exports
+    (which mark it)."""
+    confirmed_on_prolific = ProlificSubmission.objects.filter(
+        study__survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+    )
+    confirmed_on_platform = LinkParticipant.objects.filter(
+        survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+    )
+    return (
+        (Q(survey__provider="mturk") & ~Q(assignment__mturk__confirmed=True))
+        | (Q(survey__provider="prolific") & ~Exists(confirmed_on_prolific))
+        | (Q(survey__provider="link") & ~Exists(confirmed_on_platform))
+    )
+
+
 def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusions=True):
     """Ratings that count: of the dataset's surveys (or `surveys`), on `aspect`.
 
@@ -26,18 +51,7 @@ def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusion
     ratings = Rating.objects.filter(survey__dataset=dataset, aspect=aspect)
     if surveys is not None:
         ratings = ratings.filter(survey__in=surveys)
-    # MTurk work counts only once sync saw MTurk list the same assignment id and worker id.
-    ratings = ratings.exclude(Q(survey__provider="mturk") & ~Q(assignment__mturk__confirmed=True))
-    # Prolific work counts only once Prolific listed the participant's session in the study.
-    confirmed_on_prolific = ProlificSubmission.objects.filter(
-        study__survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
-    )
-    ratings = ratings.exclude(Q(survey__provider="prolific") & ~Exists(confirmed_on_prolific))
-    # Work from a link-and-code platform counts once the researcher confirmed the platform's ids.
-    confirmed_on_platform = LinkParticipant.objects.filter(
-        survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
-    )
-    ratings = ratings.exclude(Q(survey__provider="link") & ~Exists(confirmed_on_platform))
+    ratings = ratings.exclude(unconfirmed_platform_work())
     if not apply_exclusions:
         return ratings
     ratings = ratings.exclude(assignment__status=Assignment.Status.REJECTED)

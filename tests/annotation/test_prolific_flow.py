@@ -1,11 +1,13 @@
 """A survey on Prolific: publishing, the entry page, forged ids, reconciliation and review."""
 
+import io
 import json
 
 import httpx
 import pytest
 
 from annotation.crowd.base import ProviderError
+from annotation.exporting import ratings_export
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, Rating
 from annotation.quality.selectors import accepted_ratings
 from tests.annotation.prolific_helpers import (
@@ -264,3 +266,18 @@ def test_places_only_increase(survey, api):
         provider().add_places(survey=survey, places=2)
     provider().add_places(survey=survey, places=10)
     assert json.loads(route.calls.last.request.content) == {"total_available_places": 10}
+
+
+def test_rating_exports_say_whether_prolific_confirmed_each_rating(client, survey, api):
+    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)), score=4)
+    client.cookies.clear()
+    do_task(client, entry(client, survey, participant=pid(2), session_id=session(2)), score=1)  # never listed
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    provider().sync(survey=survey)
+    stream = io.StringIO()
+    ratings_export(dataset=survey.dataset, survey=survey, stream=stream)
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    by_worker = {(record["worker"], record["confirmed"]) for record in records}
+    assert by_worker == {(pid(1), True), (pid(2), False)}
