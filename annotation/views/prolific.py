@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import selectors, services
 from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
@@ -172,6 +173,12 @@ def _apply(event):
             .first()
         )
         if row is not None:
-            apply_submission_status(
+            row = apply_submission_status(
                 row, status=status, participant_id=event.get("participant_id", ""), study_id=event.get("study_id", "")
             )
+            if not row.confirmed:
+                # Prolific's documented payload names the submission and participant but not the
+                # study; a session id typed into our study URL could be one of another study. The
+                # study's own submission list settles it, so ask for that instead of trusting this.
+                survey_id = row.study.survey_id
+                transaction.on_commit(lambda: prolific_sync_survey.delay(survey_id))

@@ -2,6 +2,7 @@
 
 import time
 
+import httpx
 import pytest
 
 from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
@@ -13,6 +14,7 @@ from tests.annotation.prolific_helpers import (
     publish,
     session,
     signed,
+    submissions_answer,
 )
 
 URL = "/prolific/hooks/"
@@ -87,3 +89,34 @@ def test_a_study_status_change_is_recorded(client, started):
 def test_without_a_configured_secret_every_delivery_is_refused(client, started, settings):
     settings.PROLIFIC_WEBHOOK_SECRET = ""
     assert deliver(client, returned()).status_code == 403
+
+
+def test_the_documented_payload_without_a_study_confirms_only_through_the_studys_own_list(
+    client, started, api, django_capture_on_commit_callbacks
+):
+    """Prolific's submission.status.change carries resource_id, participant_id and status, no study id:
+    the webhook records the status and asks the study's submission list whether the session is ours."""
+    listing = api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    documented = {
+        "event_type": "submission.status.change",
+        "resource_id": session(1),
+        "participant_id": pid(1),
+        "status": "AWAITING REVIEW",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        assert deliver(client, documented).status_code == 200
+    assert listing.called
+    row = ProlificSubmission.objects.get()
+    assert row.confirmed and row.status == "AWAITING REVIEW"
+
+
+def test_a_session_the_studys_list_does_not_hold_stays_unconfirmed_after_the_webhook(
+    client, started, api, django_capture_on_commit_callbacks
+):
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=submissions_answer()))
+    documented = {"event_type": "submission.status.change", "resource_id": session(1), "participant_id": pid(1)}
+    with django_capture_on_commit_callbacks(execute=True):
+        assert deliver(client, {**documented, "status": "AWAITING REVIEW"}).status_code == 200
+    assert ProlificSubmission.objects.get().confirmed is False
