@@ -20,6 +20,7 @@ from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
+from annotation.slots import assignments_expire
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 MIN_REJECT_MESSAGE = 100
@@ -118,8 +119,6 @@ def pay_check(study):
 
 def free_places(submission):
     """The participant's open tasks go back to the pool (they returned or timed out on Prolific)."""
-    from annotation.services.assignments import assignments_expire
-
     far = timezone.now() + datetime.timedelta(days=3650)
     return assignments_expire(now=far, survey=submission.study.survey, annotator=submission.annotator)
 

@@ -32,8 +32,8 @@ from annotation.models import (
     Survey,
     WrittenResponse,
 )
-from annotation.models.ratings import new_assignment_token
 from annotation.quality.services import quality_mark_dirty
+from annotation.slots import assignments_expire
 
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 MAX_WRITTEN_CHARS = 2000
@@ -603,26 +603,3 @@ def _apply_attention_policy(assignment, survey, failed):
         transaction.on_commit(lambda: get_provider(survey).reject(assignment=assignment, reason=reason))
         return Assignment.Status.REJECTED
     return Assignment.Status.SUBMITTED
-
-
-def assignments_expire(*, now=None, survey=None, annotator=None):
-    """Return active assignments past their deadline to the pool. Returns how many were returned.
-
-    Each returned slot gets a new token, so the old link cannot submit into someone else's work.
-    """
-    now = now or timezone.now()
-    stale = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
-    if survey is not None:
-        stale = stale.filter(hit__survey=survey)
-    if annotator is not None:
-        stale = stale.filter(annotator=annotator)
-    returned = 0
-    for pk in stale.values_list("pk", flat=True):
-        returned += Assignment.objects.filter(pk=pk, status=Assignment.Status.ACTIVE, expires_at__lte=now).update(
-            status=Assignment.Status.OPEN,
-            annotator=None,
-            assigned_at=None,
-            expires_at=None,
-            token=new_assignment_token(),
-        )
-    return returned
