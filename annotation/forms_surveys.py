@@ -59,7 +59,11 @@ class SurveyForm(forms.Form):
         help_text="Gold attention checks, one per line: context turns separated by | , then => the response "
         "=> the accepted scores, e.g. `Is fire cold? => Yes, freezing. => 1,2`.",
     )
-    write_system_name = forms.CharField(required=False, help_text="Write tasks: accepted replies join this system.")
+    write_system_name = forms.CharField(
+        required=False,
+        label="System for written replies (writing tasks only)",
+        help_text="Leave empty for rating tasks. In a writing task, accepted replies join this system.",
+    )
 
     SETTINGS = (
         "task_type",

@@ -386,3 +386,8 @@ def test_reject_asks_first_and_only_the_confirmed_post_rejects(researcher_client
     researcher_client.post(url, {**fields, "confirm": "yes"})
     assignment.refresh_from_db()
     assert assignment.status == "rejected"
+
+
+def test_survey_form_says_the_written_replies_system_is_for_writing_tasks_only(researcher_client):
+    html = researcher_client.get(reverse("annotation:survey_new")).content.decode()
+    assert "System for written replies (writing tasks only)" in html and "Write system name" not in html
