@@ -15,7 +15,7 @@ from annotation import selectors
 from annotation.models import Annotator, Rating, Survey
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
-from annotation.quality.selectors import cached_report
+from annotation.quality.selectors import cached_report, unconfirmed_platform_work
 from annotation.quality.services import QualityError, exclusion_override, exclusion_reset, quality_queue_recompute
 
 # Beyond this many annotators the pairwise matrix is unreadable; the page lists pairs instead.
@@ -116,9 +116,16 @@ def survey_quality(request, survey_id):
     context = {"survey": survey, "report": content, "fresh": fresh}
     if content:
         annotators = content["annotators"]
+        # Crowd-platform work its platform has not confirmed counts in no analysis: say whose it is.
+        unconfirmed = set(
+            Rating.objects.filter(survey=survey)
+            .filter(unconfirmed_platform_work())
+            .values_list("annotator_id", flat=True)
+        )
         for entry in annotators:
             # Coloured by what the rule judged (reports cached before it existed have only the plain mean).
             entry["band"] = _kappa_band(entry.get("kappa_judged", entry["kappa"]))
+            entry["unconfirmed"] = entry["annotator_id"] in unconfirmed
         context.update(
             matrix=_matrix(content),
             histogram=_histogram(content),

@@ -12,6 +12,7 @@ from annotation.crowd.mturk import MTurkProvider
 from annotation.exporting import ratings_export
 from annotation.importing.ratings import parse_ratings
 from annotation.models import Annotator
+from annotation.quality.selectors import survey_quality
 from annotation.services import mturk as services
 from annotation.services.assignments import assignment_submit
 from tests.annotation.mturk_helpers import HIT_TYPE_ID, assignment_shape, hit_id, make_survey, publish_all
@@ -95,3 +96,13 @@ def test_rating_exports_say_whether_mturk_confirmed_each_rating(survey):
     rows = list(csv.DictReader(io.StringIO(stream.getvalue())))
     assert {(r["worker"], r["confirmed"]) for r in rows} == {("AREALWORKER", "True"), ("AFORGEDWORKER", "False")}
     assert len(parse_ratings(stream.getvalue(), "csv")) == 4
+
+
+def test_the_quality_page_marks_whose_work_is_unconfirmed(client, researcher, survey):
+    survey_quality(survey=survey)  # the page shows the computed report
+    client.force_login(researcher)
+    html = client.get(reverse("annotation:quality_survey", args=[survey.pk])).content.decode()
+    mark = "(work not yet confirmed by the platform: counts in no analysis)"
+    forged_row = html[html.index(">AFORGEDWORKER<") :].split("</tr>")[0]
+    real_row = html[html.index(">AREALWORKER<") :].split("</tr>")[0]
+    assert mark in forged_row and mark not in real_row
