@@ -8,6 +8,7 @@ from django.urls import reverse
 
 import analysis.services
 from analysis.models import Report
+from annotation.quality.selectors import survey_quality
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
 
@@ -33,6 +34,10 @@ def test_the_report_page_answers_while_its_report_is_computed_in_the_background(
     client, researcher, usr_study, embedded_background, held_computation
 ):
     dataset = usr_study[0]
+    # Quality is brought up to date first: otherwise the background thread writes the quality report
+    # while this request's pipeline bar reads it, and the tests' in-memory SQLite (shared cache, unlike
+    # the WAL file of the embedded mode) answers "table is locked" instead of waiting.
+    survey_quality(survey=usr_study[1])
     opened, entered = held_computation
     client.force_login(researcher)
     url = reverse("analysis:dataset_report", args=[dataset.pk])
