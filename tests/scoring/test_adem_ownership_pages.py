@@ -27,14 +27,6 @@ def data_dir(settings, tmp_path):
 
 
 @pytest.fixture
-def usr(db, shared_data, researcher):
-    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
-    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
-    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
-    return dataset
-
-
-@pytest.fixture
 def demo(usr, researcher):
     return adem_train(dataset=usr, name="demo", encoder="glove", owner=researcher, config=FAST)
 

@@ -13,8 +13,6 @@ from scoring.adem_jobs import adem_train_queue
 from scoring.models import AdemModel, MetricScore
 from scoring.services import MetricsUpToDate, metric_chunk_compute, metric_names, metrics_compute
 from scoring.services_adem import AdemRefusal, adem_model_named, adem_score, adem_scorer, adem_train
-from tests.factories import load_dataset_records, load_rating_records
-from tests.shared_loaders import usr_personachat
 
 FAST = {"max_epochs": 6, "patience": 6}
 
@@ -23,14 +21,6 @@ FAST = {"max_epochs": 6, "patience": 6}
 def data_dir(settings, tmp_path):
     settings.RATELAB_DATA_DIR = tmp_path
     return tmp_path
-
-
-@pytest.fixture
-def usr(db, shared_data, researcher):
-    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
-    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
-    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
-    return dataset
 
 
 @pytest.mark.shared_data

@@ -10,8 +10,6 @@ from django.urls import reverse
 from annotation.models import Annotator, ExclusionDecision, Rating, Response
 from scoring.models import AdemModel, TrainingRun
 from scoring.services_adem import adem_train, api_token_create
-from tests.factories import load_dataset_records, load_rating_records
-from tests.shared_loaders import usr_personachat
 
 FAST = {"max_epochs": 4, "patience": 4}
 TRIPLE = {"context": ["do you like dogs ?"], "reference": "yes i do", "response": "i have a dog"}
@@ -21,14 +19,6 @@ TRIPLE = {"context": ["do you like dogs ?"], "reference": "yes i do", "response"
 def data_dir(settings, tmp_path):
     settings.RATELAB_DATA_DIR = tmp_path
     return tmp_path
-
-
-@pytest.fixture
-def usr(db, shared_data, researcher):
-    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
-    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
-    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
-    return dataset
 
 
 @pytest.fixture

@@ -1,0 +1,15 @@
+"""Fixtures the ADEM test modules share."""
+
+import pytest
+
+from tests.factories import load_dataset_records, load_rating_records
+from tests.shared_loaders import usr_personachat
+
+
+@pytest.fixture
+def usr(db, shared_data, researcher):
+    """The USR-PersonaChat study (no ground-truth system), owned by the researcher, with its ratings."""
+    records, ratings = usr_personachat(shared_data, include_ground_truth=False)
+    dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
+    load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
+    return dataset
