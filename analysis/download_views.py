@@ -12,7 +12,9 @@ from django.views.decorators.http import require_GET
 
 from analysis import exporting, plots
 from analysis.scheduling import report_is_stale, report_pending, report_request
-from analysis.views import visible_report
+from analysis.views import pseudonymised, visible_report
+from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX
+from annotation.selectors import may_see_real_worker_ids
 
 EXPORTS = {
     "json": ("application/json", "json"),
@@ -44,6 +46,12 @@ def stale_note(report, stale):
     )
 
 
+def ids_note(real_ids):
+    if real_ids:
+        return "CARRIES REAL WORKER IDS: for the researcher's own records; do not publish or share."
+    return "Workers are pseudonyms (A1, A2, ...), stable across this dataset's exports, numbered by first rating."
+
+
 @login_required
 @require_GET
 def report_export(request, pk, fmt):
@@ -60,24 +68,31 @@ def report_export(request, pk, fmt):
         raise Http404("No such table.")
     if fmt == "csv" and table is None:
         raise Http404("Name a table (?table=…); every table is in export.zip.")
+    real_ids = request.GET.get("ids") == "real"
+    if real_ids and not may_see_real_worker_ids(user=request.user, study=report.dataset):
+        raise Http404("Real worker ids are for the dataset's owner only.")
     stale = report_pending(report) or report_is_stale(report)
     if stale:
         report_request(report=report)
-    note = stale_note(report, stale)
-    stamped = {**report.data, "stale": stale, "stale_note": note}
+    note = stale_note(report, stale) + "\n" + ids_note(real_ids)
+    # Meant for a paper: workers are pseudonyms (A1, A2, ... per dataset) unless the owner asks.
+    data = report.data if real_ids else pseudonymised(report, report.dataset)
+    stamped = {**data, "stale": stale, "stale_note": note, "worker_ids": "real" if real_ids else "pseudonymised"}
     if fmt == "json":
         content = exporting.to_json(stamped)
     elif fmt == "latex":
-        content = f"% {note}\n" + exporting.to_latex(report.data)
+        content = "".join(f"% {line}\n" for line in note.splitlines()) + exporting.to_latex(data)
     elif fmt == "csv":
-        content = exporting.to_csv(report.data, table)
+        content = exporting.to_csv(data, table)
     else:
         content = exporting.to_zip(stamped, readme=note + "\n")
     response = HttpResponse(content, content_type=content_type)
     response["X-RateLab-Report-Stale"] = "1" if stale else "0"
+    response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"
     if report.computed_at:
         response["X-RateLab-Report-Computed-At"] = report.computed_at.isoformat()
-    return attach(response, download_name(report, table, extension))
+    suffix = "-".join(part for part in (table, REAL_IDS_SUFFIX if real_ids else "") if part) or None
+    return attach(response, download_name(report, suffix, extension))
 
 
 @login_required
@@ -87,7 +102,7 @@ def report_plot(request, pk, kind, fmt):
         raise Http404("No such plot.")
     report = visible_report(request, pk, with_vectors=True)
     metric = None
-    if kind != "human":
+    if kind not in plots.WHOLE_REPORT:
         metric = request.GET.get("metric")
         if metric not in report.data.get("metrics", []):
             raise Http404("No such metric in this report.")

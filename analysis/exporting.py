@@ -11,6 +11,11 @@ import zipfile
 
 from defusedcsv import csv
 
+from analysis import exporting_metaeval
+from analysis.exporting_audit import AUDIT_TABLES, latex_sensitivity, latex_signatures, signed
+from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwise_table
+from analysis.judges import JUDGE_TABLES, judges_export_table
+
 TABLES = (
     "utterance_level",
     "system_level",
@@ -21,6 +26,11 @@ TABLES = (
     "failure_analysis",
     "agreement_pairs",
     "agreement_annotators",
+    *JUDGE_TABLES,
+    *PAIRWISE_TABLES,
+    "sensitivity",
+    "signatures",
+    *exporting_metaeval.TABLES,
 )
 
 CORRELATION_COLUMNS = [
@@ -33,6 +43,8 @@ CORRELATION_COLUMNS = [
     "spearman_p",
     "spearman_ci_low",
     "spearman_ci_high",
+    "kendall",
+    "kendall_p",
     "n",
 ]
 
@@ -59,8 +71,15 @@ def reasons_text(reasons):
 
 def table(data, name):
     """(header, rows) of one of the report's tables, flat enough for a CSV."""
-    if name in ("utterance_level", "system_level"):
-        return _rows(data.get(name, []), CORRELATION_COLUMNS)
+    if name == "utterance_level":
+        return signed(data, _rows(data.get(name, []), CORRELATION_COLUMNS))
+    if name == "system_level":
+        columns = CORRELATION_COLUMNS + exporting_metaeval.SYSTEM_EXTRA_COLUMNS
+        return signed(data, _rows(data.get(name, []), columns))
+    if name in AUDIT_TABLES:
+        return AUDIT_TABLES[name](data)
+    if name in exporting_metaeval.TABLES:
+        return exporting_metaeval.table(data, name)
     if name == "systems":
         metrics = data.get("metrics", [])
         header = ["system", "n", "human_mean", "human_ci_low", "human_ci_high"]
@@ -101,6 +120,10 @@ def table(data, name):
         for row in rows:
             row[3] = reasons_text(row[3])
         return header, rows
+    if name in JUDGE_TABLES:
+        return judges_export_table(data, name)
+    if name in PAIRWISE_TABLES:
+        return pairwise_table(data, name)
     raise KeyError(f"unknown table {name!r}; choose from {', '.join(TABLES)}")
 
 
@@ -184,7 +207,7 @@ def _p(value):
     return "$<$0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _tabular(caption, label, header, rows):
+def _tabular(caption, label, header, rows, footnote=""):
     columns = "l" + "r" * (len(header) - 1)
     lines = [
         r"\begin{table}[t]",
@@ -197,7 +220,7 @@ def _tabular(caption, label, header, rows):
         r"\midrule",
     ]
     lines += [" & ".join(row) + r" \\" for row in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}", *([footnote] if footnote else []), r"\end{table}"]
     return "\n".join(lines)
 
 
@@ -209,6 +232,8 @@ def _correlation_rows(records):
             _p(r["pearson_p"]),
             _number(r["spearman"]),
             _p(r["spearman_p"]),
+            _number(r.get("kendall")),
+            _p(r.get("kendall_p")),
             str(r["n"]),
         ]
         for r in records
@@ -217,13 +242,13 @@ def _correlation_rows(records):
 
 def to_latex(data):
     """booktabs tables (utterance level with the human ceiling; system level), ready for a paper."""
-    header = ["Metric", "Pearson", "$p$", "Spearman", "$p$", "$n$"]
+    header = ["Metric", "Pearson", "$p$", "Spearman", "$p$", "Kendall", "$p$", "$n$"]
     rows = _correlation_rows(data.get("utterance_level", []))
     ceiling = data.get("human_ceiling") or {}
     if ceiling.get("pearson") is not None:
         rows.append(
             [r"\textit{Human (split-half)}", _number(ceiling["pearson"]), "--", _number(ceiling.get("spearman")), "--",
-             str(int(ceiling.get("n_items_mean") or ceiling.get("n") or 0) or "--")]
+             "--", "--", str(int(ceiling.get("n_items_mean") or ceiling.get("n") or 0) or "--")]
         )  # fmt: skip
     name = data.get("dataset", "")  # escaped with the whole caption
     parts = [
@@ -232,6 +257,7 @@ def to_latex(data):
             "tab:utterance-level",
             header,
             rows,
+            latex_signatures(data, latex_escape),
         )
     ]
     if data.get("system_level"):
@@ -241,8 +267,16 @@ def to_latex(data):
                 "tab:system-level",
                 header,
                 _correlation_rows(data["system_level"]),
+                latex_signatures(data, latex_escape),
             )
         )
+    parts += pairwise_latex(data, tabular=_tabular, escape=latex_escape, number=_number)
+    if data.get("sensitivity"):
+        parts.append(_tabular(*latex_sensitivity(data, latex_escape)))
+    ranking = exporting_metaeval.latex_ranking(data)
+    if ranking is not None:
+        caption, label, header, rows = ranking
+        parts.insert(0, _tabular(caption, label, header, [[latex_escape(cell) for cell in row] for row in rows]))
     return "% Requires \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
 
 

@@ -1,13 +1,10 @@
 """Server-rendered report plots (matplotlib, Agg backend), cached on disk per report and inputs."""
 
+import importlib
 import io
+from functools import cache
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display on servers and workers; must precede pyplot
-
-import matplotlib.pyplot as plt
 import numpy as np
 from django.conf import settings
 
@@ -15,11 +12,20 @@ JITTER_SD = 0.3  # human scores jittered with N(0, 0.3), as in Liu et al. (2016)
 HUMAN_SCALE = (1.0, 5.0)  # the rating scale: jittered points stay on it
 SEED = 0
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
-KINDS = ("metric", "human", "system")
+KINDS = ("metric", "human", "system", "pairwise", "sensitivity")
+# Plots of the whole report, not of one metric.
+WHOLE_REPORT = ("human", "pairwise", "sensitivity")
+
+
+@cache
+def _pyplot():
+    """pyplot at the first plot, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up")."""
+    importlib.import_module("matplotlib").use("Agg")  # no display on servers and workers; must precede pyplot
+    return importlib.import_module("matplotlib.pyplot")
 
 
 def _figure():
-    fig, ax = plt.subplots(figsize=(4.2, 3.6), dpi=110)
+    fig, ax = _pyplot().subplots(figsize=(4.2, 3.6), dpi=110)
     ax.grid(alpha=0.3)
     return fig, ax
 
@@ -76,11 +82,77 @@ def system_scatter(systems, metric):
     return fig
 
 
+def pairwise_ranking(systems):
+    """Bradley-Terry strength per system (best on top) with its bootstrap interval."""
+    fig, ax = _figure()
+    rows = list(reversed(systems))
+    for y, row in enumerate(rows):
+        low = row["ci_low"] if row["ci_low"] is not None else row["strength"]
+        high = row["ci_high"] if row["ci_high"] is not None else row["strength"]
+        ax.errorbar(row["strength"], y, xerr=[[row["strength"] - low], [high - row["strength"]]], fmt="o", capsize=3)
+    ax.set_yticks(range(len(rows)), [row["system"] for row in rows], fontsize=8)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("Bradley-Terry log-strength (mean 0), 95% CI")
+    ax.set_title("Pairwise ranking", fontsize=10)
+    return fig
+
+
+def sensitivity_plot(section):
+    """Each metric's Pearson r (95% CI) under each rater filter, one panel per rule varied."""
+    settings = section.get("settings", [])
+    factors = [f for f in ("kappa_threshold", "attention_policy", "min_seconds_per_item") if any(
+        s["factor"] == f for s in settings)]  # fmt: skip
+    # A last, empty panel holds the legend, so tight_layout keeps it clear of the plots.
+    metrics = list(dict.fromkeys(row["metric"] for row in section.get("rows", [])))
+    columns = 1 if len(metrics) <= 14 else 2  # a legend of 29 metrics in one column outgrows the panels
+    fig, axes = _pyplot().subplots(
+        1, len(factors) + 1, figsize=(9.0 + 1.6 * columns, 4.2), dpi=110, squeeze=False,
+        gridspec_kw={"width_ratios": [3] * len(factors) + [1.5 * columns]},
+    )  # fmt: skip
+    titles = {
+        "kappa_threshold": "κ threshold",
+        "attention_policy": "attention checks",
+        "min_seconds_per_item": "min s/item",
+    }
+    colours = _pyplot().get_cmap("tab20")
+    for ax, factor in zip(axes[0][:-1], factors, strict=True):
+        keys = [s["setting"] for s in settings if s["factor"] == factor]
+        labels = ["off" if s["value"] is None else f"{s['value']:g}" if isinstance(s["value"], float) else s["value"]
+                  for s in settings if s["factor"] == factor]  # fmt: skip
+        for i, metric in enumerate(metrics):
+            rows = {row["setting"]: row for row in section["rows"] if row["metric"] == metric}
+            y = np.array([np.nan if rows[k]["pearson"] is None else rows[k]["pearson"] for k in keys], dtype=float)
+            low = np.array([np.nan if rows[k]["pearson_ci_low"] is None else rows[k]["pearson_ci_low"] for k in keys])
+            high = np.array(
+                [np.nan if rows[k]["pearson_ci_high"] is None else rows[k]["pearson_ci_high"] for k in keys]
+            )
+            # Metrics side by side around each setting (0.4 of the gap in all), so intervals do not hide each other.
+            x = np.arange(len(keys)) + (i - (len(metrics) - 1) / 2) * 0.4 / max(len(metrics), 1)
+            marker = "os^D"[i // 20 % 4]  # tab20 has 20 colours: the next 20 metrics get another marker
+            ax.errorbar(x, y, yerr=[y - low, high - y], fmt=f"{marker}-", ms=3, lw=1, capsize=2, color=colours(i % 20),
+                        label=metric if ax is axes[0][0] else None)  # fmt: skip
+        ax.set_xticks(range(len(keys)), labels, fontsize=8)
+        ax.set_title(titles[factor], fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("Pearson r with humans")
+    panels = axes[0][:-1]
+    if factors:  # one y scale for all panels, so their shifts compare at a glance
+        limits = [ax.get_ylim() for ax in panels]
+        for ax in panels:
+            ax.set_ylim(min(low for low, _ in limits), max(high for _, high in limits))
+    legend = axes[0][-1]
+    legend.axis("off")
+    if metrics:
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        legend.legend(handles, labels, loc="center left", fontsize=7, frameon=False, ncols=columns)
+    return fig
+
+
 def render(fig, fmt):
     buffer = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buffer, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
-    plt.close(fig)
+    _pyplot().close(fig)
     return buffer.getvalue()
 
 
@@ -112,6 +184,10 @@ def _draw(report, kind, metric):
         return metric_scatter(vectors["human"], vectors["metrics"][metric], metric)
     if kind == "human" and vectors.get("halves"):
         return human_scatter(*vectors["halves"])
+    if kind == "pairwise" and (data.get("pairwise") or {}).get("systems"):
+        return pairwise_ranking(data["pairwise"]["systems"])
+    if kind == "sensitivity" and data.get("sensitivity"):
+        return sensitivity_plot(data["sensitivity"])
     if kind == "system" and metric in data.get("metrics", []):
         return system_scatter(data.get("systems", []), metric)
     return None

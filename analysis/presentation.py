@@ -6,10 +6,10 @@ how its statistic was computed, and long tables are cut to their first rows (the
 one click away and in the exports), so the page stays light whatever the study's size.
 """
 
-from dataclasses import dataclass, field
-
 from analysis.cells import Estimate, count, interval, number, p_value, plural
+from analysis.display import Column, DisplayTable
 from analysis.exporting import reasons_text
+from analysis.presentation_metaeval import METAEVAL_BUILDERS, RANKING_BUILDERS
 
 # Rows a table that grows with the annotators shows on the report page; the rest are on its
 # "show all" page and in the CSV. Tables of metrics show every metric (up to METRIC_ROWS).
@@ -18,32 +18,6 @@ METRIC_ROWS = 200
 ANNOTATOR_TABLES = ("agreement_pairs", "agreement_annotators")
 # Williams pairs inside the report page's "every pair" toggle (15 metrics: 105 pairs).
 FULL_WILLIAMS_ROWS = 120
-
-
-@dataclass
-class Column:
-    label: str
-    numeric: bool = False
-
-
-@dataclass
-class DisplayTable:
-    name: str
-    title: str
-    download: str  # what the per-table download link names: "Download <download> (CSV)"
-    columns: list
-    rows: list
-    note: str = ""
-    empty: str = ""  # why there are no rows, when there are none
-    full: "DisplayTable | None" = None  # a longer table behind a toggle (Williams)
-    total_rows: int = field(default=0)
-
-    def __post_init__(self):
-        self.total_rows = self.total_rows or len(self.rows)
-
-    @property
-    def truncated(self):
-        return self.total_rows > len(self.rows)
 
 
 # --- tables --------------------------------------------------------------------------------
@@ -56,20 +30,33 @@ CORRELATION_COLUMNS = [
     Column("Spearman ρ", True),
     Column("95% CI", True),
     Column("p", True),
+    Column("Kendall τ-b", True),
+    Column("p", True),
+    Column("n", True),
+]
+SYSTEM_COLUMNS = [
+    *CORRELATION_COLUMNS[:-3],
+    Column("Kendall τ-b", True),
+    Column("95% CI", True),
+    Column("p", True),
     Column("n", True),
 ]
 
 
-def _correlation_rows(records):
+def _correlation_rows(records, *, p_suffix="", kendall_ci=False):
+    """p_suffix "_bootboth": the p-values read off the Boot-Both resamples that give the CIs."""
     return [
         [
             row["metric"],
             number(row.get("pearson")),
             interval(row.get("pearson_ci_low"), row.get("pearson_ci_high")),
-            p_value(row.get("pearson_p")),
+            p_value(row.get(f"pearson_p{p_suffix}")),
             number(row.get("spearman")),
             interval(row.get("spearman_ci_low"), row.get("spearman_ci_high")),
-            p_value(row.get("spearman_p")),
+            p_value(row.get(f"spearman_p{p_suffix}")),
+            number(row.get("kendall")),
+            *([interval(row.get("kendall_ci_low"), row.get("kendall_ci_high"))] if kendall_ci else []),
+            p_value(row.get(f"kendall_p{p_suffix}")),
             count(row.get("n")),
         ]
         for row in records
@@ -108,13 +95,16 @@ def system_table(data):
         name="system_level",
         title="Per-system correlations",
         download="per-system correlations",
-        columns=CORRELATION_COLUMNS,
-        rows=_correlation_rows(data.get("system_level", [])),
+        columns=SYSTEM_COLUMNS,
+        rows=_correlation_rows(data.get("system_level", []), p_suffix="_bootboth", kendall_ci=True),
         note=(
             f"The {plural(k, 'system')}' mean human score against their mean metric score: n = {k} systems. "
-            "95% CIs: Fisher's z interval over the systems (the same sample as the p-value, so an interval "
-            "contains 0 when p > 0.05); fewer than 4 systems give no interval. With few systems these "
-            "intervals are wide: that is the honest uncertainty of a system ranking."
+            f"Resampled: the systems and the contexts together (Boot-Both, Deutsch et al. 2021; {_boot(data):,} "
+            "resamples): each resample draws systems with replacement and contexts with replacement, and "
+            "recomputes every system's means over its responses to the drawn contexts. p: share of resamples "
+            "on the far side of 0, doubled, so an interval excludes 0 exactly when p < 0.05. With few systems "
+            "these intervals are wide: that is the honest uncertainty of a system ranking. The classical "
+            "t-test p-values (systems as the sample) are in the exports."
         ),
         empty="Needs at least three systems with rated responses.",
     )
@@ -366,8 +356,10 @@ def agreement_annotators_table(data):
 
 
 BUILDERS = {
+    **RANKING_BUILDERS,
     "utterance_level": utterance_table,
     "system_level": system_table,
+    **METAEVAL_BUILDERS,
     "systems": systems_table,
     "williams": williams_table,
     "length_bias": length_table,

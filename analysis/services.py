@@ -11,11 +11,18 @@ from django.utils import timezone
 
 from analysis import stats
 from analysis.inputs import report_inputs, stopword_pairs
+from analysis.judges import judges_section
 from analysis.models import Report
+from analysis.pairwise_section import pairwise_section
+from analysis.report_keys import params_hash, report_params  # noqa: F401 (callers import them from here too)
+from analysis.sections.metaeval import clusters_section, pairwise_accuracy_section, response_contexts
+from analysis.sections.planning import planning_section
+from analysis.sensitivity import sensitivity_section
 from annotation.models import Assignment, Context, ExclusionDecision, Rating, Response
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
 from scoring.models import MetricScore
+from scoring.services.signatures import dataset_signatures
 
 OVERLAP_METRICS = ("bleu2", "rouge_l")
 LEARNED_PREFIX = "adem:"
@@ -27,18 +34,8 @@ def _bootstrap_samples():
     return int(getattr(settings, "ANALYSIS_BOOTSTRAP_SAMPLES", 1000))
 
 
-def report_params(*, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None):
-    """The normalised filter set a report is keyed by."""
-    return {
-        "aspect": aspect or "overall",
-        "systems": sorted(systems) if systems else None,
-        "apply_exclusions": bool(apply_exclusions),
-        "learned_metric": learned_metric or None,
-    }
-
-
-def params_hash(params):
-    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
+def _permutations():
+    return int(getattr(settings, "ANALYSIS_PERMUTATIONS", 1000))
 
 
 def _surveys(dataset, survey):
@@ -185,7 +182,17 @@ def _split_half(dataset, surveys, aspect, apply_exclusions, response_ids):
     rows = [row for row in ratings.values_list("annotator_id", "response_id", "score") if row[1] in wanted]
     summary = split_half_agreement(rows, seed=SEED)
     first = next(split_halves(rows, n_splits=1, seed=SEED, mode=summary["mode"]), None)
-    return summary, first
+    return summary, first, rows
+
+
+def _n_available(dataset, survey, systems):
+    """Responses the study could still have rated: the dataset's (the survey's systems, the filter's)."""
+    responses = Response.objects.filter(context__dataset=dataset)
+    if survey is not None and survey.systems.exists():
+        responses = responses.filter(system__in=survey.systems.all())
+    if systems:
+        responses = responses.filter(system__name__in=list(systems))
+    return responses.count()
 
 
 def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metric, n_boot, with_vectors=True):
@@ -196,11 +203,17 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
     agreement = _jsonable(
         agreement_summary(survey=survey) if survey is not None else agreement_summary(dataset=dataset)
     )
-    own_split, halves = _split_half(dataset, surveys, aspect, apply_exclusions, inputs.response_ids)
+    own_split, halves, rating_rows = _split_half(dataset, surveys, aspect, apply_exclusions, inputs.response_ids)
     all_ratings = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False)
     n_ratings = int(inputs.counts.sum())
     excluded = [a.get("worker") for a in agreement.get("annotators", []) if a.get("excluded")]
-    system_level = stats.system_level(inputs.human, inputs.metrics, inputs.systems, n_boot=n_boot, seed=SEED)
+    system_level = stats.system_level(
+        inputs.human, inputs.metrics, inputs.systems, contexts=response_contexts(inputs), n_boot=n_boot, seed=SEED
+    )
+    utterance_level = stats.utterance_level(inputs.human, inputs.metrics, n_boot=n_boot, seed=SEED)
+    williams = stats.pairwise_williams(inputs.human, inputs.metrics)
+    # Permutations are switched off with the bootstrap (n_boot=0: quick reports in tests).
+    clusters = clusters_section(inputs, utterance_level, n_perm=_permutations() if n_boot else 0, seed=SEED)
     data = {
         "dataset": dataset.name,
         "survey": survey.name if survey is not None else None,
@@ -208,15 +221,26 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         "n_ratings": n_ratings,
         "n_systems": len(set(inputs.systems.tolist())),
         "metrics": list(inputs.metrics),
-        "utterance_level": stats.utterance_level(inputs.human, inputs.metrics, n_boot=n_boot, seed=SEED),
+        "utterance_level": utterance_level,
         "human_ceiling": _ceiling(own_split),
         "system_level": system_level["correlations"],
         "systems": system_level["systems"],
-        "williams": stats.pairwise_williams(inputs.human, inputs.metrics),
+        "williams": williams,
+        "clusters": clusters.pop("clusters"),
+        "significance": clusters,
+        "pairwise_accuracy": pairwise_accuracy_section(inputs, system_level["systems"]),
+        "planning": planning_section(
+            rating_rows, utterance_level, williams, n_available=_n_available(dataset, survey, systems)
+        ),
         "agreement": agreement,
         "length_bias": stats.length_bias(inputs.delta_words, inputs.human, inputs.metrics),
         "stopwords": stats.stopword_table(inputs.human, inputs.metrics, stopword_pairs(inputs.metrics)),
         "failure_analysis": _failure_analysis(inputs, learned_metric),
+        "judges": judges_section(
+            inputs=inputs, dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
+        ),
+        "signatures": dataset_signatures(dataset=dataset, metrics=list(inputs.metrics)),
+        "sensitivity": sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, inputs=inputs),
         "filters": {
             "surveys": [s.name for s in _surveys(dataset, survey)],
             "aspect": aspect,
@@ -235,12 +259,16 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             "bootstrap_samples": n_boot,
             "confidence": 0.95,
             "seed": SEED,
-            "ci": "percentile bootstrap over responses (system level: responses resampled within each system)",
+            "ci": "utterance level: percentile bootstrap over responses; system level: Boot-Both (systems and "
+            "contexts resampled together, Deutsch et al. 2021), p_bootboth from the same resamples",
             "williams": "Williams (1959) t on Pearson r, one-sided p that 'a' beats 'b', df = n - 3",
             "length_bias_tests": "Welch's t-test and Mann-Whitney U, two-sided",
             "delta_words": "|words(response) - words(first reference)|, words = \\w+ runs",
         },
     }
+    data["pairwise"] = pairwise_section(
+        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions, n_boot=n_boot, seed=SEED
+    )
     if not with_vectors:
         return data, None
     vectors = {

@@ -6,8 +6,12 @@ turns into a reload once the status endpoint says the new figures are ready. Dow
 plots) are in analysis/download_views.py.
 """
 
+import threading
+from collections import OrderedDict
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,9 +19,10 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from analysis import presentation
+from analysis import presentation, presentation_audit, presentation_metaeval
 from analysis.models import Report
 from analysis.scheduling import report_current, report_pending, report_refresh_request
+from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import datasets_visible_to, surveys_visible_to
 
 # Rows per page of a table's "show all" page.
@@ -33,10 +38,48 @@ def _filters(request):
     }
 
 
+def report_labels(report, dataset):
+    """The dataset's `{worker label: pseudonym}`, cached per computed report: a cached page
+    stays at its few queries, and new ratings make a new report (and key) anyway."""
+    stamp = report.computed_at.timestamp() if report.computed_at else "none"
+    key = f"ratelab:report-pseudonyms:{report.pk}:{stamp}"
+    labels = cache.get(key)
+    if labels is None:
+        labels = label_map(dataset=dataset)
+        cache.set(key, labels, 24 * 3600)
+    return labels
+
+
+# The last few reports' pseudonymised data, per process: scrubbing a 100,000-rating report's
+# agreement section (3 MB of annotator pairs) took ~0.5 s, on every view of a cached page.
+_SCRUBBED = OrderedDict()
+_SCRUBBED_KEEP = 4
+_SCRUBBED_LOCK = threading.Lock()
+
+
+def pseudonymised(report, dataset):
+    """The report's data with workers as their dataset pseudonyms (A1, A2, ...): the report page is
+    what gets screenshotted into slides and papers; the quality pages keep the real ids for the
+    researcher. Shared between views of the same computed report: callers must not change it."""
+    if not report.data:
+        return report.data
+    key = (report.pk, report.computed_at)
+    with _SCRUBBED_LOCK:
+        if key in _SCRUBBED:
+            _SCRUBBED.move_to_end(key)
+            return _SCRUBBED[key]
+    data = scrub_report(report.data, report_labels(report, dataset))
+    with _SCRUBBED_LOCK:
+        _SCRUBBED[key] = data
+        while len(_SCRUBBED) > _SCRUBBED_KEEP:
+            _SCRUBBED.popitem(last=False)
+    return data
+
+
 def _render_report(request, *, dataset, survey, filters):
     report = report_current(dataset=dataset, survey=survey, **filters)
     aspects = sorted({a for s in dataset.surveys.all() for a in s.aspects.values_list("key", flat=True)} | {"overall"})
-    data = report.data
+    data = pseudonymised(report, dataset)
     if survey is not None:
         quality_url = reverse("annotation:quality_survey", args=[survey.pk])
     else:
@@ -57,6 +100,9 @@ def _render_report(request, *, dataset, survey, filters):
         "quality_url": quality_url,
         # Lazy: only evaluated when the cached fragment of the template is (re)rendered.
         "tables": lambda: presentation.display_tables(data) if data else [],
+        "audit": lambda: presentation_audit.sensitivity_display(data),
+        "signatures": lambda: presentation_audit.signature_lines(data),
+        "signed_tables": presentation_audit.SIGNED_TABLES,
     }
     return render(request, "analysis/report.html", context)
 
@@ -134,9 +180,12 @@ def report_table(request, pk, name):
     if name not in presentation.BUILDERS:
         raise Http404("No such table.")
     report = visible_report(request, pk)
-    table = presentation.display_table(report.data, name, limit=None)
+    data = pseudonymised(report, report.dataset)
+    table = presentation.display_table(data, name, limit=None)
     if name == "williams":  # the page's compact table; "show all" means every pair
-        table = presentation.williams_full_table(report.data)
+        table = presentation.williams_full_table(data)
+    if name == "ranking":  # likewise under the ranking: every permutation-tested pair
+        table = presentation_metaeval.permutation_table(data)
     page = Paginator(table.rows, ALL_ROWS_PAGE).get_page(request.GET.get("page"))
     context = {
         "report": report,

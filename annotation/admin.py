@@ -292,5 +292,6 @@ class LinkIdentityAdmin(admin.ModelAdmin):
         return False
 
 
-# Prolific rows live in their own module (annotation/admin_prolific.py).
-from annotation import admin_prolific  # noqa: E402, F401
+# Prolific rows and pairwise judgements live in their own modules (annotation/admin_prolific.py,
+# annotation/admin_pairwise.py).
+from annotation import admin_pairwise, admin_prolific  # noqa: E402, F401

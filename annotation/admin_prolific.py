@@ -54,3 +54,9 @@ class LinkParticipantAdmin(ReadOnlyAdmin):
     list_display = ["participant_id", "survey", "confirmed", "created_at"]
     list_filter = ["confirmed"]
     search_fields = ["participant_id", "survey__name"]
+
+
+@admin.register(models.ProlificBlockList)
+class ProlificBlockListAdmin(ReadOnlyAdmin):
+    list_display = ["owner", "group_id", "created_at"]
+    search_fields = ["owner__username", "group_id"]

@@ -14,8 +14,13 @@ from annotation import csv_safety
 from annotation.extensions import response_extras
 from annotation.importing.datasets import CSV_COLUMNS
 from annotation.models import Annotator, Rating, Reference, Response
+from annotation.pseudonyms import pseudonym_map
 from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
 
+# What a download of real worker ids is marked with (file name and HTTP header), so nobody
+# shares it by mistake.
+REAL_IDS_SUFFIX = "real-worker-ids"
+REAL_IDS_HEADER = "X-RateLab-Worker-Ids"
 RATING_COLUMNS = ("context_id", "system", "worker", "score", "aspect", "seconds", "survey")
 # Characters a file name must not carry even once quoted: path separators and control characters.
 _UNSAFE_IN_FILENAME = re.compile(r"[\x00-\x1f\x7f/\\]+")
@@ -43,10 +48,12 @@ def dataset_export(*, dataset, stream, fmt="jsonl"):
     return len(records)
 
 
-def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
+def ratings_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False):
     """Write the ratings of `dataset` (of one `survey`, or of all) to `stream`. Returns the count.
 
-    When several surveys are written each record names its survey, which import ignores.
+    When several surveys are written each record names its survey, which import ignores. Workers
+    are written as their dataset pseudonyms (A1, A2, ...; annotation.pseudonyms) unless `real_ids`:
+    the file then carries the platforms' worker ids, for the researcher's own use only.
     """
     # Through the (small) survey table: a join over responses and contexts misleads PostgreSQL's
     # planner right after a bulk import, before statistics are refreshed.
@@ -65,7 +72,10 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl"):
     platform_surveys = set(dataset.surveys.filter(provider__in=CONFIRMED_BY_PLATFORM).values_list("pk", flat=True))
     unconfirmed = set(ratings.filter(unconfirmed_platform_work()).values_list("pk", flat=True))
     rows = list(ratings.values_list("pk", "survey_id", "response_id", "annotator_id", "score", "aspect", "seconds"))
-    workers = dict(Annotator.objects.filter(pk__in={row[3] for row in rows}).values_list("pk", "worker_id"))
+    if real_ids:
+        workers = dict(Annotator.objects.filter(pk__in={row[3] for row in rows}).values_list("pk", "worker_id"))
+    else:
+        workers = pseudonym_map(dataset=dataset)
     rows.sort(key=lambda row: (row[1], responses[row[2]][:2], row[0]))
     name_survey = survey is None and len({row[1] for row in rows}) > 1
     columns = [*RATING_COLUMNS[: 7 if name_survey else 6]]

@@ -61,3 +61,23 @@ def pipeline_steps(dataset, user):
     """Every registered step for this dataset, in pipeline order."""
     steps = [step for provider in _pipeline_providers for step in provider(dataset, user)]
     return sorted(steps, key=lambda step: step.order)
+
+
+# --- Survey page panels ------------------------------------------------------------------------
+# The survey page shows what later layers know about the survey (analysis: how many more ratings a
+# target precision needs, with the button to extend the study) without annotation importing them.
+
+_survey_panels = []
+
+
+def register_survey_panel(provider):
+    """`provider(request, survey) -> safe HTML or ""`; registered once (in AppConfig.ready).
+
+    The request is passed so that a panel's forms carry the CSRF token and it can check the user."""
+    if provider not in _survey_panels:
+        _survey_panels.append(provider)
+
+
+def survey_panels(request, survey):
+    """The registered panels' HTML for this survey, in registration order (empty ones left out)."""
+    return [html for html in (provider(request, survey) for provider in _survey_panels) if html]

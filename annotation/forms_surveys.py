@@ -59,6 +59,18 @@ class SurveyForm(forms.Form):
         help_text="Gold attention checks, one per line: context turns separated by | , then => the response "
         "=> the accepted scores, e.g. `Is fire cold? => Yes, freezing. => 1,2`.",
     )
+    pair_budget = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=1000,
+        initial=0,
+        label="Comparisons per context (pairwise tasks only)",
+        help_text="0 compares every pair of the chosen systems on every context; N spreads N comparisons per "
+        "context evenly over the system pairs.",
+    )
+    allow_tie = forms.BooleanField(required=False, initial=True, label="Pairwise: allow 'about the same' (tie)")
+    ask_strength = forms.BooleanField(required=False, label="Pairwise: ask how much better (slightly / clearly)")
+    ask_reason = forms.BooleanField(required=False, label="Pairwise: ask for a one-line reason (optional)")
     write_system_name = forms.CharField(
         required=False,
         label="System for written replies (writing tasks only)",
@@ -78,6 +90,10 @@ class SurveyForm(forms.Form):
         "reward_cents",
         "attention_policy",
         "write_system_name",
+        "pair_budget",
+        "allow_tie",
+        "ask_strength",
+        "ask_reason",
     )
 
     def __init__(self, *args, datasets, owner=None, **kwargs):
@@ -131,6 +147,12 @@ class SurveyForm(forms.Form):
         data["aspect_keys"] = [a.strip() for a in (data.get("aspects") or "").split(",") if a.strip()]
         for problem in filter(None, map(aspect_key_problem, data["aspect_keys"])):
             self.add_error("aspects", problem)
+        data["pair_budget"] = data.get("pair_budget") or 0
+        if (
+            data.get("task_type") == Survey.TaskType.PAIRWISE
+            and data.get("question") == self.fields["question"].initial
+        ):
+            data["question"] = ""  # the pairwise question ("Which reply is better?") replaces the rating one
         if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
             self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
         return data

@@ -19,7 +19,7 @@ from annotation.models import HIT, HITItem, HITPage
 from annotation.task_items import fields_count, hit_blocks, items_html, survey_scales
 
 STORE_BATCH = 200
-ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html")
+ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html", "annotation/task/_pair_choice.html")
 
 
 @functools.cache
@@ -113,7 +113,7 @@ def hit_pages_render(*, survey):
         hit.survey = survey
     items = (
         HITItem.objects.filter(hit_id__in=list(hits))
-        .select_related("context", "response", "attention_check")
+        .select_related("context", "response", "response_b", "attention_check")
         .order_by("hit_id", "position")
     )
     pages, current, written = [], [], 0

@@ -5,6 +5,7 @@ The bar is on every dataset page: each provider spends one or two queries at mos
 """
 
 from django.db.models import Count, OuterRef, Subquery
+from django.db.models.fields.json import KeyTextTransform
 from django.urls import reverse
 
 from annotation.extensions import PipelineStep, pipeline_steps
@@ -68,11 +69,11 @@ def _quality_step(surveys):
         url = reverse("annotation:quality_survey", args=[surveys[0]["pk"]])
     else:
         url = reverse("annotation:quality_index")
-    reports = [survey["quality_report__data"] for survey in surveys if survey["quality_report__computed_at"]]
+    reports = [survey for survey in surveys if survey["quality_report__computed_at"]]
     if not reports:
         state = "not checked yet" if surveys else "needs ratings first"
         return PipelineStep(key="quality", label="Quality", url=url, state=state, done=False, order=30)
-    excluded = sum((data or {}).get("n_excluded") or 0 for data in reports)
+    excluded = sum(int(survey["n_excluded"] or 0) for survey in reports)
     return PipelineStep(
         key="quality",
         label="Quality",
@@ -90,7 +91,10 @@ def annotation_steps(dataset, user):
     surveys = Survey.objects.filter(dataset=dataset)
     if not user.is_staff:
         surveys = surveys.filter(owner=user)
-    rows = list(surveys.order_by("pk").values("pk", "status", "quality_report__data", "quality_report__computed_at"))
+    # Only the excluded count out of the quality report's data: the whole of it (every annotator
+    # pair) ran to megabytes on a large study, decoded on every page that shows the bar.
+    excluded = KeyTextTransform("n_excluded", "quality_report__data")
+    rows = list(surveys.order_by("pk").values("pk", "status", "quality_report__computed_at", n_excluded=excluded))
     return [_upload_step(dataset), _surveys_step(dataset, rows), _quality_step(rows)]
 
 

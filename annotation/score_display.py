@@ -31,6 +31,7 @@ LABELS = {
     "response_len": "Response length",
 }
 ADEM_PREFIX = "adem:"
+JUDGE_PREFIX = "judge:"
 NOSTOP_SUFFIX = "_nostop"
 DECIMALS = 3
 
@@ -39,6 +40,8 @@ def score_label(name):
     """'bleu4' -> 'BLEU-4', 'rouge_l_nostop' -> 'ROUGE-L (no stopwords)', 'adem:demo' -> 'ADEM demo'."""
     if name.startswith(ADEM_PREFIX):
         return f"ADEM {name.removeprefix(ADEM_PREFIX)}"
+    if name.startswith(JUDGE_PREFIX):
+        return f"Judge {name.removeprefix(JUDGE_PREFIX)}"
     if name.endswith(NOSTOP_SUFFIX):
         return f"{score_label(name.removesuffix(NOSTOP_SUFFIX))} (no stopwords)"
     return LABELS.get(name, name.replace("_", " ").capitalize())

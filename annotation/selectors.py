@@ -52,6 +52,12 @@ def surveys_changeable_by(*, user):
     return queryset.filter(owner=user)
 
 
+def may_see_real_worker_ids(*, user, study):
+    """Only a study's owner downloads its workers' real ids (staff and admins get pseudonyms):
+    the ids are personal data collected for that researcher's study."""
+    return study.owner_id is not None and study.owner_id == user.pk
+
+
 def may_change_study(*, user, study):
     """Whether the user may change this dataset or survey (the check for one object already read)."""
     return study.owner_id == user.pk or may_change_any_study(user)

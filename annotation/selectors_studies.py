@@ -3,7 +3,7 @@
 from django.db.models import Avg, Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import HIT, Annotator, Assignment, Rating, ReviewAction, WrittenResponse
+from annotation.models import HIT, Annotator, Assignment, PairwiseJudgement, Rating, ReviewAction, WrittenResponse
 from annotation.services.reviews import annotators_excluded
 
 
@@ -31,14 +31,18 @@ def survey_progress(*, survey):
         .distinct()
         .count(),
         "flagged": Assignment.objects.filter(hit__survey=survey, flagged=True).count(),
-        "ratings": Rating.objects.filter(survey=survey).count(),
+        # A pairwise survey's answers are its judgements.
+        "ratings": (PairwiseJudgement if survey.task_type == "pairwise" else Rating)
+        .objects.filter(survey=survey)
+        .count(),
         "excluded": len(annotators_excluded(survey=survey)),
         "written_pending": WrittenResponse.objects.filter(assignment__hit__survey=survey, status="pending").count(),
     }
 
 
 def survey_annotators(*, survey):
-    """One row per annotator: HITs done, ratings, flagged work, mean seconds, excluded or not."""
+    """One row per annotator: HITs done, ratings (a pairwise survey's judgements), flagged work, mean
+    seconds, excluded or not."""
     excluded = annotators_excluded(survey=survey)
     rows = (
         Annotator.objects.filter(assignments__hit__survey=survey)
@@ -62,9 +66,10 @@ def survey_annotators(*, survey):
         .distinct()
         .order_by("worker_id")
     )
+    answers = PairwiseJudgement if survey.task_type == "pairwise" else Rating  # a pairwise survey's answers
     stats = {
         row["annotator"]: row
-        for row in Rating.objects.filter(survey=survey)
+        for row in answers.objects.filter(survey=survey)
         .values("annotator")
         .annotate(n=Count("pk"), seconds=Avg("seconds"))
     }

@@ -4,7 +4,8 @@ Noise model. A diligent annotator scores a response round(1 + 4*q + noise), clip
 where q in [0, 1] is the response's latent quality: `meta["demo_quality"]` when the demo data sets
 it, otherwise a stable hash of the response's text (so repeated runs agree), and noise ~ N(0, 0.6)
 plus a per-annotator bias ~ N(0, 0.3). Diligent annotators pass attention checks and take 3-12 s
-per item. A careless annotator answers uniformly at random in under 1.5 s per item, so it fails
+per item. In a pairwise survey they choose as `SimulatedAnnotator.choose` says.
+A careless annotator answers uniformly at random in under 1.5 s per item, so it fails
 most instructed checks and shows up in agreement and timing statistics.
 """
 
@@ -16,6 +17,10 @@ from annotation.services import NoWorkAvailable, assignment_claim, assignment_it
 
 NOISE_SD = 0.6
 BIAS_SD = 0.3
+# Pairwise: the better reply wins unless noise ~ N(0, 0.15) on the quality gap reverses it, and a
+# gap under 0.05 reads as a tie (where ties are allowed).
+PAIR_NOISE_SD = 0.15
+TIE_MARGIN = 0.05
 
 
 def latent_quality(response):
@@ -44,7 +49,30 @@ class SimulatedAnnotator:
         value = low + (high - low) * latent_quality(item.response) + self.bias + self.rng.gauss(0, NOISE_SD)
         return min(max(round(value), low), high)
 
+    def choose(self, item, survey):
+        """A pairwise choice: the reply of higher latent quality (plus noise) wins; close calls tie."""
+        options = ["a", "b", "tie"] if survey.allow_tie else ["a", "b"]
+        if self.careless:
+            return self.rng.choice(options)
+        if item.kind == HITItem.Kind.PAIR_GOLD:
+            return "a" if item.response_id else "b"
+        gap = latent_quality(item.response) - latent_quality(item.response_b) + self.rng.gauss(0, PAIR_NOISE_SD)
+        if survey.allow_tie and abs(gap) < TIE_MARGIN:
+            return "tie"
+        return "a" if gap > 0 else "b"
+
+    def pair_answers(self, assignment, aspects, survey):
+        answers = {}
+        for item in assignment_items(assignment=assignment):
+            seconds = self.rng.uniform(0.3, 1.5) if self.careless else self.rng.uniform(4, 15)
+            scales = aspects if item.kind == HITItem.Kind.PAIR else aspects[:1]
+            answers[item.pk] = {"scores": {a.key: self.choose(item, survey) for a in scales}, "seconds": seconds}
+        return answers
+
     def answers(self, assignment, aspects):
+        survey = assignment.hit.survey
+        if survey.task_type == Survey.TaskType.PAIRWISE:
+            return self.pair_answers(assignment, aspects, survey)
         answers = {}
         for item in assignment_items(assignment=assignment):
             seconds = self.rng.uniform(0.3, 1.5) if self.careless else self.rng.uniform(3, 12)

@@ -60,6 +60,7 @@ def task_context(
         "submit_url": submit_url,
         "progress": progress,
         "write_task": survey.task_type == "write",
+        "pairwise_task": survey.task_type == "pairwise",
         "error": error,
         "items_html": None,
     }
@@ -74,7 +75,9 @@ def task_context(
             return context
     # By position alone: the default order (hit, position) joins the HIT and its survey to sort one HIT.
     hit_items = list(
-        (hit or assignment.hit).items.select_related("context", "response", "attention_check").order_by("position")
+        (hit or assignment.hit)
+        .items.select_related("context", "response", "response_b", "attention_check")
+        .order_by("position")
     )
     items = hit_items if assignment is None else assignment_items(assignment=assignment, hit_items=hit_items)
     cache_key = None

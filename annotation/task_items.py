@@ -33,11 +33,15 @@ ITEM_MARK = mark_safe("<ITEM>")
 NUMBER_MARK = mark_safe("<NUMBER>")
 
 
+PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT)
+
+
 class _Fieldsets:
     """Each scale's fieldset rendered once per selected value, then copied per item with its id."""
 
-    def __init__(self):
+    def __init__(self, template="annotation/task/_scale.html"):
         self.rendered = {}
+        self.template = template
 
     def html(self, scale, item_id, number, selected, invalid):
         key = (scale["key"], selected, invalid)
@@ -49,12 +53,45 @@ class _Fieldsets:
                 "item_id": ITEM_MARK,
                 "number": NUMBER_MARK,
             }
-            self.rendered[key] = render_to_string("annotation/task/_scale.html", context).rstrip("\n")
+            self.rendered[key] = render_to_string(self.template, context).rstrip("\n")
         html = self.rendered[key].replace(ITEM_MARK, str(item_id)).replace(NUMBER_MARK, number)
         return mark_safe(html)
 
 
+def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
+    """A pair: the left reply as A, the right as B (a gold pair's broken side shows its text)."""
+    before = previous.get(item.pk, {})
+    invalid = item.pk in missing
+    # Checks ask the main question only: their answer is compared, never analysed.
+    scales = aspects if item.kind == HITItem.Kind.PAIR else aspects[:1]
+    fields = []
+    for scale in scales:
+        selected = str(before.get("scores", {}).get(scale["key"], ""))
+        fields.append(
+            {
+                "key": scale["key"],
+                "name": f"score-{item.pk}-{scale['key']}",
+                "html": fieldsets.html(scale, item.pk, str(number), selected, invalid),
+            }
+        )
+    left = item.response.text if item.response_id else item.broken_text
+    right = item.response_b.text if item.response_b_id else item.broken_text
+    return {
+        "id": str(item.pk),
+        "kind": "pair",
+        "text_a": left,
+        "text_b": right,
+        "fields": fields,
+        "number": str(number),
+        "strength": before.get("strength") or "",
+        "reason": before.get("reason") or "",
+        "missing": invalid,
+    }
+
+
 def _item(item, aspects, number, previous, fieldsets, *, missing):
+    if item.kind in PAIR_KINDS:
+        return _pair_item(item, aspects, number, previous, fieldsets, missing=missing)
     if item.kind == HITItem.Kind.RESPONSE:
         text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.GOLD:
@@ -88,8 +125,23 @@ def _item(item, aspects, number, previous, fieldsets, *, missing):
     }
 
 
+def _pair_questions(survey):
+    """A pairwise survey's questions: each aspect asks which reply, A or B (or a tie if allowed)."""
+    choices = [{"value": "a", "label": "Reply A", "key": "1"}, {"value": "b", "label": "Reply B", "key": "2"}]
+    if survey.allow_tie:
+        choices.append({"value": "tie", "label": "About the same", "key": "3"})
+    questions = [
+        {"key": aspect.key, "question": aspect.question, "choices": choices, "low": "", "high": "", "pair": True}
+        for aspect in survey.aspects.order_by("position")
+    ]
+    questions.sort(key=lambda a: a["key"] != Aspect.OVERALL)
+    return questions
+
+
 def survey_scales(survey):
     """The survey's rating scales as the blocks show them (read once for many HITs by a caller)."""
+    if survey.task_type == "pairwise":
+        return _pair_questions(survey)
     aspects = []
     # Ordered here: the model's default order would join the survey to sort by it, for one survey.
     for aspect in survey.aspects.order_by("position"):
@@ -116,10 +168,11 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
     """
     missing = set(missing)
     aspects = scales if scales is not None else survey_scales(survey)
-    fieldsets = _Fieldsets()
+    pairwise = survey.task_type == "pairwise"
+    fieldsets = _Fieldsets("annotation/task/_pair_choice.html" if pairwise else "annotation/task/_scale.html")
     blocks = []
     for number, item in enumerate(items, start=1):
-        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE):
+        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE, *PAIR_KINDS):
             key = ("context", item.context_id)
             turns = item.context.turns
         elif item.kind == HITItem.Kind.GOLD:
@@ -134,6 +187,8 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                     "turns": _turns(turns),
                     "items": [],
                     "write": item.kind == HITItem.Kind.WRITE,
+                    "ask_strength": pairwise and survey.ask_strength,
+                    "ask_reason": pairwise and survey.ask_reason,
                 }
             )
         blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))

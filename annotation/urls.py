@@ -1,6 +1,16 @@
 from django.urls import path, re_path
 
-from annotation.views import datasets, link_platform, mturk, prolific, prolific_pages, quality, surveys, task
+from annotation.views import (
+    datasets,
+    link_pages,
+    link_platform,
+    mturk,
+    prolific,
+    prolific_pages,
+    quality,
+    surveys,
+    task,
+)
 
 app_name = "annotation"
 
@@ -20,6 +30,7 @@ urlpatterns = [
     path("surveys/<int:pk>/", surveys.survey_detail, name="survey_detail"),
     path("surveys/<int:pk>/progress.json", surveys.survey_progress_json, name="survey_progress_json"),
     path("surveys/<int:pk>/preview/", surveys.survey_preview, name="survey_preview"),
+    path("surveys/<int:pk>/extend/", surveys.survey_extend_view, name="survey_extend"),
     path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),
     path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/", surveys.survey_annotator, name="survey_annotator"),
@@ -39,6 +50,8 @@ urlpatterns = [
     path("l/<str:token>/finish/", link_platform.link_finish, name="link_finish"),
     path("surveys/<int:pk>/prolific/", prolific_pages.prolific_survey, name="prolific_survey"),
     path("surveys/<int:pk>/prolific/action/", prolific_pages.prolific_action, name="prolific_action"),
+    path("surveys/<int:pk>/link/", link_pages.link_survey, name="link_survey"),
+    path("surveys/<int:pk>/link/action/", link_pages.link_action, name="link_action"),
     path("surveys/<int:pk>/mturk/", mturk.mturk_survey, name="mturk_survey"),
     path("surveys/<int:pk>/mturk/action/", mturk.mturk_action, name="mturk_action"),
     path("quality/", quality.quality_index, name="quality_index"),

@@ -8,7 +8,13 @@ two requests together), answer every item, think, submit, repeat `--hits` times.
 stored per second, ratings lost and doubled (counted in the database afterwards), and the CPU
 seconds gunicorn, PostgreSQL and the client used.
 
-    .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2 --think 3 [--ramp 3]
+    .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2 --think 3 [--ramp 3] [--task pairwise]
+
+`--task pairwise` runs the same load on a pairwise (A/B) survey: the same HITs, annotators and
+contexts per HIT, with `--systems` comparisons per context (so as many questions per HIT as the
+rating task's `--systems` replies per context) plus a gold pair and a swapped repeat. Its
+"ratings" are pairwise judgements; lost and doubled are counted against the pair items of the
+submitted HITs.
 """
 
 import argparse
@@ -82,13 +88,17 @@ def make_survey(n_annotators, args, tag):
     Response.objects.bulk_create(
         Response(context=c, system=s, text=f"reply {c.position} {s.pk}") for c in contexts for s in systems
     )
+    pairwise = {}
+    if args.task == "pairwise":
+        pairwise = {"task_type": "pairwise", "pair_budget": args.systems}
     survey = services.survey_create(
         dataset=dataset,
         name=f"bench-{tag}",
         owner=None,
         contexts_per_hit=args.contexts_per_hit,
         assignments_per_hit=args.assignments,
-        attention_checks_per_hit=1,
+        attention_checks_per_hit=2 if pairwise else 1,
+        **pairwise,
         max_hits_per_annotator=args.hits,
         # Every simulated annotator comes from this one machine's address.
         new_annotators_per_address_hour=100_000,
@@ -109,10 +119,10 @@ def _analyze():
     """
     from django.db import connection
 
-    from annotation.models import HIT, Annotator, Aspect, Assignment, HITItem, Rating, Survey
+    from annotation.models import HIT, Annotator, Aspect, Assignment, HITItem, PairwiseJudgement, Rating, Survey
 
     with connection.cursor() as cursor:
-        for model in (Survey, Aspect, HIT, HITItem, Assignment, Annotator, Rating):
+        for model in (Survey, Aspect, HIT, HITItem, Assignment, Annotator, Rating, PairwiseJudgement):
             cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
@@ -183,10 +193,6 @@ def server_pids(master):
 
 
 def run_size(n, args, tag, server):
-    from django.db.models import Count
-
-    from annotation.models import Rating
-
     survey = make_survey(n, args, tag)
     base = f"http://127.0.0.1:{args.port}"
     jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
@@ -218,19 +224,12 @@ def run_size(n, args, tag, server):
     after = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()
-    expected = sum(p["answered"] for p in parts)
-    stored = Rating.objects.filter(survey=survey).count()
-    doubled = sum(
-        row["n"] - 1
-        for row in Rating.objects.filter(survey=survey)
-        .values("annotator", "response", "aspect")
-        .annotate(n=Count("pk"))
-        .filter(n__gt=1)
-    )
+    expected, stored, doubled = _stored_counts(survey, parts)
     pages = [t for p in parts for t in p["pages"]]
     submits = [t for p in parts for t in p["submits"]]
     errors = [e for p in parts for e in p["errors"]]
     return {
+        "task": args.task,
         "annotators": n,
         "hits_submitted": sum(p["hits"] for p in parts),
         "page_p50_ms": round(1000 * percentile(pages, 50), 1),
@@ -252,6 +251,31 @@ def run_size(n, args, tag, server):
         "errors": len(errors),
         "first_errors": errors[:3],
     }
+
+
+def _stored_counts(survey, parts):
+    """(expected, stored, doubled) answers: ratings, or for a pairwise survey its judgements."""
+    from django.db.models import Count
+
+    from annotation.models import Assignment, HITItem, PairwiseJudgement, Rating
+
+    if survey.task_type != "pairwise":
+        rows, key = Rating.objects.filter(survey=survey), ("annotator", "response", "aspect")
+        expected = sum(p["answered"] for p in parts)
+    else:
+        rows, key = PairwiseJudgement.objects.filter(survey=survey), ("annotator", "response_a", "response_b", "aspect")
+        # One judgement per pair item of every submitted HIT (one aspect: overall).
+        submitted = Assignment.objects.filter(hit__survey=survey, status__in=Assignment.FINISHED)
+        per_hit = dict(
+            HITItem.objects.filter(hit__survey=survey, kind=HITItem.Kind.PAIR)
+            .values("hit")
+            .annotate(n=Count("pk"))
+            .values_list("hit", "n")
+        )
+        expected = sum(per_hit.get(hit, 0) for hit in submitted.values_list("hit", flat=True))
+    stored = rows.count()
+    doubled = sum(row["n"] - 1 for row in rows.values(*key).annotate(n=Count("pk")).filter(n__gt=1))
+    return expected, stored, doubled
 
 
 def wait_for(url, seconds=30):
@@ -302,6 +326,7 @@ def main():
         "interpreter lock does not delay the timing of responses.",
     )
     parser.add_argument("--port", type=int, default=8111)
+    parser.add_argument("--task", default="rate", choices=["rate", "pairwise"], help="The survey's task type.")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
     args = parser.parse_args()

@@ -17,6 +17,10 @@ With `--e2e-processes N` the run end to end is timed a second time with `compute
 --processes N` (this process and N - 1 forked ones, each scoring its share of the chunks), in
 columns of its own: "e2e" alone is always one process. `--e2e-threads` is the command's `--threads`
 (its default, 2: one chunk written while the next is scored; 1 scores and writes in turn).
+Last, the command as a user runs it: `python manage.py compute_metrics` in a fresh process (start-up
+included) for BLEU-1..4 + ROUGE-L + CIDEr, against the nlg-eval route for the same three families on
+the same pairs (their route rates from the rows above, same run), with a fresh `manage.py check`
+beside it: the share of the command that is start-up.
 """
 
 import argparse
@@ -26,6 +30,7 @@ import json
 import logging
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -215,6 +220,48 @@ def end_to_end(dataset, names, chunk_size, processes=1, threads=2):
     )
 
 
+# --- the command as a user runs it ----------------------------------------------------------
+
+AS_RUN = ("bleu1-4", "rouge_l", "cider")  # issue 23's command: BLEU-1..4 + ROUGE-L + CIDEr
+
+
+def fresh_process(*args):
+    """Wall seconds of `python manage.py ARGS` in a new interpreter, start-up included.
+
+    It inherits this process's environment: the DATABASE_URL `setup_django` set, no broker.
+    """
+    start = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def as_run(dataset, rows, n, chunk_size):
+    """The command in a fresh process against the nlg-eval route, for the AS_RUN families on n pairs.
+
+    Medians of three fresh `compute_metrics` processes and of three fresh `manage.py check` (start-up
+    alone); the route's seconds are n pairs at each family's route rate measured above.
+    """
+    from scoring.models import MetricScore
+
+    names = [name for family in AS_RUN for name in FAMILIES[family]]
+    command = ["compute_metrics", "--dataset", dataset.name, *[a for name in names for a in ("--metric", name)]]
+    command += ["--force", "--no-progress", "--chunk-size", str(chunk_size)]
+    runs = []
+    for _ in range(E2E_REPEATS):
+        MetricScore.objects.filter(metric__in=names).delete()  # untimed: rows written afresh, as in end_to_end
+        runs.append(fresh_process(*command))
+    checks = sorted(fresh_process("check") for _ in range(E2E_REPEATS))
+    command_s = sorted(runs)[len(runs) // 2]
+    route_s = sum(n / rows[family]["nlgeval_pairs_per_s"] for family in AS_RUN)
+    return {
+        "command_runs_s": runs,
+        "command_s": command_s,
+        "check_s": checks[len(checks) // 2],
+        "route_s": route_s,
+        "ratio": route_s / command_s,
+    }
+
+
 def chunk_memory(names, hyps, refs):
     tracemalloc.start()
     engine.score(hyps, refs, names)
@@ -268,6 +315,15 @@ def run_size(n, families, args):
         if family == "meteor":
             startups = f"engine {row['engine_startup_s']:.1f} s, pycocoevalcap {row['nlgeval_startup_s']:.1f} s"
             print(f"{'':18} METEOR start-up: {startups}")
+    if dataset is not None and all(family in rows and "nlgeval_pairs_per_s" in rows[family] for family in AS_RUN):
+        fresh = as_run(dataset, rows, n, args.chunk_size)
+        rows["as run: compute_metrics, fresh process"] = fresh
+        print(
+            f"as a user runs it, BLEU-1..4 + ROUGE-L + CIDEr: `manage.py compute_metrics` (fresh process)"
+            f" {fresh['command_s']:.2f} s, nlg-eval route {fresh['route_s']:.2f} s, ratio {fresh['ratio']:.1f}x;"
+            f" `manage.py check` (fresh process) {fresh['check_s']:.2f} s",
+            flush=True,
+        )
     return rows
 
 

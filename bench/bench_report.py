@@ -65,15 +65,43 @@ def main():
           f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
 
     from analysis.services import report_build, report_fingerprint
+    from annotation.quality.recompute import quality_recompute
+    from config.warmup import WORKER, warm
+
+    # A Celery worker imports what its tasks compute with at boot (config/warmup.py), so a report
+    # task never pays those imports: the benchmark does the same, and says what it cost.
+    started, cpu = time.perf_counter(), time.process_time()
+    warm(WORKER)
+    print(f"worker warm-up (imports at boot, not per report): {time.perf_counter() - started:.2f} s wall, "
+          f"{time.process_time() - cpu:.2f} s CPU")  # fmt: skip
+    # Quality control runs on its own task as ratings arrive; the report then finds it current.
+    # Timed apart, and counted in the report's total below as if the report had found it stale.
+    started, cpu = time.perf_counter(), time.process_time()
+    for survey in dataset.surveys.all():
+        quality_recompute(survey=survey)
+    quality_seconds, quality_cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"quality_recompute (its own task, as ratings arrive): {quality_seconds:.2f} s wall, {quality_cpu:.2f} s CPU")
 
     started, cpu = time.perf_counter(), time.process_time()
     data = report_build(dataset=dataset, n_boot=args.bootstrap)
     build_seconds = time.perf_counter() - started
     # CPU time beside wall time: on a shared machine the wall time includes waiting for a core.
     cpu = time.process_time() - cpu
+    print(f"report_build (quality current): {build_seconds:.2f} s wall, {cpu:.2f} s CPU; with the quality "
+          f"recompute: {build_seconds + quality_seconds:.2f} s wall, {cpu + quality_cpu:.2f} s CPU")  # fmt: skip
     print(f"report_build: {build_seconds:.2f} s wall, {cpu:.2f} s CPU (bootstrap {args.bootstrap}; "
           f"{data['n_responses']} responses, {data['n_ratings']} ratings, {len(data['utterance_level'])} metrics, "
           f"{len(data['williams'])} Williams pairs)")  # fmt: skip
+
+    from analysis.inputs import report_inputs
+    from analysis.sensitivity import sensitivity_section
+
+    inputs = report_inputs(dataset=dataset)
+    started, cpu = time.perf_counter(), time.process_time()
+    section = sensitivity_section(dataset=dataset, surveys=None, aspect="overall", inputs=inputs)
+    print(f"  of which the filter-sensitivity audit: {time.perf_counter() - started:.2f} s wall, "
+          f"{time.process_time() - cpu:.2f} s CPU ({len(section['settings'])} settings x "
+          f"{len(inputs.metrics)} metrics = {len(section['rows'])} rows)")  # fmt: skip
 
     from django.test import Client
     from django.urls import reverse
@@ -98,8 +126,8 @@ def main():
     print(f"report page HTML: {len(response.content):,} bytes ({len(response.content) / 1000:.0f} kB; target < 500 kB)")
     if args.save_html:
         Path(args.save_html).write_bytes(response.content)
-    ok = build_seconds < 10 and statistics.median(timings) < 100
-    print("targets (report < 10 s, cached page < 100 ms):", "met" if ok else "NOT met")
+    ok = build_seconds + quality_seconds < 10 and statistics.median(timings) < 100
+    print("targets (report with its quality recompute < 10 s, cached page < 100 ms):", "met" if ok else "NOT met")
 
 
 if __name__ == "__main__":

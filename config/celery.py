@@ -12,6 +12,8 @@ from celery import Celery
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings  # lazy: read when the app is finalized
 
+from config import warmup
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("ratelab")
@@ -19,6 +21,18 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+@worker_process_init.connect  # each process of a prefork pool, before its first task
+def _warm_up_pool_process(**kwargs):
+    warmup.warm(warmup.WORKER)  # the libraries the tasks compute with (config/warmup.py)
+
+
+@worker_ready.connect  # the worker itself, which runs the tasks with --pool solo or threads
+def _warm_up_worker(sender=None, **kwargs):
+    if type(sender.pool).__module__ != "celery.concurrency.prefork":  # prefork: its children warm up
+        warmup.warm(warmup.WORKER)
+
+
+# connected after the warm-ups, so runs after them: what they imported is frozen too
 @worker_process_init.connect  # each process of a prefork pool, once it has started
 @worker_ready.connect  # the worker itself: the process that runs the tasks with --pool solo or threads
 def _freeze_startup_objects(**kwargs):

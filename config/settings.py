@@ -209,6 +209,8 @@ PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL").rstrip("/")
 # Prolific: the API token is read from PROLIFIC_API_TOKEN by the client itself, never kept in settings.
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+# The workspace a researcher's block-list participant group is created in (Prolific needs one).
+PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 
 # --- Celery ---------------------------------------------------------------------
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "", schemes={"redis", "rediss", "amqp", "amqps", "memory"})
@@ -270,6 +272,9 @@ LOGGING = {
         "botocore": {"level": "WARNING"},
         "boto3": {"level": "WARNING"},
         "axes.apps": {"level": "WARNING"},  # its start-up banner on every command; failures still log
+        "httpx2": {"level": "WARNING"},  # the openai SDK's HTTP client: a line per judge request otherwise
+        "httpx": {"level": "WARNING"},
+        "openai": {"level": "WARNING"},  # its DEBUG lines dump request options; nothing a log needs
     },
 }
 

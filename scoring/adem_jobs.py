@@ -1,13 +1,13 @@
 """Queue ADEM background work: create the rows, then queue the task once they are committed.
 
-Kept apart from services_adem (which the tasks call) so tasks and services import each other
+Kept apart from scoring.services.adem (which the tasks call) so tasks and services import each other
 in one direction only.
 """
 
 from django.db import transaction
 
 from scoring.models import AdemModel, TrainingRun
-from scoring.services_adem import AdemRefusal, adem_owner, adem_train_check
+from scoring.services.adem import AdemRefusal, adem_owner, adem_train_check
 from scoring.tasks import adem_experiment_task, adem_train_task, vhred_pretrain_task
 
 

@@ -11,7 +11,17 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from scoring.models import AdemModel, ApiToken, MetricChunk, MetricRun, MetricScore, TrainingRun
+from scoring.models import (
+    AdemModel,
+    ApiToken,
+    Judge,
+    JudgeCacheEntry,
+    JudgeUsage,
+    MetricChunk,
+    MetricRun,
+    MetricScore,
+    TrainingRun,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -129,3 +139,38 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     list_select_related = ["user"]
     fields = ["name", "user", "created_at", "last_used_at"]  # not even the key's hash
     readonly_fields = fields
+
+
+@admin.register(Judge)
+class JudgeAdmin(ReadOnlyAdmin):
+    """Judges are added on the researcher's Judges page (or `judge_add`); the key's variable is a name,
+    never the key. Deleting one here deletes its cached answers with it."""
+
+    list_display = ["name", "owner", "model", "template", "samples", "concurrency", "created_at", "page"]
+    list_filter = ["template"]
+    search_fields = ["name", "owner__username", "model"]
+    list_select_related = ["owner"]
+
+    @admin.display(description="Researcher page")
+    def page(self, obj):
+        return _page_link(reverse("scoring:judge_detail", args=[obj.pk]))
+
+    def view_on_site(self, obj):
+        return reverse("scoring:judge_detail", args=[obj.pk])
+
+
+@admin.register(JudgeCacheEntry)
+class JudgeCacheEntryAdmin(ReadOnlyAdmin):
+    """One row per prompt a judge answered: many rows, so no filters, exact search by prompt hash."""
+
+    list_display = ["judge", "template_version", "prompt_hash", "mean", "spread", "created_at"]
+    search_fields = ["=prompt_hash"]
+    list_select_related = ["judge"]
+    show_full_result_count = False
+
+
+@admin.register(JudgeUsage)
+class JudgeUsageAdmin(ReadOnlyAdmin):
+    list_display = ["judge", "run", "label", "prompts", "cached", "requests", "unparseable", "created_at"]
+    search_fields = ["judge__name", "label"]
+    list_select_related = ["judge", "run"]

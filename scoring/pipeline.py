@@ -1,18 +1,20 @@
-"""scoring's steps of the pipeline bar (Metrics, ADEM) and the metric state the index page shows.
+"""scoring's steps of the pipeline bar (Metrics, ADEM/judges) and the metric state the index page shows.
 
 Read from the dataset's metric runs, not from the score rows: a run records the version of
 every metric it computed, so "up to date" is a comparison of a few dozen small rows, cheap
 enough for every dataset page even when the dataset holds millions of scores.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 
+from django.db.models import Value
 from django.urls import reverse
 
 import scoring.metrics as engine
 from annotation.extensions import PipelineStep
 from annotation.pipeline import plural
-from scoring.models import AdemModel, MetricRun
+from scoring.models import AdemModel, Judge, MetricRun
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
 
@@ -53,12 +55,24 @@ def metric_state(dataset):
 
 
 def adem_state(dataset, user):
-    """Ready ADEM models trained on this dataset that the user may see."""
+    """Ready ADEM models trained on this dataset that the user may see, and the user's LLM judges."""
     models = AdemModel.objects.filter(dataset=dataset, status=AdemModel.Status.READY)
     if not user.is_staff:
         models = models.filter(owner=user)
-    n_ready = models.count()
-    return (plural(n_ready, "model") + " ready", True) if n_ready else ("no model yet", False)
+    # and the viewer's own judges (a judge is its researcher's alone; it judges any of their
+    # datasets), in the same query: the pipeline bar is on every dataset page
+    judges = Judge.objects.filter(owner=user if user.is_authenticated else None)
+    kinds = (
+        models.order_by()
+        .annotate(kind=Value("model"))
+        .values_list("kind")
+        .union(judges.order_by().annotate(kind=Value("judge")).values_list("kind"), all=True)
+    )
+    found = Counter(kind for (kind,) in kinds)
+    n_ready, n_judges = found["model"], found["judge"]
+    models_text = plural(n_ready, "model") + " ready" if n_ready else "no model yet"
+    judges_text = f", {plural(n_judges, 'judge')}" if n_judges else ""
+    return models_text + judges_text, bool(n_ready or n_judges)
 
 
 def scoring_steps(dataset, user):
@@ -76,7 +90,7 @@ def scoring_steps(dataset, user):
         ),
         PipelineStep(
             key="adem",
-            label="ADEM",
+            label="ADEM/judges",
             url=reverse("scoring:adem_models"),
             state=adem_text,
             done=adem_done,

@@ -4,7 +4,7 @@ from django.db.models import Avg, Count
 
 from annotation.models import Reference, Response
 from scoring.metrics import bleu
-from scoring.models import MetricRun, MetricScore
+from scoring.models import Judge, MetricRun, MetricScore
 
 
 def metric_scores(*, dataset, metrics=None):
@@ -69,3 +69,15 @@ def corpus_bleu_by_system(*, dataset):
 
 def latest_run(*, dataset):
     return MetricRun.objects.filter(dataset=dataset).first()
+
+
+def judges_visible_to(*, user):
+    """A researcher's own judges: a judge names an endpoint and a key variable, so no one else, staff
+    included, reads it."""
+    if user is None or not user.is_authenticated:
+        return Judge.objects.none()
+    return Judge.objects.filter(owner=user)
+
+
+def judges_changeable_by(*, user):
+    return judges_visible_to(user=user)

@@ -18,11 +18,15 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from annotation.models import Dataset
 from config.background import EmbeddedInBackground
 from config.heartbeat import heartbeat
-from scoring import liveness, services, services_adem
+from scoring import liveness
 from scoring.metrics.meteor import ScorerCrashed
-from scoring.models import MetricChunk, MetricRun, TrainingRun
+from scoring.models import Judge, MetricChunk, MetricRun, TrainingRun
+from scoring.services import adem as services_adem
+from scoring.services import judges_pairwise as services_judges_pairwise
+from scoring.services import metrics as services
 
 RETRYABLE = (OperationalError, InterfaceError, ScorerCrashed)
 # Safe to run again after a worker died mid-way: acknowledge on completion, re-queue on a lost worker.
@@ -143,3 +147,14 @@ def adem_experiment_task(run_id):
             )
     except services_adem.AdemRefusal as error:
         TrainingRun.objects.filter(pk=run_id).update(status=TrainingRun.Status.FAILED, error=str(error))
+
+
+@shared_task(base=EmbeddedInBackground, ignore_result=True, **SURVIVES_LOST_WORKER)
+def judge_dataset_pairs(judge_id, dataset_id):
+    """Judge a dataset's human-judged pairs in both orders; the answers land in the judge cache,
+    so a rerun (or a re-delivery after a lost worker) asks only for what is still missing."""
+    judge = Judge.objects.filter(pk=judge_id).first()
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if judge is None or dataset is None:  # removed since it was queued
+        return None
+    return services_judges_pairwise.judge_dataset_pairs(judge=judge, dataset=dataset)

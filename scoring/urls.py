@@ -1,6 +1,10 @@
 from django.urls import path
 
-from scoring import index_views, views, views_adem, views_tokens
+from scoring import index_views
+from scoring.views import adem as views_adem
+from scoring.views import judges as views_judges
+from scoring.views import metrics as views
+from scoring.views import tokens as views_tokens
 
 app_name = "scoring"
 
@@ -8,6 +12,10 @@ urlpatterns = [
     path("metrics/", index_views.metrics_index, name="metrics_index"),
     path("datasets/<int:dataset_id>/metrics/", views.dataset_metrics, name="dataset_metrics"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
+    path("judges/", views_judges.judge_list, name="judges"),
+    path("judges/<int:judge_id>/", views_judges.judge_detail, name="judge_detail"),
+    path("judges/<int:judge_id>/remove/", views_judges.judge_remove, name="judge_remove"),
+    path("judges/<int:judge_id>/pairs/", views_judges.judge_dataset_pairs, name="judge_dataset_pairs"),
     path("adem/", views_adem.model_list, name="adem_models"),
     path("adem/train/", views_adem.train, name="adem_train"),
     path("adem/experiments/", views_adem.experiments, name="adem_experiments"),

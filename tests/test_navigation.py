@@ -98,11 +98,11 @@ def test_reports_index_lists_datasets_and_launched_surveys_with_report_state(res
 
 def test_pipeline_bar_of_a_new_dataset_points_to_creating_a_survey(researcher_client, dataset):
     steps = _pipeline(_page(researcher_client, reverse("annotation:dataset_detail", args=[dataset.pk])))
-    assert list(steps) == ["Upload", "Surveys", "Quality", "Metrics", "ADEM", "Report"]
+    assert list(steps) == ["Upload", "Surveys", "Quality", "Metrics", "ADEM/judges", "Report"]
     assert steps["Upload"][0] == "6 contexts, 4 systems"
     assert steps["Surveys"] == ("no surveys yet: create one", f"/surveys/new/?dataset={dataset.pk}")
     assert steps["Metrics"][0] == "not computed yet"
-    assert steps["ADEM"][0] == "no model yet"
+    assert steps["ADEM/judges"][0] == "no model yet"
     assert steps["Report"][0] == "report not computed yet"
 
 
@@ -130,7 +130,7 @@ def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher,
         f"{len(_current_versions())} metrics, up to date",
         reverse("scoring:dataset_metrics", args=[dataset.pk]),
     )
-    assert steps["ADEM"] == ("1 model ready", reverse("scoring:adem_models"))
+    assert steps["ADEM/judges"] == ("1 model ready", reverse("scoring:adem_models"))
     assert steps["Report"] == (
         "report computed 2\xa0minutes ago",
         reverse("analysis:dataset_report", args=[dataset.pk]),

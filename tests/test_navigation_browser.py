@@ -18,8 +18,8 @@ from django.db import connections
 from annotation import services
 from annotation.models import Context, Response
 from annotation.services.demo import demo_load
-from scoring import services as scoring_services
 from scoring.models import AdemModel
+from scoring.services import metrics as scoring_services
 from tests.factories import load_rating_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -125,7 +125,7 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
         "Surveys",
         "Quality",
         "Metrics",
-        "ADEM",
+        "ADEM/judges",
         "Report",
     ]
     assert "2 metrics" in pipeline.inner_text() and "1 model ready" in pipeline.inner_text()

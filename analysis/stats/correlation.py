@@ -4,7 +4,11 @@ import math
 from itertools import combinations
 
 import numpy as np
-from scipy import stats
+
+from annotation.lazy_import import lazy_module
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+stats = lazy_module("scipy.stats")
 
 
 def _clean(value):
@@ -14,23 +18,27 @@ def _clean(value):
 
 
 def correlate(x, y):
-    """Pearson r and Spearman rho of two equal-length vectors, with two-sided p-values and n.
+    """Pearson r, Spearman rho and Kendall tau-b of two equal-length vectors, two-sided p-values, n.
 
     Fewer than three points, or a constant vector, give None rather than a warning-laden NaN.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n = int(x.size)
-    result = {"pearson": None, "pearson_p": None, "spearman": None, "spearman_p": None, "n": n}
+    result = {"pearson": None, "pearson_p": None, "spearman": None, "spearman_p": None}
+    result |= {"kendall": None, "kendall_p": None, "n": n}
     if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return result
     pearson = stats.pearsonr(x, y)
     spearman = stats.spearmanr(x, y)
+    kendall = stats.kendalltau(x, y)  # tau-b: ties in either vector corrected for
     result.update(
         pearson=_clean(pearson.statistic),
         pearson_p=_clean(pearson.pvalue),
         spearman=_clean(spearman.statistic),
         spearman_p=_clean(spearman.pvalue),
+        kendall=_clean(kendall.statistic),
+        kendall_p=_clean(kendall.pvalue),
     )
     return result
 

@@ -1,10 +1,14 @@
 """The report's tables computed from aligned vectors (one entry per response)."""
 
 import numpy as np
-from scipy import stats
 
+from analysis.stats.bootboth import boot_both
 from analysis.stats.bootstrap import bootstrap_correlations, resample_counts
-from analysis.stats.correlation import correlate, fisher_interval
+from analysis.stats.correlation import correlate
+from annotation.lazy_import import lazy_module
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+stats = lazy_module("scipy.stats")
 
 LENGTH_THRESHOLD = 6  # |Δwords| <= 6 vs > 6, as Liu et al. (2016) Table 5
 
@@ -70,14 +74,15 @@ def _interval(samples, level):
     return tuple(np.quantile(samples, [alpha, 1 - alpha]))
 
 
-def system_level(human, metrics, systems, *, n_boot=1000, seed=0, level=0.95):
+def system_level(human, metrics, systems, *, contexts=None, n_boot=1000, seed=0, level=0.95):
     """Per-system means (human and each metric) with CIs, and the correlation across systems.
 
     A system's mean has a percentile-bootstrap CI that resamples that system's responses (the
     responses are the sample of what the system produces). The correlation across systems has
-    the systems as its sample (n = number of systems, as in its p-value), so its CI is Fisher's
-    z interval over the systems: resampling responses within fixed systems would measure only
-    the noise of the means and give intervals far narrower than the p-value allows.
+    Boot-Both CIs (Deutsch et al. 2021: systems and contexts resampled together, see
+    `bootboth`) with the p-value read off the same resamples (`*_p_bootboth`), so the two agree;
+    `*_p` stays the classical test with the systems as the sample. `contexts` labels each
+    response's context (None: every response its own).
     """
     human = np.asarray(human, dtype=float)
     systems = np.asarray(systems)
@@ -102,16 +107,16 @@ def system_level(human, metrics, systems, *, n_boot=1000, seed=0, level=0.95):
             low, high = _interval(boot[:, j], level) if boot is not None else (np.nan, np.nan)
             row["metrics"][name] = {"mean": _float(means[g, j]), "ci_low": _float(low), "ci_high": _float(high)}
         per_system.append(row)
+    contexts = np.arange(human.size) if contexts is None else np.asarray(contexts)
+    intervals = boot_both(human, metrics, systems, contexts, n_boot=n_boot, seed=seed, level=level)
     correlations = []
     for j, name in enumerate(names, start=1):
         defined = np.isfinite(means[:, 0]) & np.isfinite(means[:, j])
         row = {"metric": name, **correlate(means[defined, 0], means[defined, j])}
-        pearson_ci = fisher_interval(row["pearson"], row["n"], level=level)
-        spearman_ci = fisher_interval(row["spearman"], row["n"], level=level, spearman=True)
-        row.update(
-            pearson_ci_low=pearson_ci[0], pearson_ci_high=pearson_ci[1],
-            spearman_ci_low=spearman_ci[0], spearman_ci_high=spearman_ci[1],
-        )  # fmt: skip
+        for kind, (low, high, p) in intervals[name].items():
+            defined_here = row[kind] is not None
+            row[f"{kind}_ci_low"], row[f"{kind}_ci_high"] = (low, high) if defined_here else (None, None)
+            row[f"{kind}_p_bootboth"] = p if defined_here else None
         correlations.append(row)
     return {"correlations": correlations, "systems": per_system}
 

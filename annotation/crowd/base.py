@@ -16,6 +16,15 @@ class ProviderError(Exception):
 class CrowdProvider(abc.ABC):
     name = ""
 
+    def prepare(self, *, survey):
+        """Create on the platform what publishing will need, and record it at once.
+
+        Called by the launch outside its own transaction, so what is recorded here survives a
+        launch that fails later (Prolific: the draft study's id, so that a retry publishes the
+        same draft instead of creating a second one). Default: nothing to prepare.
+        """
+        return None
+
     @abc.abstractmethod
     def publish(self, *, survey):
         """Make the survey's HITs available to annotators."""
@@ -43,3 +52,13 @@ class CrowdProvider(abc.ABC):
     @abc.abstractmethod
     def expire(self, *, survey):
         """Stop handing out the survey's remaining work."""
+
+    # Whether `add_assignments` works for this provider (the survey page says so when it does not).
+    can_add_assignments = False
+    # A count of assignments per HIT that an extension cannot cross (MTurk: 10), or None.
+    assignment_ceiling = None
+
+    def add_assignments(self, *, survey, per_hit):
+        """Tell the crowd that every HIT now takes `per_hit` more assignments (the app's slots are
+        already added by `annotation.services.survey_extend`). Providers that cannot, refuse."""
+        raise ProviderError(f"The {self.name or 'survey'} provider cannot add work to a study from RateLab.")

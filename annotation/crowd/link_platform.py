@@ -1,11 +1,14 @@
 """A platform that works by link and completion code, with no API: the app records decisions
 itself (as the built-in crowd does) and only for participants the researcher has confirmed."""
 
+import re
 from urllib.parse import urlparse
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.local import LocalProvider
 from annotation.models import LinkParticipant, LinkPlatform
+
+PARAM_RE = re.compile(r"^[A-Za-z0-9_-]{1,50}$")
 
 
 def completion_url_problem(template):
@@ -40,6 +43,32 @@ def confirm_participants(*, survey, participant_ids):
         confirmed=True
     )
     return changed, sorted(wanted - known)
+
+
+def unconfirm_participants(*, survey, participant_ids):
+    """Undo a confirmation (an id confirmed by mistake): their work stops counting. Returns the count."""
+    wanted = {pid.strip() for pid in participant_ids if pid.strip()}
+    return LinkParticipant.objects.filter(survey=survey, participant_id__in=wanted, confirmed=True).update(
+        confirmed=False
+    )
+
+
+def platform_update(*, survey, participant_param, completion_url):
+    """Change the parameter name and completion URL, only while no participant has started:
+    afterwards the links already handed out and the codes already given must keep working."""
+    if LinkParticipant.objects.filter(survey=survey).exists():
+        raise ProviderError("Participants have started already: the link and completion URL can no longer change.")
+    participant_param = participant_param.strip()
+    if not PARAM_RE.match(participant_param):
+        raise ProviderError(
+            f"The parameter name {participant_param!r} must be 1-50 letters, digits, _ or - (e.g. workerId)."
+        )
+    problem = completion_url_problem(completion_url.strip())
+    if problem:
+        raise ProviderError(problem)
+    LinkPlatform.objects.update_or_create(
+        survey=survey, defaults={"participant_param": participant_param, "completion_url": completion_url.strip()}
+    )
 
 
 class LinkPlatformProvider(LocalProvider):

@@ -18,6 +18,12 @@ class LocalProvider(CrowdProvider):
         # Stateless: one provider serves every local survey.
         return cls()
 
+    can_add_assignments = True
+
+    def add_assignments(self, *, survey, per_hit):
+        # The new open slots are the whole extension: the survey's link hands them out.
+        return {"added_per_hit": per_hit}
+
     def publish(self, *, survey):
         # The link works as soon as the survey is live; nothing to send anywhere.
         return {"open_slots": Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN).count()}

@@ -19,6 +19,7 @@ from django.urls import reverse
 from annotation.crowd import mturk_pure as pure
 from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.mturk_errors import MTurkRequestError, MTurkTransientError
+from annotation.crowd.mturk_extend import MTurkExtendMixin
 from annotation.crowd.mturk_review import MTurkReviewMixin
 from annotation.crowd.mturk_sync import MTurkSyncMixin
 from annotation.models import HIT
@@ -81,8 +82,8 @@ def hit_request_token(*, survey, hit, sandbox):
     return pure.request_token("hit", survey.token, hit.pk, "sandbox" if sandbox else "live")
 
 
-class MTurkProvider(MTurkSyncMixin, MTurkReviewMixin, CrowdProvider):
-    """Publishes here; sync and review live in mturk_sync.py and mturk_review.py (no boto3 there)."""
+class MTurkProvider(MTurkSyncMixin, MTurkReviewMixin, MTurkExtendMixin, CrowdProvider):
+    """Publishes here; sync, review and extension live in mturk_sync/review/extend.py (no boto3 there)."""
 
     name = "mturk"
 

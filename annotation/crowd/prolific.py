@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
+from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
 from annotation.slots import assignments_expire
@@ -154,7 +155,7 @@ class ProlificProvider(CrowdProvider):
 
     # --- study ------------------------------------------------------------------------------
     def study_body(self, survey, study):
-        return {
+        body = {
             "name": f"Rate replies in short conversations ({survey.name})"[:120],
             "internal_name": f"RateLab survey {survey.pk}: {survey.name}"[:200],
             "description": (
@@ -176,28 +177,49 @@ class ProlificProvider(CrowdProvider):
             "total_available_places": slot_count(survey),
             "device_compatibility": ["desktop", "tablet", "mobile"],
         }
+        # The researcher's block list (a participant group) keeps blocked participants out.
+        filters = block_list_filters(survey.owner) if survey.owner_id else []
+        if filters:
+            body["filters"] = filters
+        return body
 
     def create(self, *, survey):
-        """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor."""
+        """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor.
+
+        The row is locked while the draft is made, so two launches at once make one draft, and
+        its id is saved as soon as Prolific answers (see `prepare`)."""
         study = study_settings(survey)
         problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
         if problem:
             raise ProviderError(problem)
-        if study.study_id:
-            return study
-        answer = self.client.create_study(self.study_body(survey, study))
-        ProlificStudy.objects.filter(pk=study.pk).update(
-            study_id=answer["id"],
-            status=answer.get("status", "UNPUBLISHED"),
-            places=answer.get("total_available_places", slot_count(survey)),
-        )
+        with transaction.atomic():
+            study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
+            if study.study_id:
+                return study
+            answer = self.client.create_study(self.study_body(survey, study))
+            ProlificStudy.objects.filter(pk=study.pk).update(
+                study_id=answer["id"],
+                status=answer.get("status", "UNPUBLISHED"),
+                places=answer.get("total_available_places", slot_count(survey)),
+            )
         study.refresh_from_db()
         return study
+
+    def prepare(self, *, survey):
+        # Called by the launch outside its transaction: the draft's id is committed before the
+        # PUBLISH transition is tried, so a refused PUBLISH leaves no draft unaccounted for.
+        self.create(survey=survey)
 
     def publish(self, *, survey):
         study = self.create(survey=survey)
         if study.status not in ("ACTIVE", "PUBLISHING"):
-            answer = self.client.transition_study(study.study_id, "PUBLISH")
+            try:
+                answer = self.client.transition_study(study.study_id, "PUBLISH")
+            except ProviderError as error:
+                raise ProviderError(
+                    f"Prolific did not publish draft study {study.study_id}: {error} "
+                    "The draft is kept and recorded: launching again publishes this same draft."
+                ) from None
             ProlificStudy.objects.filter(pk=study.pk).update(status=answer.get("status", "PUBLISHING"))
         return {"study_id": study.study_id, "places": study.places}
 
@@ -226,9 +248,24 @@ class ProlificProvider(CrowdProvider):
         ProlificStudy.objects.filter(pk=study.pk).update(places=answer.get("total_available_places", places))
         return {"places": places}
 
-    def cost_preview(self, *, survey):
+    can_add_assignments = True
+
+    def add_assignments(self, *, survey, per_hit):
+        """One place per assignment slot: a published study's places rise to the new slot count."""
         study = study_settings(survey)
-        return self.client.cost(reward_cents=study.reward_cents, places=slot_count(survey))
+        if not study.study_id:
+            return {"places": None}  # not on Prolific yet: publishing creates it with every slot
+        return self.add_places(survey=survey, places=slot_count(survey))
+
+    def cost_preview(self, *, survey):
+        """`{"total_cost_cents": int}`: the study's cost, Prolific's fees and VAT included."""
+        study = study_settings(survey)
+        answer = self.client.cost(reward_cents=study.reward_cents, places=slot_count(survey))
+        total = answer.get("total_cost") if isinstance(answer, dict) else None
+        if not isinstance(total, int | float) or isinstance(total, bool):
+            raise ProviderError(f"Prolific's cost calculator answered without a total_cost: {str(answer)[:200]}")
+        # A double in cents (e.g. 1260.0); rounded to whole cents for display.
+        return {"total_cost_cents": round(total)}
 
     # --- reconciliation ---------------------------------------------------------------------
     def sync(self, *, survey):

@@ -111,6 +111,9 @@ class ProlificClient:
         return self._call("PATCH", f"studies/{study_id}/", json={"total_available_places": places})
 
     def cost(self, *, reward_cents, places):
+        # Documented (https://docs.prolific.com/api-reference/studies/calculate-study-cost): the
+        # request is {"reward": cents, "total_available_places": n}; the answer is
+        # {"total_cost": <double>}, in cents of the account's currency, VAT and fees included.
         return self._call(
             "POST", "study-cost-calculator/", json={"reward": reward_cents, "total_available_places": places}
         )
@@ -141,3 +144,21 @@ class ProlificClient:
     def pay_bonus(self, bulk_id):
         # Not idempotent on Prolific's side: a repeat pays twice, so a timeout is never retried.
         return self._call("POST", f"bulk-bonus-payments/{bulk_id}/pay/", repeatable=False)
+
+    # --- participant groups (https://docs.prolific.com/api-reference/participant-groups) ------
+    def create_participant_group(self, *, name, workspace_id, description, participant_ids):
+        # Documented request: name, workspace_id (or organisation_id), description, participant_ids;
+        # answer: the group with its `id`. Not repeated on a timeout: a repeat makes a second group.
+        body = {
+            "name": name,
+            "workspace_id": workspace_id,
+            "description": description,
+            "participant_ids": list(participant_ids),
+        }
+        return self._call("POST", "participant-groups/", json=body, repeatable=False)
+
+    def add_to_participant_group(self, group_id, participant_ids):
+        # Documented: members already in the group are ignored, so a repeat is harmless.
+        return self._call(
+            "POST", f"participant-groups/{group_id}/participants/", json={"participant_ids": list(participant_ids)}
+        )

@@ -20,3 +20,15 @@ def get_provider(survey):
     except KeyError:
         raise ProviderError(f"No crowd provider for {survey.provider!r}.") from None
     return factory(survey)
+
+
+def can_add_assignments(survey):
+    """Whether the survey's provider can add assignments to a running study (without building it)."""
+    factory = PROVIDERS.get(survey.provider)
+    return bool(getattr(getattr(factory, "__self__", None), "can_add_assignments", False))
+
+
+def assignment_ceiling(survey):
+    """The assignments per HIT an extension of this survey cannot cross (MTurk's 10), or None."""
+    factory = PROVIDERS.get(survey.provider)
+    return getattr(getattr(factory, "__self__", None), "assignment_ceiling", None)

@@ -76,3 +76,44 @@ def quiet_broken_pipe():
     """The reader of stdout (e.g. `| head`) stopped early: not an error. Silence the final flush."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
+
+
+def add_worker_ids_arguments(parser):
+    """`--pseudonymise` (the default) / `--real-ids` for the commands that write workers' ids."""
+    ids = parser.add_mutually_exclusive_group()
+    ids.add_argument(
+        "--pseudonymise",
+        dest="real_ids",
+        action="store_false",
+        help="Write workers as stable per-dataset pseudonyms A1, A2, ... (the default: fit to share).",
+    )
+    ids.add_argument(
+        "--real-ids",
+        dest="real_ids",
+        action="store_true",
+        help="Write the platforms' real worker ids (for your own records; do not share the file).",
+    )
+    parser.set_defaults(real_ids=False)
+
+
+def run_export(command, options, *, export, noun):
+    """The body the export commands share: the dataset (and `--survey`) looked up, then `export(...)`
+    written to `--output` (saying how many `noun`) or to stdout (a closed pipe ends it quietly)."""
+    dataset = dataset_or_error(options["dataset"], options["owner"])
+    real_ids = options["real_ids"]
+    if real_ids:
+        command.stderr.write(f"These {noun} carry real worker ids: keep the file to yourself, do not publish it.")
+    survey = None
+    if options["survey"]:
+        survey = dataset.surveys.filter(name=options["survey"]).first()
+        if survey is None:
+            raise CommandError(f"dataset {dataset.name!r} has no survey named {options['survey']!r}")
+    if options["output"]:
+        with open(options["output"], "w", encoding="utf-8", newline="") as stream:
+            count = export(dataset=dataset, survey=survey, stream=stream, fmt=options["format"], real_ids=real_ids)
+        command.stderr.write(f"Wrote {count} {noun} to {options['output']}.")
+        return
+    try:
+        export(dataset=dataset, survey=survey, stream=command.stdout, fmt=options["format"], real_ids=real_ids)
+    except BrokenPipeError:
+        quiet_broken_pipe()

@@ -11,7 +11,14 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
-from annotation.models.prolific import ProlificBonus, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
+from annotation.models.pairwise import PairwiseJudgement
+from annotation.models.prolific import (
+    ProlificBlockList,
+    ProlificBonus,
+    ProlificStudy,
+    ProlificSubmission,
+    ProlificWebhookEvent,
+)
 from annotation.models.quality import ExclusionDecision, QualityReport
 from annotation.models.ratings import (
     HIT,
@@ -48,6 +55,8 @@ __all__ = [
     "MTurkExclusionQualification",
     "MTurkHIT",
     "MTurkSettings",
+    "PairwiseJudgement",
+    "ProlificBlockList",
     "ProlificBonus",
     "ProlificStudy",
     "ProlificSubmission",

@@ -5,6 +5,7 @@ Prolific's own identifiers (study, submission, bulk bonus payment ids) and the s
 seen are kept here.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -100,3 +101,19 @@ class ProlificWebhookEvent(models.Model):
 
     def __str__(self):
         return f"{self.event_type} {self.event_id}"
+
+
+class ProlificBlockList(models.Model):
+    """A researcher's block list, kept on Prolific as a participant group.
+
+    Every later study of the researcher is created with a `participant_group_blocklist` filter on
+    this group, so a blocked participant never sees those studies. Only the group's id is kept
+    here: its members live on Prolific (adding one twice is ignored there).
+    """
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prolific_block_list")
+    group_id = models.CharField(max_length=64, blank=True, help_text="Prolific's participant group id.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"Prolific block list of {self.owner} ({self.group_id or 'not created'})"

@@ -91,6 +91,9 @@ class HITItem(models.Model):
         GOLD = "gold", "Gold attention check"
         INSTRUCTED = "instructed", "Instructed attention check"
         WRITE = "write", "Write a next turn"
+        PAIR = "pair", "Pair of replies"
+        PAIR_GOLD = "pair_gold", "Pair with a broken reply (attention check)"
+        PAIR_REPEAT = "pair_repeat", "Repeated pair, sides swapped (consistency check)"
 
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -98,6 +101,12 @@ class HITItem(models.Model):
     context = models.ForeignKey(Context, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     response = models.ForeignKey(Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     attention_check = models.ForeignKey(AttentionCheck, null=True, blank=True, on_delete=models.CASCADE)
+    # Pair items: `response` is shown on the left (A), `response_b` on the right (B); the sides were
+    # drawn at random when the HIT was laid out, so this row records them. A gold pair has one side
+    # empty and `broken_text` shown there; a repeat points at the item it repeats with sides swapped.
+    response_b = models.ForeignKey(Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    broken_text = models.TextField(blank=True)
+    repeat_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats")
     instructed_score = models.IntegerField(null=True, blank=True)
     is_overlap = models.BooleanField(default=False)
 
@@ -117,6 +126,10 @@ class HITItem(models.Model):
                 name="hititem_instructed_has_score",
             ),
             models.CheckConstraint(condition=~Q(kind="write") | Q(context__isnull=False), name="hititem_write_ctx"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),
+                name="hititem_pair_has_both",
+            ),
         ]
 
     def __str__(self):

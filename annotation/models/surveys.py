@@ -17,6 +17,7 @@ class Survey(models.Model):
     class TaskType(models.TextChoices):
         RATE = "rate", "Rate responses (1-5)"
         WRITE = "write", "Write a next turn"
+        PAIRWISE = "pairwise", "Compare two replies (A/B)"
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -62,6 +63,15 @@ class Survey(models.Model):
     write_system_name = models.CharField(
         max_length=100, blank=True, help_text="For write tasks: the system that accepted responses join."
     )
+
+    # Pairwise (A/B) tasks: which pairs are shown and what the annotator may answer.
+    pair_budget = models.PositiveIntegerField(
+        default=0,
+        help_text="Pairwise: comparisons per context spread evenly over system pairs (0 = every pair).",
+    )
+    allow_tie = models.BooleanField(default=True, help_text="Pairwise: the annotator may answer 'tie'.")
+    ask_strength = models.BooleanField(default=False, help_text="Pairwise: ask how much better (slightly/clearly).")
+    ask_reason = models.BooleanField(default=False, help_text="Pairwise: ask for a one-line reason (optional).")
 
     # HIT layout
     contexts_per_hit = models.PositiveIntegerField(default=5)

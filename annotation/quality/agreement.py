@@ -17,8 +17,13 @@ from statistics import median
 
 import krippendorff
 import numpy as np
-from scipy import stats
-from sklearn.metrics import cohen_kappa_score
+
+from annotation.lazy_import import lazy_module
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+stats = lazy_module("scipy.stats")
+sklearn = lazy_module("sklearn")  # sklearn.metrics is imported by sklearn's own __getattr__
+
 
 WEIGHTINGS = {"none": "kappa", "linear": "kappa_linear", "quadratic": "kappa_quadratic"}
 
@@ -68,7 +73,7 @@ def cohen_kappas(scores_a, scores_b, *, scale):
         return None, None, None
     labels = list(scale)
     return tuple(
-        float(cohen_kappa_score(scores_a, scores_b, labels=labels, weights=weights))
+        float(sklearn.metrics.cohen_kappa_score(scores_a, scores_b, labels=labels, weights=weights))
         for weights in (None, "linear", "quadratic")
     )
 
@@ -188,7 +193,23 @@ def annotator_kappas(pairs, *, weighting="none"):
     return {name: (float(np.mean(v)) if v else None, len(v)) for name, v in values.items()}
 
 
-def consensus_kappas(pairs, *, threshold, weighting="none", distrusted=frozenset()):
+def kappa_matrix(pairs, *, weighting="none"):
+    """`(index, kappas, paired)`: annotator -> row (names sorted), and the symmetric matrices of the
+    used pairs' kappas and of which pairs are used. Built once, it serves many `consensus_kappas`."""
+    names = sorted({pair.a for pair in pairs} | {pair.b for pair in pairs})
+    index = {name: i for i, name in enumerate(names)}
+    kappas = np.zeros((len(names), len(names)))
+    paired = np.zeros((len(names), len(names)))
+    for pair in pairs:
+        kappa = pair_kappa(pair, weighting)
+        if pair.used and kappa is not None:
+            i, j = index[pair.a], index[pair.b]
+            kappas[i, j] = kappas[j, i] = kappa
+            paired[i, j] = paired[j, i] = 1.0
+    return index, kappas, paired
+
+
+def consensus_kappas(pairs, *, threshold, weighting="none", distrusted=frozenset(), matrix=None):
     """Each annotator's mean kappa with the annotators who agree with one another.
 
     The plain mean (`annotator_kappas`) lets a careless minority drag everyone down: among 12
@@ -201,18 +222,11 @@ def consensus_kappas(pairs, *, threshold, weighting="none", distrusted=frozenset
 
     With fewer than two annotators left there is no consensus to judge against; the mean over all
     trusted partners is used, which is the plain rule when nobody is distrusted. Returns
-    `{annotator: (mean or None, n_pairs)}` like `annotator_kappas`.
+    `{annotator: (mean or None, n_pairs)}` like `annotator_kappas`. `matrix`: `kappa_matrix(pairs)`
+    when the caller already has it (for the same pairs and weighting; it is not modified).
     """
-    names = sorted({pair.a for pair in pairs} | {pair.b for pair in pairs})
-    index = {name: i for i, name in enumerate(names)}
-    kappas = np.zeros((len(names), len(names)))
-    paired = np.zeros((len(names), len(names)))
-    for pair in pairs:
-        kappa = pair_kappa(pair, weighting)
-        if pair.used and kappa is not None:
-            i, j = index[pair.a], index[pair.b]
-            kappas[i, j] = kappas[j, i] = kappa
-            paired[i, j] = paired[j, i] = 1.0
+    index, kappas, paired = matrix if matrix is not None else kappa_matrix(pairs, weighting=weighting)
+    names = list(index)
 
     def totals(group):
         return kappas @ group, paired @ group

@@ -4,12 +4,12 @@ import hashlib
 
 from django.db.models import Count, Max
 
-from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, Rating
+from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, PairwiseJudgement, Rating
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality.rules import effective_decision
 
 # Bump when the report's computation or shape changes: cached reports then count as stale.
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 DEFAULT_SCALE = list(range(1, 6))
 
 
@@ -139,4 +139,8 @@ def survey_fingerprint(survey):
         survey.min_seconds_per_item,
         survey.attention_policy,
     ]
+    if survey.task_type == "pairwise":
+        # Judgements are only ever added too (imported ones come with no attention answers).
+        judgements = PairwiseJudgement.objects.filter(survey=survey).aggregate(n=Count("id"), last=Max("id"))
+        parts += ["pairwise", judgements["n"], judgements["last"]]
     return hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()

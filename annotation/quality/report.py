@@ -8,7 +8,7 @@ from statistics import median
 from django.utils import timezone
 
 from annotation.models import Aspect
-from annotation.quality import agreement, data, rules
+from annotation.quality import agreement, data, pairwise, rules, whatif
 
 SPLIT_HALF_SPLITS = 100
 SPLIT_HALF_SEED = 0
@@ -23,6 +23,16 @@ def _median_seconds(rows):
     return float(median(seconds)) if seconds else None
 
 
+def _is_pairwise(survey):
+    return survey.task_type == "pairwise"
+
+
+def _rows(survey):
+    """What the rules judge: ratings, or for a pairwise survey its judgements read as ratings of
+    oriented items on the labels first / tie / second (`pairwise.judgement_rows`)."""
+    return pairwise.judgement_rows(survey) if _is_pairwise(survey) else data.rating_rows(surveys=[survey])
+
+
 def survey_evidence(survey, rows, labels, attention):
     """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
 
@@ -31,7 +41,7 @@ def survey_evidence(survey, rows, labels, attention):
     the mean with the agreeing annotators (`agreement.consensus_kappas`), leaving out partners
     that the attention or speed rule already excludes; `means` keeps the plain mean for display.
     """
-    scale = data.survey_scale(survey)
+    scale = list(pairwise.SCALE) if _is_pairwise(survey) else data.survey_scale(survey)
     triples = _triples(rows, labels)
     pairs = []
     if agreement.split_half_mode(triples) == agreement.SPLIT_ANNOTATORS:
@@ -49,13 +59,7 @@ def survey_evidence(survey, rows, labels, attention):
             attention_failed=failed,
             median_seconds=_median_seconds(by_annotator.get(annotator_id, [])),
         )
-    # The other rules need no kappa, so they run first and say whose agreement is not evidence.
-    distrusted = {item.worker for item in evidence.values() if _evaluate(survey, item, kappa_rule=False).excluded}
-    judged = agreement.consensus_kappas(
-        pairs, threshold=survey.kappa_threshold, weighting=survey.kappa_weighting, distrusted=distrusted
-    )
-    for item in evidence.values():
-        item.kappa, item.kappa_pairs = judged.get(item.worker, (None, 0))
+    whatif.judge(evidence, pairs, whatif.settings_of(survey))  # sets each annotator's judged kappa
     return scale, pairs, means, evidence, by_annotator
 
 
@@ -123,7 +127,7 @@ def survey_report(survey, *, record=None):
     """
     # Ratings and attention answers are read once each: work submitted meanwhile waits for the
     # next recompute rather than half-appearing in this one.
-    rows = data.rating_rows(surveys=[survey])
+    rows = _rows(survey)
     attention = data.attention_by_annotator(survey)
     labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention))
     scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention)
@@ -148,12 +152,14 @@ def survey_report(survey, *, record=None):
     excluded = {entry["annotator_id"] for entry in annotators if entry["excluded"]}
     accepted_rows = [r for r in rows if r["annotator_id"] not in excluded]
     accepted_labels = {entry["worker"] for entry in annotators if not entry["excluded"]}
-    weighting = survey.kappa_weighting
+    weighting = whatif.settings_of(survey).kappa_weighting
+    level = "nominal" if _is_pairwise(survey) else "ordinal"
     used_kappas = [agreement.pair_kappa(p, weighting) for p in pairs if p.used]
     return {
         "survey": survey.pk,
         "survey_name": survey.name,
         "aspect": Aspect.OVERALL,
+        "task_type": survey.task_type,
         "scale": scale,
         "computed_at": timezone.now().isoformat(),
         "settings": {
@@ -173,8 +179,8 @@ def survey_report(survey, *, record=None):
         "median_kappa": agreement.median_kappa(pairs, weighting=weighting),
         "median_kappa_accepted": agreement.median_kappa(pairs, weighting=weighting, annotators=accepted_labels),
         "kappa_histogram": agreement.kappa_histogram(used_kappas),
-        "alpha": agreement.krippendorff_alpha(_triples(accepted_rows, labels), scale=scale),
-        "alpha_all": agreement.krippendorff_alpha(_triples(rows, labels), scale=scale),
+        "alpha": agreement.krippendorff_alpha(_triples(accepted_rows, labels), scale=scale, level=level),
+        "alpha_all": agreement.krippendorff_alpha(_triples(rows, labels), scale=scale, level=level),
         "split_half": agreement.split_half_agreement(
             _triples(accepted_rows, labels), n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED
         ),
@@ -186,12 +192,15 @@ def survey_report(survey, *, record=None):
 def dataset_report(surveys, reports):
     """The agreement over several surveys of a dataset (with their `reports`), not cached.
 
-    Pairs and annotators are listed per survey (each entry names its survey); the median is
-    over all used pairs; alpha and split-half are over the accepted ratings of all surveys,
+    Pairwise surveys are left out (their kappas are on first / tie / second). Pairs and
+    annotators are listed per survey (each entry names its survey); the median is over all used
+    pairs; alpha and split-half are over the accepted ratings of all surveys,
     each survey's annotators kept apart (the same person in two surveys counts twice).
     """
     pairs, annotators, kappas, accepted, accepted_all = [], [], [], [], []
     for survey, report in zip(surveys, reports, strict=True):
+        if report.get("task_type") == "pairwise":
+            continue  # its kappas are on first / tie / second, not on the rating scale
         pairs += [{**p, "survey": survey.name} for p in report["pairs"]]
         annotators += [{**a, "survey": survey.name} for a in report["annotators"]]
         weighting = agreement.WEIGHTINGS[survey.kappa_weighting]

@@ -51,7 +51,10 @@ def quality_queue_recompute(*, survey):
 
 
 def _annotator_in_survey(survey, annotator):
-    rated = annotator.ratings.filter(survey=survey).exists()
+    rated = (
+        annotator.ratings.filter(survey=survey).exists()
+        or annotator.pairwise_judgements.filter(survey=survey).exists()
+    )
     answered = annotator.assignments.filter(hit__survey=survey).exists()
     if not (rated or answered):
         raise QualityError(f"annotator {annotator.worker_id} did no work in survey {survey.name}")

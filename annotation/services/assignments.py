@@ -27,12 +27,14 @@ from annotation.models import (
     AttentionAnswer,
     HITItem,
     HITPage,
+    PairwiseJudgement,
     Rating,
     ReviewAction,
     Survey,
     WrittenResponse,
 )
 from annotation.quality.services import quality_mark_dirty
+from annotation.services.pairwise_answers import PairAnswerError, failed_checks, pairwise_rows
 from annotation.slots import assignments_expire
 
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
@@ -105,7 +107,7 @@ def assignment_items(*, assignment, annotator=None, hit_items=None):
     if hit_items is None:
         hit_items = (
             HITItem.objects.filter(hit_id=assignment.hit_id)
-            .select_related("context", "response", "attention_check")
+            .select_related("context", "response", "response_b", "attention_check")
             .order_by("position")
         )
     return _without_rated_overlap(list(hit_items), assignment, annotator or assignment.annotator)
@@ -359,14 +361,15 @@ def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=N
 
 
 def parse_answers(data):
-    """Turn form fields (`score-<item>-<aspect>`, `seconds-<item>`, `text-<item>`) into answers.
+    """Turn form fields (`score-<item>-<aspect>`, `seconds-<item>`, `text-<item>`, and for pairwise
+    items `strength-<item>` and `reason-<item>`) into answers.
 
-    Returns `{item_id: {"scores": {aspect: str}, "seconds": str|None, "text": str|None}}` for the
-    submit service, which does all validation; unknown item ids are kept so it can refuse them.
+    Returns `{item_id: {"scores": {aspect: str}, "seconds": str|None, "text": str|None, ...}}` for
+    the submit service, which does all validation; unknown item ids are kept so it can refuse them.
     """
     answers = {}
     for key in data:
-        match = re.match(r"^(score|seconds|text)-(\d+)(?:-([\w-]+))?$", key)
+        match = re.match(r"^(score|seconds|text|strength|reason)-(\d+)(?:-([\w-]+))?$", key)
         if not match:
             continue
         field, item_id, aspect = match.group(1), int(match.group(2)), match.group(3)
@@ -401,7 +404,7 @@ def _stored_result(assignment, replayed):
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
     return SubmitResult(
         assignment_id=assignment.pk,
-        ratings=assignment.ratings.count(),
+        ratings=assignment.ratings.count() + assignment.pairwise_judgements.count(),
         written=assignment.written_responses.count(),
         checks_passed=sum(checks),
         checks_failed=len(checks) - sum(checks),
@@ -433,7 +436,7 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            wanted = set(aspects) if item.kind == HITItem.Kind.RESPONSE else {Aspect.OVERALL}
+            wanted = set(aspects) if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.PAIR) else {Aspect.OVERALL}
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:
                 missing.append(item.pk)
@@ -452,6 +455,20 @@ def _validated_rows(assignment, annotator, survey, items, answers):
         # Numbered as the page numbers them: the items shown, in order, from 1.
         numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]
         raise SubmissionRefused(missing_message(numbers), missing=missing)
+    if survey.task_type == Survey.TaskType.PAIRWISE:
+        try:
+            judgements, checks = pairwise_rows(
+                assignment=assignment,
+                annotator=annotator,
+                survey=survey,
+                items=items,
+                answers=answers,
+                aspects=aspects,
+                seconds_of=_seconds,
+            )
+        except PairAnswerError as error:
+            raise SubmissionRefused(str(error)) from None
+        return judgements, checks, []
 
     ratings, checks, written = [], [], []
     for item_id, item in by_id.items():
@@ -537,7 +554,8 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     answers = {int(k): v for k, v in answers.items()}
     items = _items_to_check(assignment, annotator)
     ratings, checks, written = _validated_rows(assignment, annotator, survey, items, answers)
-    failed = sum(not c.passed for c in checks)
+    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
+    failed = failed_checks(checks, items) if pairwise else sum(not c.passed for c in checks)
 
     in_time = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
     try:
@@ -548,7 +566,8 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
             if not flipped:
                 raise _NotYours
             # Any IntegrityError here (a response this annotator already rated) rolls all of it back.
-            Rating.objects.bulk_create(ratings)
+            # A pairwise survey's "ratings" are its judgements (`_validated_rows`).
+            (PairwiseJudgement if pairwise else Rating).objects.bulk_create(ratings)
             AttentionAnswer.objects.bulk_create(checks)
             WrittenResponse.objects.bulk_create(written)
             status = Assignment.Status.SUBMITTED

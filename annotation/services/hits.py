@@ -16,6 +16,7 @@ import random
 from django.db import transaction
 
 from annotation.models import HIT, Assignment, Context, HITItem, Response, Survey, System
+from annotation.services.hits_pairwise import link_repeats, pairwise_hit_items, pairwise_plan
 
 INSTRUCTED_SCORES = (1, 2, 4, 5)
 
@@ -52,6 +53,8 @@ def hits_generate(*, survey):
 
     write = survey.task_type == Survey.TaskType.WRITE
     contexts = list(Context.objects.filter(dataset=survey.dataset).values_list("pk", flat=True))
+    if survey.task_type == Survey.TaskType.PAIRWISE:
+        return _pairwise_generate(survey, contexts)
     by_context = {} if write else _responses_by_context(survey)
     if not write:
         contexts = [pk for pk in contexts if pk in by_context]
@@ -97,6 +100,28 @@ def hits_generate(*, survey):
                 items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.INSTRUCTED, instructed_score=value))
                 position += 1
     HITItem.objects.bulk_create(items, batch_size=1000)
+    Assignment.objects.bulk_create(
+        (Assignment(hit=hit, slot=slot) for hit in hits for slot in range(survey.assignments_per_hit)),
+        batch_size=1000,
+    )
+    return hits
+
+
+def _pairwise_generate(survey, contexts):
+    plan = pairwise_plan(survey, contexts, f"{survey.pk}:{survey.token}:pairs")
+    contexts = [pk for pk in contexts if pk in plan]
+    if not contexts:
+        raise HITLayoutError("No context has replies from two of the chosen systems: there is nothing to compare.")
+    _rng(survey, "layout").shuffle(contexts)
+    size = survey.contexts_per_hit
+    chunks = [contexts[i : i + size] for i in range(0, len(contexts), size)]
+    hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
+    for hit, chunk in zip(hits, chunks, strict=True):
+        items, repeats = pairwise_hit_items(
+            survey=survey, hit=hit, chunk=chunk, plan=plan, rng=_rng(survey, f"hit{hit.position}")
+        )
+        HITItem.objects.bulk_create(items, batch_size=1000)
+        HITItem.objects.bulk_create(link_repeats(items, repeats))
     Assignment.objects.bulk_create(
         (Assignment(hit=hit, slot=slot) for hit in hits for slot in range(survey.assignments_per_hit)),
         batch_size=1000,

@@ -31,6 +31,16 @@ SURVEY_SETTINGS = (
     "kappa_weighting",
     "min_pair_overlap",
     "min_seconds_per_item",
+    "pair_budget",
+    "allow_tie",
+    "ask_strength",
+    "ask_reason",
+)
+PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
+PAIRWISE_INSTRUCTIONS = (
+    "You will read short conversations, each followed by two possible next turns, reply A and reply B. "
+    "Choose the one that is the better reply to the conversation so far, or 'about the same' when neither "
+    "is better. Some items are attention checks: read every item."
 )
 
 DEFAULT_SCALE_LABELS = {"1": "Not appropriate or sensible", "5": "Very reasonable"}
@@ -107,6 +117,15 @@ def survey_create(
     if Survey.objects.filter(name=name, owner=owner).exists():  # unique per owner: others' names stay unknown
         raise SurveyError(f"A survey named {name!r} already exists.")
     survey = Survey(dataset=dataset, name=name, owner=owner, **settings)
+    if (
+        survey.task_type == Survey.TaskType.PAIRWISE
+        and survey.instructions == Survey._meta.get_field("instructions").default
+    ):
+        survey.instructions = (
+            PAIRWISE_INSTRUCTIONS
+            if survey.allow_tie
+            else PAIRWISE_INSTRUCTIONS.replace(", or 'about the same' when neither is better", "")
+        )
     try:
         survey.full_clean(exclude=["owner"])
     except ValidationError as error:
@@ -130,6 +149,8 @@ def survey_create(
     overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS)
     if question:
         overall.question = question
+    elif survey.task_type == Survey.TaskType.PAIRWISE:
+        overall.question = PAIRWISE_QUESTION
     extra = [_aspect_spec(spec, position) for position, spec in enumerate(aspects, start=1)]
     keys = [a.key for a in [overall, *extra]]
     if len(set(keys)) != len(keys):
@@ -168,6 +189,7 @@ def survey_estimate(
     overlap_contexts=0,
     n_aspects=1,
     reward_cents=50,
+    pair_budget=0,
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings, annotator time and the total reward."""
@@ -178,7 +200,14 @@ def survey_estimate(
     # Every HIT carries the overlap contexts beside its own (hits_generate), so the first HIT an
     # annotator takes has them all: count them, or the estimate undercounts that HIT's items.
     contexts_in_first_hit = min(contexts_per_hit, regular) + overlap
-    if task_type == Survey.TaskType.WRITE:
+    if task_type == Survey.TaskType.PAIRWISE:
+        # Every pair of systems per context (or the budget): one question per aspect each.
+        pairs = n_systems * (n_systems - 1) // 2
+        pairs = min(pairs, pair_budget) if pair_budget else pairs
+        items_per_hit = min(contexts_per_hit, n_contexts) * pairs * n_aspects + attention_checks_per_hit
+        seconds_per_hit = items_per_hit * SECONDS_PER_RATING
+        ratings = n_contexts * pairs * n_aspects * assignments_per_hit
+    elif task_type == Survey.TaskType.WRITE:
         items_per_hit = contexts_in_first_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_WRITTEN_TURN
         ratings = 0
@@ -211,6 +240,7 @@ def survey_estimate_for(*, survey):
         overlap_contexts=survey.overlap_contexts,
         n_aspects=survey.aspects.count(),
         reward_cents=survey.reward_cents,
+        pair_budget=survey.pair_budget,
     )
 
 
@@ -223,9 +253,23 @@ def _set_status(survey, status, allowed_from, **fields):
     survey.save(update_fields=["status", *fields])
 
 
-@transaction.atomic
 def survey_launch(*, survey):
-    """Open the survey to annotators (and publish it on its crowd provider)."""
+    """Open the survey to annotators (and publish it on its crowd provider).
+
+    Three steps: the HITs are made (committed: a draft with HITs is still a draft); the provider
+    prepares what publishing needs and records it, committed on its own (a Prolific draft study's
+    id); then the launch itself, in one transaction. A failure in the last step (Prolific refusing
+    the PUBLISH transition) leaves the survey a draft with its prepared study recorded, and
+    launching again publishes that same study rather than creating another.
+    """
+    survey = _survey_hits_ready(survey=survey)
+    if survey.status != Survey.Status.LIVE and survey.launched_at is None:
+        get_provider(survey).prepare(survey=survey)
+    return _survey_open(survey=survey)
+
+
+@transaction.atomic
+def _survey_hits_ready(*, survey):
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     if survey.status == Survey.Status.LIVE:
         return survey
@@ -235,6 +279,14 @@ def survey_launch(*, survey):
         hits_generate(survey=survey)
     if not survey.hits.exists():
         raise SurveyError("The survey has no HITs: its dataset has no contexts with responses of the chosen systems.")
+    return survey
+
+
+@transaction.atomic
+def _survey_open(*, survey):
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.LIVE:
+        return survey
     first_launch = survey.launched_at is None
     _set_status(
         survey,

@@ -7,14 +7,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Prefetch, Q, TextField
 from django.db.models.functions import Cast
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors
-from annotation.exporting import dataset_export, download_filename, ratings_export
+from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename, ratings_export
 from annotation.extensions import response_extras
 from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError
@@ -75,6 +75,7 @@ def dataset_detail(request, pk):
         "query": query,
         "systems": selectors.dataset_systems(dataset=dataset),
         "surveys": selectors.surveys_visible_to(user=request.user).filter(dataset=dataset),
+        "real_ids_allowed": selectors.may_see_real_worker_ids(user=request.user, study=dataset),
     }
     return render(request, "annotation/dataset_detail.html", context)
 
@@ -133,15 +134,24 @@ def ratings_upload(request, pk):
 
 @login_required
 def dataset_download(request, pk, what, fmt):
-    """The dataset or its ratings in the import format, as a file download."""
+    """The dataset or its ratings in the import format, as a file download.
+
+    Ratings name their workers by dataset pseudonym (A1, A2, ...); `?ids=real` gives the real
+    worker ids to the dataset's owner only, in a file marked so (name and header)."""
     dataset = _own_dataset(request, pk)
+    real_ids = what == "ratings" and request.GET.get("ids") == "real"
+    if real_ids and not selectors.may_see_real_worker_ids(user=request.user, study=dataset):
+        raise Http404("Real worker ids are for the dataset's owner only.")
     stream = io.StringIO()
     if what == "ratings":
-        ratings_export(dataset=dataset, stream=stream, fmt=fmt)
+        ratings_export(dataset=dataset, stream=stream, fmt=fmt, real_ids=real_ids)
     else:
         dataset_export(dataset=dataset, stream=stream, fmt=fmt)
     content_type = "text/csv" if fmt == "csv" else "application/jsonl"
     response = HttpResponse(stream.getvalue(), content_type=f"{content_type}; charset=utf-8")
-    filename = download_filename(dataset.name, f"{what}.{fmt}")
+    stem = f"{what}-{REAL_IDS_SUFFIX}" if real_ids else what
+    filename = download_filename(dataset.name, f"{stem}.{fmt}")
     response["Content-Disposition"] = content_disposition_header(True, filename)
+    if what == "ratings":
+        response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"
     return response

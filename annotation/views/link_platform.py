@@ -4,6 +4,8 @@ The participant id comes from the URL parameter the researcher named; like Proli
 a claim: the work counts once the researcher confirms the ids the platform lists as completed.
 """
 
+import re
+
 from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -12,8 +14,11 @@ from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.models import LinkParticipant, LinkPlatform, Survey
-from annotation.views.prolific import PROLIFIC_ID_RE
 from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
+
+# Platforms' participant ids: letters and digits, and the - and _ some of them use (no spaces,
+# nothing a URL or a CSV cell would need to escape).
+PARTICIPANT_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def _platform_for(token):
@@ -38,7 +43,7 @@ def link_entry(request, token):
         return _refuse(request, survey, "This study is not accepting work right now.", 200)
     data = request.POST if request.method == "POST" else request.GET
     participant = (data.get(platform.participant_param) or "").strip() or (worker_from_cookie(request) or "")
-    if not PROLIFIC_ID_RE.match(participant):
+    if not PARTICIPANT_ID_RE.match(participant):
         message = f"This link is missing or has a malformed {platform.participant_param}: open it from your platform."
         return _refuse(request, survey, message, 400)
     if request.method == "GET":

@@ -19,13 +19,17 @@ from annotation.crowd.prolific import (
     slot_count,
     study_settings,
 )
+from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
-from annotation.models import Assignment, Survey
+from annotation.models import Assignment, ProlificBlockList, Survey
 from annotation.services import surveys as survey_services
 
 
-def _own_survey(request, pk):
-    return get_object_or_404(selectors.surveys_visible_to(user=request.user), pk=pk, provider=Survey.Provider.PROLIFIC)
+def _own_survey(request, pk, *, change=False):
+    # Staff read every study but change none of others': a write looks the survey up among the
+    # changeable ones, so staff get the 404 another researcher gets.
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk, provider=Survey.Provider.PROLIFIC)
 
 
 def _submissions(study):
@@ -59,7 +63,7 @@ def prolific_survey(request, pk):
         "hourly": money(round(hourly_cents(study.reward_cents, study.estimated_minutes)), study.currency),
         "pay": pay_check(study),
         "top_up": money(pay_check(study)["top_up_cents"], study.currency),
-        "cost": {key: money(value, study.currency) for key, value in (cost or {}).items() if isinstance(value, int)},
+        "cost": money(cost["total_cost_cents"], study.currency) if cost else "",
         "cost_error": cost_error,
         "submissions": submissions,
         "confirmed_count": sum(s.confirmed for s in submissions),
@@ -67,6 +71,9 @@ def prolific_survey(request, pk):
         "min_reject": MIN_REJECT_MESSAGE,
         # A fresh key per page: the same form sent twice (retry, double click) pays one bonus.
         "bonus_key": secrets.token_urlsafe(12),
+        "block_list": ProlificBlockList.objects.filter(owner=survey.owner_id).values_list("group_id", flat=True).first()
+        if survey.owner_id
+        else "",
     }
     return render(request, "annotation/prolific/survey.html", context)
 
@@ -104,7 +111,7 @@ def _slot_of(survey, submission_pk):
 @require_POST
 def prolific_action(request, pk):
     """One POST endpoint for the page's buttons; each action makes one provider call."""
-    survey = _own_survey(request, pk)
+    survey = _own_survey(request, pk, change=True)
     provider, post, action = ProlificProvider(), request.POST, request.POST.get("action", "")
     try:
         if action == "settings":
@@ -135,9 +142,18 @@ def prolific_action(request, pk):
                 key = f"page-{post.get('bonus_key', '')}-{row.pk}"
                 provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
             note = f"{action.capitalize()}: {row.participant_id}."
+        elif action == "block":
+            study = study_settings(survey)
+            row = get_object_or_404(
+                study.submissions.select_related("annotator", "study__survey"), pk=post.get("submission", "")
+            )
+            group = participant_block(
+                client=provider.client, submission=row, reason=post.get("reason", ""), user=request.user
+            )
+            note = f"{row.participant_id}: work excluded, blocked here and in Prolific participant group {group}."
         else:
             return HttpResponseBadRequest("Unknown action.")
-    except (ProviderError, survey_services.SurveyError, ValueError) as error:
+    except (ProviderError, survey_services.SurveyError, ValueError) as error:  # QualityError is a ValueError
         messages.error(request, str(error))
     else:
         messages.success(request, note)

@@ -2,16 +2,19 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
 from annotation.crowd.base import ProviderError
-from annotation.exporting import download_filename, ratings_export
+from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
+from annotation.exporting_pairwise import pairwise_export
+from annotation.extensions import survey_panels
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, Survey, WrittenResponse
+from annotation.services.extend import survey_extend
 from annotation.task_display import task_context
 
 
@@ -85,8 +88,32 @@ def survey_detail(request, pk):
             "reopen_refusal": services.survey_reopen_refusal(survey=survey),
             # Staff may read every survey but change only their own: show them no buttons that 404.
             "may_change": selectors.may_change_study(user=request.user, study=survey),
+            "panels": survey_panels(request, survey),  # e.g. analysis's planning panel
         },
     )
+
+
+@login_required
+@require_POST
+def survey_extend_view(request, pk):
+    """Add ratings per response (assignments per HIT) on the survey's provider: the planning panel's button."""
+    survey = _survey(request, pk, change=True)
+    try:
+        per_hit, seen = int(request.POST.get("per_hit", "")), int(request.POST.get("from_assignments", ""))
+    except ValueError:
+        messages.error(request, "Say how many ratings per response to add (a whole number).")
+        return redirect("annotation:survey_detail", pk=pk)
+    try:
+        result = survey_extend(survey=survey, per_hit=per_hit, from_assignments=seen)
+    except ProviderError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            f"Survey {survey.name} extended: {result['added']:,} more assignments, "
+            f"{result['assignments_per_hit']} per HIT now.",
+        )
+    return redirect("annotation:survey_detail", pk=pk)
 
 
 @login_required
@@ -231,9 +258,17 @@ def survey_written(request, pk):
 
 @login_required
 def survey_export(request, pk):
+    """The survey's ratings, workers as dataset pseudonyms; `?ids=real` (owner only) gives real ids."""
     survey = _survey(request, pk)
+    real_ids = request.GET.get("ids") == "real"
+    if real_ids and not selectors.may_see_real_worker_ids(user=request.user, study=survey):
+        raise Http404("Real worker ids are for the survey's owner only.")
     response = HttpResponse(content_type="application/x-ndjson")
-    ratings_export(dataset=survey.dataset, survey=survey, stream=response)
-    filename = download_filename(survey.name, "ratings.jsonl")
+    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
+    export = pairwise_export if pairwise else ratings_export
+    export(dataset=survey.dataset, survey=survey, stream=response, real_ids=real_ids)
+    what = "pairwise" if pairwise else "ratings"
+    filename = download_filename(survey.name, f"{what}-{REAL_IDS_SUFFIX}.jsonl" if real_ids else f"{what}.jsonl")
     response["Content-Disposition"] = content_disposition_header(True, filename)
+    response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"
     return response

@@ -14,7 +14,11 @@ import os
 from pathlib import Path
 
 import numpy as np
-import torch
+
+from annotation.lazy_import import lazy_module
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+torch = lazy_module("torch")
 
 MAGIC = b"RATELAB-CHECKPOINT\n"
 FORMAT_VERSION = 1

@@ -6,11 +6,11 @@ responses whose contexts the model never saw, and small datasets still give stab
 
 import numpy as np
 
+from scoring.adem.choices import KINDS  # noqa: F401  defined in choices.py (no torch); imported from here too
 from scoring.adem.evaluate import correlations
 from scoring.adem.pipeline import Vectors, fit_scorer
 from scoring.adem.splits import kfold_by_context
 
-KINDS = ("leave-one-system-out", "data-efficiency")
 FRACTIONS = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
 
 

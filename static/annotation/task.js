@@ -8,6 +8,8 @@
   var fieldsets = Array.prototype.slice.call(form.querySelectorAll("fieldset.scale"));
   var textareas = Array.prototype.slice.call(form.querySelectorAll("textarea"));
   var items = Array.prototype.slice.call(form.querySelectorAll(".task-item"));
+  // Pairwise items' optional one-line reasons: kept like written replies, never required.
+  var reasons = Array.prototype.slice.call(form.querySelectorAll("input.reason"));
   var counter = document.getElementById("answered-count");
   var summary = document.getElementById("error-summary");
   var restoredNote = document.getElementById("restored-note");
@@ -32,7 +34,7 @@
     if (!store || !storeKey) { return; }
     var data = { savedAt: Date.now(), scores: {}, texts: {}, seconds: {} };
     form.querySelectorAll("input[type=radio]:checked").forEach(function (radio) { data.scores[radio.name] = radio.value; });
-    textareas.forEach(function (area) { if (area.value) { data.texts[area.name] = area.value; } });
+    textareas.concat(reasons).forEach(function (area) { if (area.value) { data.texts[area.name] = area.value; } });
     form.querySelectorAll("input.seconds").forEach(function (hidden) { if (hidden.value) { data.seconds[hidden.name] = hidden.value; } });
     try { store.setItem(storeKey, JSON.stringify(data)); } catch (e) { /* full or refused: nothing to do */ }
   }
@@ -47,7 +49,7 @@
         if (radio.value === data.scores[name]) { radio.checked = true; restored = true; }
       });
     });
-    textareas.forEach(function (area) {
+    textareas.concat(reasons).forEach(function (area) {
       if (!area.value && data.texts && data.texts[area.name]) { area.value = data.texts[area.name]; restored = true; }
     });
     form.querySelectorAll("input.seconds").forEach(function (hidden) {
@@ -163,7 +165,9 @@
     refreshMarks(event.target.closest ? event.target.closest(".task-item") : null);
   }
   form.addEventListener("change", changed);
-  form.addEventListener("input", function (event) { if (event.target.tagName === "TEXTAREA") { changed(event); } });
+  form.addEventListener("input", function (event) {
+    if (event.target.tagName === "TEXTAREA" || event.target.classList.contains("reason")) { changed(event); }
+  });
   form.addEventListener("focusin", function (event) {
     var fieldset = event.target.closest ? event.target.closest("fieldset.scale") : null;
     if (fieldset) { highlight(fieldset); }
@@ -175,7 +179,8 @@
     if (!/^[0-9]$/.test(event.key)) { return; }
     var fieldset = current();
     if (!fieldset) { return; }
-    var radio = fieldset.querySelector('input[type=radio][value="' + event.key + '"]');
+    // Rating scales answer by value (1-5); a pairwise question by its shortcut (1 = A, 2 = B, 3 = tie).
+    var radio = fieldset.querySelector('input[type=radio][value="' + event.key + '"], input[type=radio][data-key="' + event.key + '"]');
     if (!radio || radio.disabled) { return; }
     event.preventDefault();
     radio.checked = true;

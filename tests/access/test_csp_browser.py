@@ -12,7 +12,7 @@ from playwright.sync_api import sync_playwright
 
 from annotation import services
 from annotation.models import Survey
-from scoring.services import metrics_compute
+from scoring.services.metrics import metrics_compute
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.conftest import PASSWORD

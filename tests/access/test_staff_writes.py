@@ -22,9 +22,9 @@ from annotation.models import Annotator, ReviewAction, Survey
 from annotation.models.mturk import MTurkSettings
 from annotation.models.quality import ExclusionDecision
 from annotation.services import mturk as mturk_services
-from scoring.forms_adem import ExperimentForm, TrainForm
-from scoring.models import MetricRun, TrainingRun
-from scoring.services import metrics_compute
+from scoring.forms.adem import ExperimentForm, TrainForm
+from scoring.models import Judge, MetricRun, TrainingRun
+from scoring.services.metrics import metrics_compute
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.conftest import PASSWORD
@@ -54,6 +54,7 @@ OWN_ACCOUNT_FORMS = {
     "scoring:adem_experiments",
     "scoring:adem_pretrain",
     "scoring:api_tokens",  # the caller's own API tokens: a POST creates one for the caller
+    "scoring:judges",  # the caller's own LLM judges: a POST adds one for the caller
 }
 # Read-only views that answer any method like a GET: a POST changes nothing there.
 READS_IGNORING_THE_METHOD = {
@@ -106,6 +107,9 @@ def study(researcher, monkeypatch, settings):
         "turk": turk,
         "annotator": Annotator.objects.get(worker_id="worker-1"),
         "metric_run": metrics_compute(dataset=survey.dataset, metrics=["bleu1"], user=researcher, dispatch=False),
+        "judge": Judge.objects.create(
+            owner=researcher, name="alice-judge", base_url="http://127.0.0.1:9/v1", model="m"
+        ),
         "training_run": TrainingRun.objects.create(
             kind=TrainingRun.Kind.EXPERIMENT, owner=researcher, dataset=survey.dataset
         ),
@@ -134,6 +138,8 @@ def write_requests(study):
     yield "annotation:survey_action", reverse("annotation:survey_action", args=[survey.pk, "close"]), {"confirm": "yes"}
     for action in ("pause", "launch"):
         yield "annotation:survey_action", reverse("annotation:survey_action", args=[survey.pk, action]), {}
+    extend = reverse("annotation:survey_extend", args=[survey.pk])
+    yield "annotation:survey_extend", extend, {"per_hit": 1, "from_assignments": survey.assignments_per_hit}
     review = reverse("annotation:survey_review", args=[survey.pk, annotator.pk])
     yield "annotation:survey_review", review, {"action": "exclude", "reason": "staff says so"}
     written = reverse("annotation:survey_written", args=[survey.pk])
@@ -161,6 +167,9 @@ def write_requests(study):
     override = reverse("annotation:quality_override", args=[survey.pk, annotator.pk])
     yield "annotation:quality_override", override, {"action": "exclude", "note": "staff says so"}
     yield "scoring:dataset_metrics", reverse("scoring:dataset_metrics", args=[dataset.pk]), {"metric": ["bleu1"]}
+    # judging a dataset's pairs with alice's judge: the judge is looked up with judges_changeable_by
+    judge_pairs = reverse("scoring:judge_dataset_pairs", args=[study["judge"].pk])
+    yield "scoring:judge_dataset_pairs", judge_pairs, {"dataset": dataset.pk}
 
 
 def mturk_settings_data(turk):
@@ -301,6 +310,7 @@ def _sample_url(name, pattern, study):
         "annotator_id": study["annotator"].pk,
         "run_id": study["training_run" if name.startswith("scoring:adem") else "metric_run"].pk,
         "name": "no-such-model",
+        "judge_id": study["judge"].pk,
     }
     keys = list(pattern.pattern.regex.groupindex)
     choices = [SAMPLE_ARGUMENTS.get(key) or [ids.get(key, 1)] for key in keys]

@@ -48,6 +48,8 @@ def test_report_page_renders_tables_and_plots_in_chromium(live_server, page, usr
     assert rows.count() == 3
     assert "overlap_f1" in rows.first.inner_text() or "length" in rows.first.inner_text()
     plot = page.locator("img[alt^='Scatter of length']")
+    assert not plot.is_visible(), "the per-metric plots wait behind their toggle"
+    page.click("#metric-plots summary")
     plot.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=plot.element_handle())
     assert plot.evaluate("img => img.naturalWidth") > 100

@@ -32,7 +32,7 @@ def report(**extra):
 
 def test_cells_are_rounded_and_intervals_are_one_cell():
     rows = presentation.utterance_table(report()).rows
-    assert rows[0] == ["bleu2", "0.123", "[0.000, 0.300]", "<0.001", "–", "–", "–", "40"]
+    assert rows[0] == ["bleu2", "0.123", "[0.000, 0.300]", "<0.001", "–", "–", "–", "–", "–", "40"]
     assert rows[1][-1] == "12,345" and rows[1][5] == "[0.000, 0.500]"
 
 

@@ -13,6 +13,7 @@ from scipy import stats as scipy_stats
 
 from analysis.exporting import TABLES, latex_escape, table, to_csv
 from analysis.models import Report
+from analysis.sensitivity import settings_grid
 from analysis.services import (
     _jsonable,
     report_build,
@@ -167,7 +168,9 @@ def test_report_latex_is_a_well_formed_booktabs_table(usr_study):
     dataset, _, _, _ = usr_study
     text = run_report(dataset=dataset.name, format="latex", bootstrap=0)
     body, tables = parse_latex_tables(text)
-    assert body.count(r"\begin{table}") == 2 == len(tables)
+    # utterance level, system level, filter sensitivity (one row per setting under its header)
+    assert body.count(r"\begin{table}") == 3 == len(tables)
+    assert len(tables[2]) == 1 + len(settings_grid()) and tables[2][1][0] == "the study's settings"
     assert r"\toprule" in body and r"\bottomrule" in body
     metrics = [row[0] for row in tables[0][1:]]
     assert metrics[:3] == ["length", r"overlap\_f1", r"overlap\_f1\_nostop"]

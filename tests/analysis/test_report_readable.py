@@ -55,7 +55,7 @@ def test_tables_have_human_headers_rounded_cells_and_one_cell_per_interval(resea
     body = researcher_client.get(page_url(computed.dataset)).content.decode()
     utterance = section(body, "utterance_level")
     headers = re.findall(r'<th scope="col"[^>]*>(.*?)</th>', utterance)
-    assert headers == ["Metric", "Pearson r", "95% CI", "p", "Spearman ρ", "95% CI", "p", "n"]
+    assert headers == ["Metric", "Pearson r", "95% CI", "p", "Spearman ρ", "95% CI", "p", "Kendall τ-b", "p", "n"]
     for raw in ("pearson_ci_low", "p_two_sided", "spearman_p", "human_mean"):
         assert raw not in body
     cells = re.findall(r'<td class="num">(.*?)</td>', utterance)
@@ -97,7 +97,7 @@ def test_each_table_has_a_named_download_and_a_note_on_how_it_was_computed(resea
     assert "Download per-system means (CSV)" in body
     assert "Download all tables (zip of CSVs and JSON)" in body
     system = section(body, "system_level")
-    assert f"n = {computed.data['n_systems']} systems" in system and "Fisher" in system
+    assert f"n = {computed.data['n_systems']} systems" in system and "Boot-Both" in system
     assert 'class="table-note"' in section(body, "systems") and "bootstrap" in section(body, "systems")
 
 
@@ -140,7 +140,8 @@ def test_formula_cells_are_neutralised_in_every_analysis_csv(researcher_client, 
     from analysis.services import report_refresh
 
     report_refresh(report=computed)
-    archive = zipfile.ZipFile(io.BytesIO(researcher_client.get(export_url(computed, "zip")).content))
+    # The real ids (the owner's download): the hostile worker id must reach the CSV neutralised.
+    archive = zipfile.ZipFile(io.BytesIO(researcher_client.get(export_url(computed, "zip", ids="real")).content))
     seen = set()
     for name in TABLES:
         text = archive.read(f"{name}.csv").decode()
@@ -192,7 +193,8 @@ def test_an_exclusion_override_shows_a_recomputing_banner_and_stamps_exports_sta
     assert stale["X-RateLab-Report-Stale"] == "1"
     data = json.loads(stale.content)
     assert data["stale"] is True and data["stale_note"].startswith("STALE")
-    archive = zipfile.ZipFile(io.BytesIO(researcher_client.get(export_url(computed, "zip")).content))
+    # The real ids (the owner's download): the hostile worker id must reach the CSV neutralised.
+    archive = zipfile.ZipFile(io.BytesIO(researcher_client.get(export_url(computed, "zip", ids="real")).content))
     assert archive.read("README.txt").decode().startswith("STALE")
     assert json.loads(archive.read("report.json"))["stale"] is True
     status = researcher_client.get(reverse("analysis:report_status", args=[computed.pk])).json()

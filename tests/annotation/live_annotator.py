@@ -70,9 +70,12 @@ class LiveAnnotator:
         checks = dict(CHECK_RE.findall(html))
         data = {"csrfmiddlewaretoken": CSRF_RE.search(html).group(1)}
         fields = sorted(set(FIELD_RE.findall(html)))
+        # A pairwise task asks A / B / tie (its checks look like any pair: the caller counts
+        # judgements in the database rather than from `answered`).
+        answer = "a" if "pair-choice" in html else str(score)
         for name in fields:
             item = name.split("-")[1]
-            data[name] = checks.get(item, str(score))
+            data[name] = checks.get(item, answer)
         for item in SECONDS_RE.findall(html):
             data[f"seconds-{item}"] = "3.0"
         if think:

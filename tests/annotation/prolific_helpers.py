@@ -47,8 +47,10 @@ def api(prolific_env):
         yield router
 
 
-def make_prolific_survey(owner, *, n_hits=2, assignments=2, reward_cents=150, minutes=10, **extra):
-    survey = make_survey(owner, n_hits=n_hits, assignments=assignments, name="prolific-study", **extra)
+def make_prolific_survey(
+    owner, *, n_hits=2, assignments=2, reward_cents=150, minutes=10, name="prolific-study", **extra
+):
+    survey = make_survey(owner, n_hits=n_hits, assignments=assignments, name=name, **extra)
     Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.PROLIFIC)
     survey.refresh_from_db()
     study_settings(survey, reward_cents=reward_cents, minutes=minutes)

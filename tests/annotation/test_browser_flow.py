@@ -86,7 +86,9 @@ def test_researcher_creates_survey_and_two_annotators_rate_with_the_keyboard(liv
     survey_url = research.url
     exported = research.request.get(f"{survey_url}ratings.jsonl").text()
     rows = [json.loads(line) for line in exported.splitlines()]
-    assert len(rows) == 8 and {r["worker"] for r in rows} == {"ann-one", "ann-two"}
+    assert len(rows) == 8 and {r["worker"] for r in rows} == {"A1", "A2"}  # pseudonyms by default
+    real = research.request.get(f"{survey_url}ratings.jsonl?ids=real").text()
+    assert {json.loads(line)["worker"] for line in real.splitlines()} == {"ann-one", "ann-two"}
     assert {r["system"] for r in rows} == {"hred", "human"} and all(2 <= r["score"] <= 4 for r in rows)
     research.reload()
     assert research.inner_text("#ratings-count") == "8"

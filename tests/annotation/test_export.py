@@ -46,7 +46,7 @@ def test_usr_personachat_survives_import_export_import(shared_data, tmp_path, db
     run("import_ratings", str(write_jsonl(tmp_path / "r.jsonl", ratings)), "--dataset", "usr")
     exported = run("export_dataset", "--dataset", "usr")
     assert jsonl(exported) == by_system(records)
-    exported_ratings = run("export_ratings", "--dataset", "usr")
+    exported_ratings = run("export_ratings", "--dataset", "usr", "--real-ids")
     assert rating_keys(jsonl(exported_ratings)) == rating_keys(ratings)
 
     (tmp_path / "again.jsonl").write_text(exported, encoding="utf-8")
@@ -54,20 +54,20 @@ def test_usr_personachat_survives_import_export_import(shared_data, tmp_path, db
     run("import_dataset", str(tmp_path / "again.jsonl"), "--name", "usr2")
     run("import_ratings", str(tmp_path / "again-r.jsonl"), "--dataset", "usr2")
     assert run("export_dataset", "--dataset", "usr2") == exported
-    assert run("export_ratings", "--dataset", "usr2") == exported_ratings
+    assert run("export_ratings", "--dataset", "usr2", "--real-ids") == exported_ratings
 
 
 def test_round_trip_keeps_speakers_meta_references_and_aspects(small_study, tmp_path):
     exported = run("export_dataset", "--dataset", "study")
     assert jsonl(exported) == by_system(SMALL_DATASET)
-    ratings = run("export_ratings", "--dataset", "study")
+    ratings = run("export_ratings", "--dataset", "study", "--real-ids")
     assert rating_keys(jsonl(ratings)) == rating_keys(SMALL_RATINGS)
     (tmp_path / "e.jsonl").write_text(exported, encoding="utf-8")
     (tmp_path / "e-r.jsonl").write_text(ratings, encoding="utf-8")
     run("import_dataset", str(tmp_path / "e.jsonl"), "--name", "copy")
     run("import_ratings", str(tmp_path / "e-r.jsonl"), "--dataset", "copy")
     assert run("export_dataset", "--dataset", "copy") == exported
-    assert run("export_ratings", "--dataset", "copy") == ratings
+    assert run("export_ratings", "--dataset", "copy", "--real-ids") == ratings
     assert list(Survey.objects.get(dataset__name="copy").aspects.values_list("key", flat=True)) == [
         "overall",
         "topicality",
@@ -78,12 +78,14 @@ def test_csv_round_trip_is_lossless(small_study, tmp_path):
     out = tmp_path / "study.csv"
     run("export_dataset", "--dataset", "study", "--format", "csv", "--output", str(out))
     ratings_out = tmp_path / "ratings.csv"
-    run("export_ratings", "--dataset", "study", "--format", "csv", "--output", str(ratings_out))
+    run("export_ratings", "--dataset", "study", "--format", "csv", "--output", str(ratings_out), "--real-ids")
     assert out.read_text(encoding="utf-8").splitlines()[0] == "context_id,kind,speaker,system,text,meta"
     run("import_dataset", str(out), "--name", "copy")
     run("import_ratings", str(ratings_out), "--dataset", "copy")
     assert run("export_dataset", "--dataset", "copy") == run("export_dataset", "--dataset", "study")
-    assert run("export_ratings", "--dataset", "copy") == run("export_ratings", "--dataset", "study")
+    assert run("export_ratings", "--dataset", "copy", "--real-ids") == run(
+        "export_ratings", "--dataset", "study", "--real-ids"
+    )
 
 
 def test_export_writes_to_a_file_with_output(small_study, tmp_path):
@@ -119,10 +121,10 @@ def test_export_ratings_of_several_surveys_names_each_survey(small_study, tmp_pa
         "--survey",
         "second",
     )
-    records = jsonl(run("export_ratings", "--dataset", "study"))
+    records = jsonl(run("export_ratings", "--dataset", "study", "--real-ids"))
     assert len(records) == len(SMALL_RATINGS) + 2
     assert {r["survey"] for r in records} == {"study-imported", "second"}
-    only_second = jsonl(run("export_ratings", "--dataset", "study", "--survey", "second"))
+    only_second = jsonl(run("export_ratings", "--dataset", "study", "--survey", "second", "--real-ids"))
     assert rating_keys(only_second) == rating_keys(SMALL_RATINGS[:2])
     assert all("survey" not in r for r in only_second)
 

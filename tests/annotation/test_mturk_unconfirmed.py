@@ -85,14 +85,14 @@ def test_survey_and_annotator_pages_mark_unconfirmed_work(client, researcher, su
 
 def test_rating_exports_say_whether_mturk_confirmed_each_rating(survey):
     stream = io.StringIO()
-    assert ratings_export(dataset=survey.dataset, survey=survey, stream=stream) == 4
+    assert ratings_export(dataset=survey.dataset, survey=survey, stream=stream, real_ids=True) == 4
     records = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert {(r["worker"], r["confirmed"]) for r in records} == {("AREALWORKER", True), ("AFORGEDWORKER", False)}
     # Import reads the export back (the key is informational, like "survey").
     assert len(parse_ratings(stream.getvalue(), "jsonl")) == 4
 
     stream = io.StringIO()
-    ratings_export(dataset=survey.dataset, survey=survey, stream=stream, fmt="csv")
+    ratings_export(dataset=survey.dataset, survey=survey, stream=stream, fmt="csv", real_ids=True)
     rows = list(csv.DictReader(io.StringIO(stream.getvalue())))
     assert {(r["worker"], r["confirmed"]) for r in rows} == {("AREALWORKER", "True"), ("AFORGEDWORKER", "False")}
     assert len(parse_ratings(stream.getvalue(), "csv")) == 4

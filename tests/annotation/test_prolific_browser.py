@@ -105,3 +105,8 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         assert approve.count() == 1, "only confirmed work can be reviewed"
         assert _fits(page), f"the Prolific page is wider than {label}"
         page.screenshot(path=str(shots / f"prolific-researcher-{label}.png"), full_page=True)
+        page.click("text=Exclude and block…")
+        block = page.locator(".block-form")
+        assert block.is_visible() and "block list on Prolific" in block.inner_text()
+        assert _fits(page), f"the open block form is wider than {label}"
+        block.screenshot(path=str(shots / f"prolific-block-form-{label}.png"))

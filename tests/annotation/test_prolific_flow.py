@@ -277,7 +277,7 @@ def test_rating_exports_say_whether_prolific_confirmed_each_rating(client, surve
     )
     provider().sync(survey=survey)
     stream = io.StringIO()
-    ratings_export(dataset=survey.dataset, survey=survey, stream=stream)
+    ratings_export(dataset=survey.dataset, survey=survey, stream=stream, real_ids=True)
     records = [json.loads(line) for line in stream.getvalue().splitlines()]
     by_worker = {(record["worker"], record["confirmed"]) for record in records}
     assert by_worker == {(pid(1), True), (pid(2), False)}

@@ -184,7 +184,9 @@ def test_progress_review_and_export(client, researcher_client, researcher):
     lines = researcher_client.get(f"/surveys/{survey.pk}/ratings.jsonl").content.decode().splitlines()
     rows = [json.loads(line) for line in lines]
     assert len(rows) == 12 and set(rows[0]) >= {"context_id", "system", "worker", "score", "aspect"}
-    assert {r["score"] for r in rows} == {4} and {r["worker"] for r in rows} == {"w1"}
+    assert {r["score"] for r in rows} == {4} and {r["worker"] for r in rows} == {"A1"}  # a pseudonym by default
+    real = researcher_client.get(f"/surveys/{survey.pk}/ratings.jsonl?ids=real").content.decode().splitlines()
+    assert {json.loads(line)["worker"] for line in real} == {"w1"}
 
 
 def test_write_task_page_takes_written_replies_for_review(client, researcher_client, researcher):

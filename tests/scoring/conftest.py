@@ -3,6 +3,7 @@
 import pytest
 
 from tests.factories import load_dataset_records, load_rating_records
+from tests.scoring.chat_server import ChatServer
 from tests.shared_loaders import usr_personachat
 
 
@@ -13,3 +14,11 @@ def usr(db, shared_data, researcher):
     dataset = load_dataset_records(records=records, name="usr-pc", owner=researcher)
     load_rating_records(records=ratings, dataset=dataset, survey_name="usr-overall", owner=researcher)
     return dataset
+
+
+@pytest.fixture
+def chat_server():
+    """A local OpenAI-compatible chat-completions server (tests.scoring.chat_server), stopped after the test."""
+    server = ChatServer().start()
+    yield server
+    server.stop()

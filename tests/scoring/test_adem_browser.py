@@ -11,7 +11,7 @@ import pytest
 from django.db import connections
 
 from scoring.models import ApiToken, TrainingRun
-from scoring.services_adem import adem_train
+from scoring.services.adem import adem_train
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat

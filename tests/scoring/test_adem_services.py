@@ -11,8 +11,8 @@ from annotation.models import Annotator, ExclusionDecision, Rating, Reference, R
 from scoring.adem.encoders.minilm import MiniLmEncoder
 from scoring.adem_jobs import adem_train_queue
 from scoring.models import AdemModel, MetricScore
-from scoring.services import MetricsUpToDate, metric_chunk_compute, metric_names, metrics_compute
-from scoring.services_adem import AdemRefusal, adem_model_named, adem_score, adem_scorer, adem_train
+from scoring.services.adem import AdemRefusal, adem_model_named, adem_score, adem_scorer, adem_train
+from scoring.services.metrics import MetricsUpToDate, metric_chunk_compute, metric_names, metrics_compute
 
 FAST = {"max_epochs": 6, "patience": 6}
 

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring import services_adem, vhred_store
+from scoring import vhred_store
 from scoring.adem import checkpoint
 from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
 from scoring.adem.vhred.encoder import VhredEncoder
 from scoring.adem.vhred.model import VhredConfig
 from scoring.adem.vhred.pretrain import pretrain
 from scoring.models import AdemModel
-from scoring.services_adem import adem_score, adem_train, vhred_pretrain
+from scoring.services import adem as services_adem
+from scoring.services.adem import adem_score, adem_train, vhred_pretrain
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from annotation.models import Annotator, ExclusionDecision, Rating, Response
 from scoring.models import AdemModel, TrainingRun
-from scoring.services_adem import adem_train, api_token_create
+from scoring.services.adem import adem_train, api_token_create
 
 FAST = {"max_epochs": 4, "patience": 4}
 TRIPLE = {"context": ["do you like dogs ?"], "reference": "yes i do", "response": "i have a dog"}

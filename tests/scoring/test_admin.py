@@ -5,8 +5,18 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from scoring.models import AdemModel, ApiToken, MetricChunk, MetricRun, MetricScore, TrainingRun
-from scoring.services_adem import api_token_create
+from scoring.models import (
+    AdemModel,
+    ApiToken,
+    Judge,
+    JudgeCacheEntry,
+    JudgeUsage,
+    MetricChunk,
+    MetricRun,
+    MetricScore,
+    TrainingRun,
+)
+from scoring.services.adem import api_token_create
 from tests.annotation.files import SMALL_DATASET
 from tests.factories import load_dataset_records
 
@@ -25,7 +35,10 @@ def results(admin_user, researcher):
     response = dataset.contexts.first().responses.first()
     MetricScore.objects.create(response=response, metric="bleu1", version="1", value=0.5)
     api_token_create(user=researcher, name="script")
-    return {"model": model, "run": run, "metric_run": metric_run}
+    judge = Judge.objects.create(owner=researcher, name="local", base_url="http://127.0.0.1:9/v1", model="tiny")
+    JudgeCacheEntry.objects.create(judge=judge, template_version="rating-1", prompt_hash="ab" * 32, values=[4], mean=4)
+    JudgeUsage.objects.create(judge=judge, run=metric_run, prompts=1, requests=1)
+    return {"model": model, "run": run, "metric_run": metric_run, "judge": judge}
 
 
 def test_every_scoring_model_is_in_the_admin():
@@ -63,6 +76,8 @@ def test_admin_rows_link_to_the_researcher_pages(client, admin_user, results):
     assert reverse("scoring:adem_run", args=[results["run"].pk]) in runs_page
     metric_runs = client.get(reverse("admin:scoring_metricrun_changelist")).content.decode()
     assert reverse("scoring:dataset_metrics", args=[results["metric_run"].dataset_id]) in metric_runs
+    judges = client.get(reverse("admin:scoring_judge_changelist")).content.decode()
+    assert reverse("scoring:judge_detail", args=[results["judge"].pk]) in judges
 
 
 def test_the_token_admin_never_shows_the_keys_hash_and_deleting_revokes(client, admin_user, results):

@@ -14,10 +14,11 @@ import scoring.metrics as engine
 from annotation.extensions import response_extras
 from annotation.models import Response
 from config.celery import app as celery_app
-from scoring import services, tasks
+from scoring import tasks
 from scoring.metrics.cider import cider
 from scoring.models import MetricChunk, MetricRun, MetricScore
 from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
+from scoring.services import metrics as services
 from tests.factories import load_dataset_records
 
 FAST = ["bleu1", "bleu4", "rouge_l", "cider", "response_len"]

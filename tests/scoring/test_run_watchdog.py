@@ -21,8 +21,10 @@ from django.utils import timezone
 import scoring.metrics as engine
 from config.celery import app as celery_app
 from config.heartbeat import heartbeat
-from scoring import services, services_adem, tasks, watchdog
+from scoring import tasks, watchdog
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
+from scoring.services import adem as services_adem
+from scoring.services import metrics as services
 from tests.factories import load_dataset_records
 from tests.test_settings import manage
 

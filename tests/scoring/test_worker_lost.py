@@ -23,8 +23,8 @@ from django.db.models import Count
 
 from annotation.models import Response
 from config.celery import app as celery_app
-from scoring import services
 from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.services import metrics as services
 from tests.factories import load_dataset_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,9 +164,12 @@ def test_a_metric_run_finishes_with_every_score_once_after_its_pool_process_and_
     assert run.error == ""
     assert run.done_chunks == run.total_chunks == 12
     assert set(run.chunks.values_list("status", flat=True)) == {MetricChunk.Status.DONE}
-    # at least the chunk of the killed pool process and the two of the killed worker ran twice
+    # The kills hit work in flight: some chunk ran again. Usually three do (the killed pool process's
+    # chunk and the killed worker's two), but on a loaded machine a process can be killed between two
+    # chunks (seen once in CI: two re-runs), so only "at least one" is certain; the run's outcome
+    # above and the scores below are what must hold whatever the timing.
     attempts = sorted(run.chunks.values_list("attempts", flat=True))
-    assert sum(a - 1 for a in attempts) >= 3, attempts
+    assert sum(a - 1 for a in attempts) >= 1, attempts
     responses = Response.objects.filter(context__dataset=dataset).count()
     scores = MetricScore.objects.filter(response__context__dataset=dataset)
     assert scores.count() == responses * len(METRICS)

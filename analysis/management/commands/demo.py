@@ -15,6 +15,7 @@ from annotation.services.demo import DEMO_USERNAME
 DEMO_DATASET = "demo"
 LIVE_SURVEY = "demo-live"
 SIMULATED_SURVEY = "demo-simulated"
+PAIRWISE_SURVEY = "demo-pairwise"
 ADEM_MODEL = "demo-adem"
 
 
@@ -59,6 +60,27 @@ class Command(BaseCommand):
             )
         self._stage("Quality control: agreement and exclusions")
         call_command("recompute_quality", SIMULATED_SURVEY, owner=DEMO_USERNAME, stdout=self.stdout)
+
+        if not Survey.objects.filter(name=PAIRWISE_SURVEY, owner__username=DEMO_USERNAME).exists():
+            self._stage("Simulating a small pairwise (A/B) survey: which of two replies is better")
+            # Two comparisons per context, spread evenly over the ten system pairs: small and quick.
+            call_command(
+                "create_survey",
+                dataset=DEMO_DATASET,
+                name=PAIRWISE_SURVEY,
+                task_type="pairwise",
+                pair_budget=2,
+                contexts_per_hit=5,
+                assignments=3,
+                attention_checks=2,
+                ask_strength=True,
+                base_url=base_url,
+                owner=DEMO_USERNAME,
+                stdout=self.stdout,
+            )
+            call_command(
+                "simulate_ratings", PAIRWISE_SURVEY, annotators=8, seed=seed, owner=DEMO_USERNAME, stdout=self.stdout
+            )
 
         if not Survey.objects.filter(name=LIVE_SURVEY, owner__username=DEMO_USERNAME).exists():
             self._stage("Opening a live local survey for you to rate")
@@ -105,6 +127,18 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Note: adem:{ADEM_MODEL} above is scored on all responses, including those it was trained on;"
             " its fair figure is the held-out test printed after training."
+        )
+
+        self._stage("Pairwise: Bradley-Terry ranking of the systems")
+        call_command(
+            "report",
+            dataset=DEMO_DATASET,
+            survey=PAIRWISE_SURVEY,
+            owner=DEMO_USERNAME,
+            format="csv",
+            table="pairwise_systems",
+            bootstrap=200,
+            stdout=self.stdout,
         )
 
         live = Survey.objects.get(name=LIVE_SURVEY, owner__username=DEMO_USERNAME)

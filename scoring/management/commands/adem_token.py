@@ -3,7 +3,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services_tokens import api_token_create
+from scoring.services.tokens import api_token_create
 
 
 class Command(BaseCommand):

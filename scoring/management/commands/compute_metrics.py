@@ -15,8 +15,9 @@ from django.db import connection, connections
 from tqdm import tqdm
 
 from annotation.management.cli import add_owner_argument, dataset_or_error
-from scoring import services, tasks
+from scoring import tasks
 from scoring.models import MetricRun
+from scoring.services import metrics as services
 
 
 class Command(BaseCommand):

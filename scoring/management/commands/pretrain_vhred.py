@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.refusals import AdemRefusal
-from scoring.services_vhred import vhred_pretrain
+from scoring.services.vhred import vhred_pretrain
 
 
 class Command(BaseCommand):

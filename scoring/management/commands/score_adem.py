@@ -6,7 +6,7 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services_adem import AdemRefusal, adem_model_named, adem_score
+from scoring.services.adem import AdemRefusal, adem_model_named, adem_score
 
 
 class Command(BaseCommand):

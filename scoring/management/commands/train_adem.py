@@ -6,10 +6,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.cli import dataset_or_error
+from scoring.adem.choices import VARIANTS
 from scoring.adem.encoders import ENCODERS
-from scoring.adem.model import VARIANTS
 from scoring.models import AdemModel
-from scoring.services_adem import AdemRefusal, adem_train
+from scoring.services.adem import AdemRefusal, adem_train
 
 
 class Command(BaseCommand):

@@ -1,9 +1,10 @@
 """Writes of the scoring app: compute metric scores for a dataset, in chunks.
 
-`metrics_compute` creates a MetricRun with its chunks and queues `tasks.compute_metrics` after
-commit; every chunk task calls `metric_chunk_compute`, which scores its responses with the pure
-engine (scoring.metrics) and upserts MetricScore rows. Scores carry the metric's version: a
-response whose stored version differs from the registry's is recomputed, never mixed.
+`metrics_compute` creates a MetricRun with its chunks and queues the `compute_metrics` task (by
+name: scoring.tasks imports this module, DESIGN.md) after commit; every chunk task calls
+`metric_chunk_compute`, which scores its responses with the pure engine (scoring.metrics) and
+upserts MetricScore rows. Scores carry the metric's version: a response whose stored version
+differs from the registry's is recomputed, never mixed.
 """
 
 import contextlib
@@ -12,6 +13,7 @@ import math
 import sqlite3
 import threading
 
+from celery import current_app
 from django.db import connection, transaction
 from django.db.backends.sqlite3.base import FORMAT_QMARK_REGEX
 from django.db.models import Count, F
@@ -19,10 +21,15 @@ from django.utils import timezone
 
 import scoring.metrics as engine
 from annotation.models import Context, Reference, Response
-from scoring import services_adem, tasks
 from scoring.metrics.cider import CiderCorpus
 from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.services import adem as services_adem
+from scoring.services import judges as services_judges
+from scoring.services import signatures as services_signatures
 
+# Queued by name: scoring.tasks imports this module, so this module does not import it (no cycle).
+# ScoringConfig.ready() imports scoring.tasks, so every process that loads the apps knows the name.
+COMPUTE_METRICS_TASK = "scoring.tasks.compute_metrics"
 DEFAULT_CHUNK_SIZE = 2000
 WRITE_BATCH = 2000  # rows per INSERT on PostgreSQL
 SQLITE_WRITE_BATCH = 200  # rows per INSERT on SQLite (see _upsert_sqlite)
@@ -31,7 +38,7 @@ SQLITE_WRITE_BATCH = 200  # rows per INSERT on SQLite (see _upsert_sqlite)
 def metric_names(metrics=None, *, owner=None):
     """Validated metric names, in registry order; every registered metric and every trained ADEM
     model of `owner` (`adem:<name>`; the dataset's owner) when `metrics` is empty. An unknown name
-    raises KeyError."""
+    raises KeyError. LLM judges (`judge:<name>`) cost requests: they run only when named."""
     if not metrics:
         return [m.name for m in engine.all_metrics()] + services_adem.adem_metric_names(owner=owner)
     learned = None  # the trained models, looked up only when an ADEM metric is named
@@ -43,6 +50,9 @@ def metric_names(metrics=None, *, owner=None):
             if name not in learned:
                 raise KeyError(f"no trained ADEM model for metric {name!r}; train one with train_adem")
             names.append(name)
+        elif name.startswith(services_judges.JUDGE_METRIC_PREFIX):
+            services_judges.judge_metric_check(name, owner=owner)
+            names.append(name)
         else:
             names.append(engine.get(name).name)
     return names
@@ -51,6 +61,8 @@ def metric_names(metrics=None, *, owner=None):
 def metric_version(name, *, owner=None):
     if name.startswith(services_adem.ADEM_METRIC_PREFIX):
         return services_adem.adem_metric_version(metric=name, owner=owner)
+    if name.startswith(services_judges.JUDGE_METRIC_PREFIX):
+        return services_judges.judge_metric_version(metric=name, owner=owner)
     return engine.get(name).version
 
 
@@ -94,6 +106,7 @@ def metrics_compute(
             dataset=dataset,
             metrics=names,
             versions=versions,
+            signatures={name: services_signatures.metric_signature(name, owner=dataset.owner_id) for name in names},
             total_chunks=len(chunks),
             total_responses=len(response_ids),
             created_by=user,
@@ -102,7 +115,7 @@ def metrics_compute(
         )
         MetricChunk.objects.bulk_create(MetricChunk(run=run, index=i, response_ids=ids) for i, ids in enumerate(chunks))
         if chunks and dispatch:
-            transaction.on_commit(lambda: tasks.compute_metrics.delay(run.id))
+            transaction.on_commit(lambda: current_app.tasks[COMPUTE_METRICS_TASK].delay(run.id))
     return run
 
 
@@ -180,7 +193,7 @@ def _chunk_scores(run, chunk_response_ids):
     """`(response ids, {metric: values in their order})` of a chunk: read and scored, nothing written."""
     responses = _chunk_responses(chunk_response_ids)
     scored = [row for row in responses if row[2]]
-    learned = [name for name in run.metrics if name.startswith(services_adem.ADEM_METRIC_PREFIX)]
+    learned = [name for name in run.metrics if name.startswith(_LEARNED_PREFIXES)]
     reference_based = [name for name in run.metrics if name not in learned]
     corpus = cider_corpus(run) if "cider" in run.metrics else None
     values = engine.score([s[1] for s in scored], [s[2] for s in scored], reference_based, corpus=corpus)
@@ -195,11 +208,19 @@ def _chunk_scores(run, chunk_response_ids):
             scores[name] = [found[positions[rid]] if rid in positions else None for rid in response_ids]
     # learned metrics score every response (C-ADEM needs no reference)
     for name in learned:
-        learned_values = services_adem.adem_metric_values(
-            metric=name, response_ids=response_ids, owner=run.dataset.owner_id
-        )
+        learned_values = _learned_values(run, name, response_ids)
         scores[name] = [_finite(learned_values.get(rid)) for rid in response_ids]
     return response_ids, scores
+
+
+_LEARNED_PREFIXES = (services_adem.ADEM_METRIC_PREFIX, services_judges.JUDGE_METRIC_PREFIX)
+
+
+def _learned_values(run, name, response_ids):
+    owner = run.dataset.owner_id
+    if name.startswith(services_judges.JUDGE_METRIC_PREFIX):
+        return services_judges.judge_metric_values(metric=name, response_ids=response_ids, owner=owner, run=run)
+    return services_adem.adem_metric_values(metric=name, response_ids=response_ids, owner=owner)
 
 
 def scores_upsert(*, response_ids, scores, versions):

@@ -6,8 +6,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 import scoring.metrics as engine
 from annotation.selectors import datasets_visible_to, may_change_study
-from scoring import selectors, services
+from scoring import selectors
 from scoring.models import MetricRun
+from scoring.services import metrics as services
+from scoring.services.judges import judge_metric_names
+from scoring.services.signatures import dataset_signatures
 
 
 def _may_compute(user, dataset):
@@ -35,11 +38,19 @@ def dataset_metrics(request, dataset_id):
         "dataset": dataset,
         "run": selectors.latest_run(dataset=dataset),
         "metrics": engine.all_metrics(),
+        "metrics_signed": _signed(dataset, engine.all_metrics()),
         "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
         "may_compute": _may_compute(request.user, dataset),
+        # the owner's judges, ticked by the owner only: a judge is its researcher's alone
+        "judge_metrics": judge_metric_names(owner=request.user) if dataset.owner_id == request.user.pk else [],
     }
     return render(request, "scoring/dataset_metrics.html", context)
+
+
+def _signed(dataset, metrics):
+    signatures = dataset_signatures(dataset=dataset, metrics=[metric.name for metric in metrics])
+    return [(metric, signatures.get(metric.name)) for metric in metrics]
 
 
 @login_required

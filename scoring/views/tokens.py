@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from scoring.models import ApiToken
-from scoring.services_tokens import api_token_create, api_token_revoke
+from scoring.services.tokens import api_token_create, api_token_revoke
 
 
 class TokenForm(forms.Form):

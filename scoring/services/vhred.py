@@ -11,9 +11,8 @@ from pathlib import Path
 from django.conf import settings
 
 from scoring import vhred_store
+from scoring.adem import vhred
 from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
-from scoring.adem.vhred.model import VhredConfig
-from scoring.adem.vhred.pretrain import pretrain
 from scoring.models import TrainingRun
 from scoring.refusals import AdemRefusal
 
@@ -68,10 +67,10 @@ def vhred_pretrain(
             progress(epoch, step, loss, kl_weight)
 
     try:
-        stats = pretrain(
+        stats = vhred.pretrain.pretrain(
             dialogues,
             path,
-            config=VhredConfig.from_dict(config) if config else None,
+            config=vhred.model.VhredConfig.from_dict(config) if config else None,
             epochs=epochs,
             resume=resume,
             max_steps=max_steps,

@@ -9,11 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from scoring.adem.plots import learning_curve_svg
+from scoring import adem
 from scoring.adem_jobs import adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
-from scoring.forms_adem import ExperimentForm, PretrainForm, TrainForm
+from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
-from scoring.services_adem import AdemRefusal, adem_score, api_token_user, corpus_store
+from scoring.services.adem import AdemRefusal, adem_score, api_token_user, corpus_store
 
 MAX_TRIPLES = 1000
 
@@ -127,7 +127,7 @@ def run_progress(request, run_id):
 @login_required
 def run_curve(request, run_id):
     """Learning curve (training loss and validation correlation per epoch) as SVG."""
-    return HttpResponse(learning_curve_svg(_run(request, run_id).progress), content_type="image/svg+xml")
+    return HttpResponse(adem.plots.learning_curve_svg(_run(request, run_id).progress), content_type="image/svg+xml")
 
 
 def _refused(error):

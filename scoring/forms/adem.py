@@ -1,7 +1,7 @@
 from django import forms
 
 from annotation.selectors import datasets_changeable_by
-from scoring.adem.experiments import KINDS
+from scoring.adem.choices import KINDS
 from scoring.models import AdemModel
 from scoring.models.adem import model_name_validator
 

@@ -13,25 +13,22 @@ from django.utils import timezone
 
 from annotation.models import Response, Survey
 from annotation.selectors import human_scores
-from scoring import vhred_store
-from scoring.adem import experiments
+from scoring import adem, vhred_store
 from scoring.adem.cache import VectorCache
 from scoring.adem.checkpoint import CheckpointError, read_header
+from scoring.adem.choices import KINDS, VARIANTS
 from scoring.adem.encoders import ENCODERS, get_encoder
-from scoring.adem.model import VARIANTS
-from scoring.adem.pipeline import Example, Scorer, encode_examples, train_and_evaluate
-from scoring.adem.training import TrainConfig
 from scoring.models import AdemModel, TrainingRun
 from scoring.models.adem import model_name_validator
 from scoring.refusals import AdemRefusal
 
 # Re-exported: tasks, commands and views found these here before they had modules of their own.
-from scoring.services_tokens import (
+from scoring.services.tokens import (
     api_token_create,  # noqa: F401
     api_token_revoke,  # noqa: F401
     api_token_user,  # noqa: F401
 )
-from scoring.services_vhred import (
+from scoring.services.vhred import (
     corpus_store,  # noqa: F401
     vhred_pretrain,  # noqa: F401
 )
@@ -117,7 +114,7 @@ def adem_training_examples(*, dataset, surveys=None, aspect="overall", apply_exc
             unreferenced.append(response.context.external_id)
             continue
         examples.append(
-            Example(
+            adem.pipeline.Example(
                 context=[
                     turn.get("text", "") if isinstance(turn, dict) else str(turn) for turn in response.context.turns
                 ],
@@ -225,7 +222,7 @@ def adem_train(
     )
     vhred_sha, vhred_path = vhred_store.current_path(owner=owner) if encoder == "vhred" else ("", None)
     text_encoder = encoder_load(encoder, precision, vhred_checkpoint=vhred_path)
-    train_config = TrainConfig.from_dict({**(config or {}), "variant": variant})
+    train_config = adem.training.TrainConfig.from_dict({**(config or {}), "variant": variant})
     survey_list = list(surveys) if surveys is not None else list(Survey.objects.filter(dataset=dataset))
     model = existing or AdemModel(name=name)
     model.owner = owner
@@ -259,10 +256,10 @@ def adem_train(
     try:
         cache = vector_cache()
         try:
-            vectors = encode_examples(examples, text_encoder, cache=cache)
+            vectors = adem.pipeline.encode_examples(examples, text_encoder, cache=cache)
         finally:
             cache.close()
-        scorer, results = train_and_evaluate(
+        scorer, results = adem.pipeline.train_and_evaluate(
             examples, vectors, train_config, seed=seed, encoder=(encoder, text_encoder.id), folds=folds, progress=report
         )
         # One file per model row: two owners may both have a model named "demo".
@@ -350,7 +347,7 @@ def adem_scorer(*, model):
     key = (model.checkpoint_path, model.checkpoint_sha256)
     if key not in _SCORERS:
         try:
-            scorer = Scorer.load(model.checkpoint_path)  # verifies the payload against its header
+            scorer = adem.pipeline.Scorer.load(model.checkpoint_path)  # verifies the payload against its header
             sha = read_header(model.checkpoint_path)["sha256"]
         except CheckpointError as error:
             raise AdemRefusal(f"the checkpoint of ADEM model {model.name!r} cannot be used: {error}") from error
@@ -487,8 +484,8 @@ def adem_experiment(
     run=None,
 ):
     """Leave-one-system-out or data-efficiency results (dict), recorded on a TrainingRun."""
-    if kind not in experiments.KINDS:
-        raise AdemRefusal(f"unknown experiment {kind!r}; choose one of {', '.join(experiments.KINDS)}")
+    if kind not in KINDS:
+        raise AdemRefusal(f"unknown experiment {kind!r}; choose one of {', '.join(KINDS)}")
     encoder_check(encoder=encoder, precision=precision)
     examples = adem_training_examples(dataset=dataset, variant=variant)
     vhred = vhred_store.current_path(owner=owner or (run.owner if run else None))[1] if encoder == "vhred" else None
@@ -512,14 +509,14 @@ def adem_experiment(
     try:
         cache = vector_cache()
         try:
-            vectors = encode_examples(examples, text_encoder, cache=cache)
+            vectors = adem.pipeline.encode_examples(examples, text_encoder, cache=cache)
         finally:
             cache.close()
-        result = experiments.run(
+        result = adem.experiments.run(
             kind,
             examples,
             vectors,
-            TrainConfig(variant=variant),
+            adem.training.TrainConfig(variant=variant),
             seed=seed,
             folds=folds,
             encoder=(encoder, text_encoder.id),

@@ -1,0 +1,60 @@
+"""The report's LLM-judges section: each judge held against the humans as a rater would be, and
+its length bias next to the humans'. One function builds it (`judges_section`, called by
+services._compute), one flattens it for the exports (`judges_export_table`); the page shows it
+with templates/analysis/_judges.html.
+
+Judges are also ordinary metrics (judge:<name>): every other table of the report lists them.
+"""
+
+import numpy as np
+
+from analysis.inputs import word_count
+from analysis.stats.judges import judge_kappas, length_correlations
+from annotation.models import Annotator
+from annotation.quality.selectors import accepted_ratings
+
+JUDGE_PREFIX = "judge:"
+JUDGE_TABLES = ("judge_agreement", "judge_annotators", "judge_length")
+
+
+def judges_section(*, inputs, dataset, surveys, aspect, apply_exclusions):
+    """`{"metrics", "agreement": [...], "length": [...]}`; an empty dict when no judge scored."""
+    judges = [name for name in inputs.metrics if name.startswith(JUDGE_PREFIX)]
+    if not judges:
+        return {}
+    position = {int(rid): i for i, rid in enumerate(inputs.response_ids.tolist())}
+    rows = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    by_annotator = {}
+    for annotator_id, response_id, score in rows.values_list("annotator_id", "response_id", "score"):
+        if response_id in position:
+            by_annotator.setdefault(annotator_id, []).append((position[response_id], score))
+    names = dict(Annotator.objects.filter(pk__in=list(by_annotator)).values_list("pk", "worker_id"))
+    by_worker = {names.get(pk, str(pk)): ratings for pk, ratings in by_annotator.items()}
+    agreement = []
+    for name in judges:
+        result = judge_kappas(inputs.metrics[name], inputs.human, by_worker)
+        agreement.append({"judge": name, **result})
+    lengths = np.array(
+        [word_count(inputs.texts.get(int(rid), "")) for rid in inputs.response_ids.tolist()], dtype=float
+    )
+    measures = {"human": inputs.human, **{name: inputs.metrics[name] for name in judges}}
+    return {"metrics": judges, "agreement": agreement, "length": length_correlations(lengths, measures)}
+
+
+def judges_export_table(data, name):
+    """(header, rows) of one of the section's tables for the CSV exports."""
+    section = data.get("judges") or {}
+    if name == "judge_agreement":
+        header = ["judge", "n", "kappa_mean", "kappa_mean_linear", "kappa_mean_quadratic"]
+        header += ["median_kappa_annotators", "median_quadratic_annotators"]
+        return header, [[row.get(column) for column in header] for row in section.get("agreement", [])]
+    if name == "judge_annotators":
+        header = ["judge", "annotator", "n", "kappa", "kappa_quadratic"]
+        rows = [
+            [row["judge"], one["annotator"], one["n"], one["kappa"], one["kappa_quadratic"]]
+            for row in section.get("agreement", [])
+            for one in row["annotators"]
+        ]
+        return header, rows
+    header = ["measure", "pearson", "pearson_p", "spearman", "spearman_p", "n"]
+    return header, [[row.get(column) for column in header] for row in section.get("length", [])]

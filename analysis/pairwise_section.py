@@ -1,0 +1,114 @@
+"""The report's `pairwise` section: Bradley-Terry ranking, win/tie/loss matrix and how well each
+metric agrees with the human pairwise judgements. Orchestration only; the statistics are in
+`analysis.stats.pairwise` (reached here at call time, never when Django starts)."""
+
+import importlib
+
+import numpy as np
+
+from annotation.selectors_pairwise import accepted_judgements, judged_pairs, judgement_rows
+from scoring.selectors import metric_scores
+from scoring.services.judges_pairwise import cached_judge_statistics
+
+OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
+
+
+def _stats():
+    # scipy.stats and scipy.optimize are loaded when a report is computed, not when Django starts
+    # (this module is imported by analysis.services, which views import).
+    return importlib.import_module("analysis.stats.pairwise")
+
+
+def _arrays(rows):
+    systems = sorted({row[1] for row in rows} | {row[2] for row in rows})
+    index = {name: i for i, name in enumerate(systems)}
+    contexts = {}
+    context = np.array([contexts.setdefault(row[0], len(contexts)) for row in rows], dtype=int)
+    a = np.array([index[row[1]] for row in rows], dtype=int)
+    b = np.array([index[row[2]] for row in rows], dtype=int)
+    outcome = np.array([OUTCOME[row[5]] for row in rows], dtype=float)
+    return systems, context, a, b, outcome
+
+
+def _metric_table(rows, systems, strengths, scores):
+    """Per metric: tie-calibrated pairwise accuracy over the judgements both responses of which it
+    scored, and Kendall's tau between its system ranking (mean score over the judged responses of
+    each system) and the Bradley-Terry strengths."""
+    table, epsilons = [], {}
+    for metric, values in sorted(scores.items()):
+        pairs = [
+            (values.get(row[3]), values.get(row[4]), OUTCOME[row[5]])
+            for row in rows
+            if values.get(row[3]) is not None and values.get(row[4]) is not None
+        ]
+        if not pairs:
+            continue
+        score_a, score_b, human = (np.array(column, dtype=float) for column in zip(*pairs, strict=True))
+        accuracy, epsilon = _stats().tie_calibrated_accuracy(score_a, score_b, human)
+        judged = {}
+        for row in rows:
+            for response, system in ((row[3], row[1]), (row[4], row[2])):
+                if values.get(response) is not None:
+                    judged.setdefault(system, {})[response] = values[response]
+        means = [np.mean(list(judged[s].values())) if s in judged else np.nan for s in systems]
+        table.append(
+            {
+                "metric": metric,
+                "pairwise_accuracy": accuracy,
+                "n_pairs": len(pairs),
+                "kendall_vs_bt": _stats().kendall_tau(means, strengths),
+            }
+        )
+        epsilons[metric] = epsilon
+    table.sort(key=lambda entry: -(entry["pairwise_accuracy"] or 0))
+    return table, epsilons
+
+
+def _judges(dataset, surveys, aspect, apply_exclusions):
+    """The judges' table over the same accepted judgements as the ranking (its filters applied)."""
+    return cached_judge_statistics(
+        dataset=dataset,
+        pairs=lambda: judged_pairs(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions),
+    )
+
+
+def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusions=True, n_boot=1000, seed=0):
+    """The `pairwise` object of the report, or None when the dataset has no pairwise judgements.
+
+    `{"systems": [{system, strength, ci_low, ci_high, wins, losses, ties}], "matrix":
+    [{system, opponent, wins, losses, ties, win_rate, ci_low, ci_high}], "metrics": [{metric,
+    pairwise_accuracy, n_pairs, kendall_vs_bt}], "adjacent": [{higher, lower, p_value, significant}],
+    "tie_epsilon": {metric: the tie threshold its accuracy used}, "judges": [{judge, agreement, n_pairs,
+    position_bias, self_consistency, n_with_human_winner, unreadable_verdicts}] (the owner's LLM judges
+    that judged these pairs in both orders, read from the judge cache), "n_judgements", "n_contexts", "method"}`.
+    """
+    rows = judgement_rows(
+        accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    )
+    if not rows:
+        return None
+    systems, context, a, b, outcome = _arrays(rows)
+    result = _stats().ranking(systems, context, a, b, outcome, n_boot=n_boot, seed=seed)
+    metrics, epsilons = _metric_table(rows, systems, result["strengths"], metric_scores(dataset=dataset))
+    return {
+        "systems": result["systems"],
+        "matrix": result["matrix"],
+        "metrics": metrics,
+        "adjacent": result["adjacent"],
+        "tie_epsilon": epsilons,
+        "judges": _judges(dataset, surveys, aspect, apply_exclusions),
+        "n_judgements": len(rows),
+        "n_contexts": int(context.max()) + 1,
+        "method": {
+            "model": "Bradley-Terry, maximum likelihood (scipy L-BFGS-B), ridge 1e-4; strength = log-strength, mean 0",
+            "ties": "a tie counts half a win for each side",
+            "ci": f"percentile bootstrap over contexts, {n_boot} resamples, 95%",
+            "matrix_ci": "Wilson interval of the win share among decisive judgements (ties excluded)",
+            "adjacent": "two-sided bootstrap p that neighbouring systems differ in strength",
+            "pairwise_accuracy": "tie-calibrated pairwise accuracy (Deutsch et al. 2023, 'Ties Matter')",
+            "kendall_vs_bt": "Kendall tau-b: metric's mean score per system vs Bradley-Terry strength",
+            "judges": "LLM judges asked each pair in both orders; agreement: share of pairs with a human winner "
+            "where the judge picked it in both orders; position bias: share of verdicts for the reply shown "
+            "first (0.5 = none); self-consistency: share of pairs with the same pick in both orders",
+        },
+    }

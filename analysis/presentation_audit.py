@@ -1,0 +1,115 @@
+"""The filter-sensitivity section and the metric signatures as the report page shows them.
+
+Kept apart from `presentation` (the report's other tables) so each section reads on its own;
+the shapes are the same `DisplayTable`s, drawn by the same include.
+"""
+
+from analysis.cells import Estimate, count, interval, number, plural
+from analysis.presentation import Column, DisplayTable
+
+# The tables under which the page prints the metric signatures (tables of metrics' figures).
+SIGNED_TABLES = (
+    "utterance_level",
+    "system_level",
+    "systems",
+    "williams",
+    "length_bias",
+    "stopwords",
+    "failure_analysis",
+)
+
+
+def _same(value):
+    if value is None:
+        return "–"
+    return "same" if value else "changed"
+
+
+def sensitivity_table(data):
+    """One row per setting: what the filter keeps and whether the metrics' order changes."""
+    section = data.get("sensitivity") or {}
+    rows = [
+        [
+            setting["label"],
+            count(setting.get("n_annotators")),
+            count(setting.get("n_ratings")),
+            count(setting.get("n_responses")),
+            setting.get("top_metric") or "–",
+            _same(setting.get("same_ranking")),
+            number(setting.get("max_shift")),
+        ]
+        for setting in section.get("settings", [])
+    ]
+    return DisplayTable(
+        name="sensitivity",
+        title="Filter sensitivity",
+        download="filter sensitivity",
+        columns=[
+            Column("Setting"),
+            Column("Annotators", True),
+            Column("Ratings", True),
+            Column("Responses", True),
+            Column("Best metric (r)"),
+            Column("Order of metrics"),
+            Column("Largest |Δr|", True),
+        ],
+        rows=rows,
+        note=(
+            "Would the conclusion change under another rater filter? Order of metrics: by Pearson r, compared "
+            "with the study's settings; |Δr|: the largest change of a metric's r. " + section.get("method", "")
+        ),
+        empty="No rated responses.",
+    )
+
+
+def short_label(setting):
+    """A column heading for a setting: "study", "κ 0.3", "κ off", "attention exclude", "≥ 2 s", "time off"."""
+    factor, value = setting.get("factor"), setting.get("value")
+    if factor == "kappa_threshold":
+        return "κ off" if value is None else f"κ {value:g}"
+    if factor == "attention_policy":
+        return f"attention {value}"
+    if factor == "min_seconds_per_item":
+        return "time off" if value is None else f"≥ {value:g} s"
+    return "study"
+
+
+def sensitivity_metrics_table(data):
+    """Metrics as rows, settings as columns: each metric's r with its interval under each filter."""
+    section = data.get("sensitivity") or {}
+    settings = section.get("settings", [])
+    cells = {(row["metric"], row["setting"]): row for row in section.get("rows", [])}
+    metrics = list(dict.fromkeys(row["metric"] for row in section.get("rows", [])))
+    rows = []
+    for metric in metrics:
+        line = [metric]
+        for setting in settings:
+            row = cells.get((metric, setting["setting"])) or {}
+            line.append(
+                Estimate(number(row.get("pearson")), interval(row.get("pearson_ci_low"), row.get("pearson_ci_high")))
+            )
+        rows.append(line)
+    return DisplayTable(
+        name="sensitivity_metrics",
+        title="Pearson r under every setting",
+        download="filter sensitivity",
+        columns=[Column("Metric"), *[Column(short_label(setting), True) for setting in settings]],
+        rows=rows,
+        note=(
+            f"{plural(len(metrics), 'metric')} × {plural(len(settings), 'setting')}: Pearson r and its 95% Fisher-z "
+            "interval (Spearman ρ, Δr and n per setting are in the CSV and JSON)."
+        ),
+    )
+
+
+def sensitivity_display(data):
+    """The section's two tables, or None when the report has no audit (computed before it existed)."""
+    if not (data or {}).get("sensitivity"):
+        return None
+    return {"summary": sensitivity_table(data), "metrics": sensitivity_metrics_table(data)}
+
+
+def signature_lines(data):
+    """`[(metric, signature)]` of the report's metrics, in the report's order."""
+    signatures = (data or {}).get("signatures") or {}
+    return [(metric, signatures[metric]) for metric in (data or {}).get("metrics", []) if metric in signatures]

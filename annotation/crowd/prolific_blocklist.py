@@ -1,0 +1,74 @@
+"""A researcher's block list, carried to their later Prolific studies through a participant group.
+
+Prolific's participant groups are saved lists of participant ids; a study created with a
+`participant_group_blocklist` filter on a group is hidden from every member, and members added
+later are excluded from studies already published with the filter
+(https://docs.prolific.com/api-reference/participant-groups; the filter shape
+`{"filter_id": ..., "selected_values": [...]}` is that of
+https://docs.prolific.com/api-reference/filters).
+
+Blocking a participant here does three things, each idempotent: their work in this survey is
+excluded from analysis (a quality-control decision the researcher can see and undo), a RateLab block
+refuses them work in any later RateLab survey, and they join the researcher's group on Prolific.
+"""
+
+from django.conf import settings
+from django.db import transaction
+
+from annotation.crowd.base import ProviderError
+from annotation.models import ProlificBlockList, ReviewAction
+from annotation.quality.services import exclusion_override
+
+BLOCKLIST_FILTER = "participant_group_blocklist"
+
+
+def block_list_filters(owner):
+    """The `filters` entry a new study of `owner` carries, or [] while they have no group yet."""
+    row = ProlificBlockList.objects.filter(owner=owner).exclude(group_id="").first()
+    if row is None:
+        return []
+    return [{"filter_id": BLOCKLIST_FILTER, "selected_values": [row.group_id]}]
+
+
+def _group_add(client, owner, participant_id):
+    """Put `participant_id` in the owner's group, creating the group (once) with them in it."""
+    with transaction.atomic():
+        row, _ = ProlificBlockList.objects.select_for_update().get_or_create(owner=owner)
+        if not row.group_id:
+            workspace = settings.PROLIFIC_WORKSPACE_ID
+            if not workspace:
+                raise ProviderError(
+                    "Set PROLIFIC_WORKSPACE_ID (Prolific: Workspaces, the workspace's id) to keep a block list on "
+                    "Prolific; the participant is blocked in RateLab meanwhile."
+                )
+            answer = client.create_participant_group(
+                name=f"RateLab block list ({owner.get_username()})"[:100],
+                workspace_id=workspace,
+                description="Participants blocked from later studies by RateLab.",
+                participant_ids=[participant_id],
+            )
+            ProlificBlockList.objects.filter(pk=row.pk).update(group_id=answer["id"])
+            return answer["id"]
+    client.add_to_participant_group(row.group_id, [participant_id])
+    return row.group_id
+
+
+def participant_block(*, client, submission, reason, user):
+    """Exclude the participant's work in this survey, block them in RateLab and on Prolific.
+
+    Only a participant Prolific itself listed in this study (a confirmed submission) can be
+    blocked: a PROLIFIC_PID typed into a URL proves nothing. Returns the Prolific group id.
+    """
+    if not submission.confirmed:
+        raise ProviderError("Prolific has not confirmed this participant's submission: sync before blocking them.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ProviderError("Say why the participant is blocked (kept with the exclusion and the block).")
+    survey = submission.study.survey
+    if survey.owner_id is None:
+        raise ProviderError("This survey has no owner, so there is no researcher's block list to add them to.")
+    exclusion_override(survey=survey, annotator=submission.annotator, excluded=True, note=reason, user=user)
+    ReviewAction.objects.get_or_create(
+        annotator=submission.annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
+    )
+    return _group_add(client, survey.owner, submission.participant_id)

@@ -1,0 +1,20 @@
+from django.core.management.base import BaseCommand
+
+from annotation.exporting_pairwise import pairwise_export
+from annotation.importing import FORMATS
+from annotation.management.cli import add_owner_argument, add_worker_ids_arguments, run_export
+
+
+class Command(BaseCommand):
+    help = "Write a dataset's pairwise judgements (of one --survey, or all) in the import format."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        add_owner_argument(parser)
+        parser.add_argument("--survey", help="Only this survey's judgements.")
+        parser.add_argument("--format", choices=FORMATS, default="jsonl")
+        parser.add_argument("--output", help="File to write (default: stdout).")
+        add_worker_ids_arguments(parser)
+
+    def handle(self, *args, **options):
+        run_export(self, options, export=pairwise_export, noun="pairwise judgements")

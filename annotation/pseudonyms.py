@@ -1,0 +1,116 @@
+"""Stable per-dataset pseudonyms (A1, A2, ...) for the workers of any provider, for exports.
+
+Scope: one dataset. A report or a ratings file may span the dataset's surveys, and the same worker
+must carry the same pseudonym in all of them, so the numbering is per dataset, not per survey.
+
+Order: by each worker's first rating in the dataset (the lowest rating id), so a worker keeps their
+pseudonym from one export to the next while work comes in: a newcomer's first rating is always
+later than everyone else's, so they are appended (A7 after A6) and nobody is renumbered. Workers
+with assignments but no rating yet come after the raters, by their first assignment; they are
+renumbered once they rate (they are in no rating file or agreement table before that anyway).
+
+`pseudonym_map` and `label_map` read the database; `scrub` is pure: it walks JSON-like data and
+replaces every string equal to a worker label and every dict key equal to one, whatever the
+provider; with `in_text=True` also every occurrence inside longer text (an exclusion note that
+names a worker). In-text replacement is asked for only where people write notes: an imported file
+may name its workers "1", "2", ... and "df = n - 3" elsewhere in a report must stay as it is.
+"""
+
+import re
+
+from django.db.models import Min
+
+from annotation.models import Assignment, PairwiseJudgement, Rating
+
+PREFIX = "A"
+
+
+def _workers_in_order(dataset):
+    """`[(annotator_pk, provider, worker_id)]` in pseudonym order (three queries)."""
+    raters = (
+        Rating.objects.filter(survey__dataset=dataset)
+        .values("annotator_id", "annotator__provider", "annotator__worker_id")
+        .annotate(first=Min("pk"))
+        .order_by("first", "annotator_id")
+        .values_list("annotator_id", "annotator__provider", "annotator__worker_id")
+    )
+    holders = (
+        Assignment.objects.filter(hit__survey__dataset=dataset, annotator__isnull=False)
+        .values("annotator_id", "annotator__provider", "annotator__worker_id")
+        .annotate(first=Min("pk"))
+        .order_by("first", "annotator_id")
+        .values_list("annotator_id", "annotator__provider", "annotator__worker_id")
+    )
+    # Pairwise judges (imported ones hold no assignment) come after the raters, in order of first judgement.
+    judges = (
+        PairwiseJudgement.objects.filter(survey__dataset=dataset)
+        .values("annotator_id", "annotator__provider", "annotator__worker_id")
+        .annotate(first=Min("pk"))
+        .order_by("first", "annotator_id")
+        .values_list("annotator_id", "annotator__provider", "annotator__worker_id")
+    )
+    ordered = list(raters)
+    seen = {row[0] for row in ordered}
+    for row in [*judges, *holders]:
+        if row[0] not in seen:
+            ordered.append(row)
+            seen.add(row[0])
+    return ordered
+
+
+def pseudonym_map(*, dataset):
+    """`{annotator_pk: "A<n>"}` for everyone who rated in, or holds an assignment of, `dataset`."""
+    return {row[0]: f"{PREFIX}{n}" for n, row in enumerate(_workers_in_order(dataset), start=1)}
+
+
+def label_map(*, dataset):
+    """`{label: pseudonym}` for every form a worker is written in: the bare worker id, and
+    `provider:worker_id` (quality control's label when two providers share a worker id)."""
+    labels = {}
+    for n, (_pk, provider, worker) in enumerate(_workers_in_order(dataset), start=1):
+        labels[f"{provider}:{worker}"] = f"{PREFIX}{n}"
+        # A worker id shared by two providers: the bare id keeps the first (lowest) pseudonym;
+        # quality control labels such workers provider:worker_id, which is exact.
+        labels.setdefault(worker, f"{PREFIX}{n}")
+    return labels
+
+
+def _pattern(labels):
+    # Longest first, so `mturk:W1` is replaced whole before `W1` could match inside it; a label
+    # counts only as a whole token (not inside a longer id or word).
+    names = sorted(labels, key=len, reverse=True)
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?<![\w:-])(?:{alternatives})(?![\w-])")
+
+
+def scrub(value, labels, *, in_text=False):
+    """`value` (JSON-like) with every worker label replaced by its pseudonym."""
+    if not labels:
+        return value
+    return _walk(value, labels, _pattern(labels) if in_text else None)
+
+
+def scrub_report(data, labels):
+    """A report's data with worker labels replaced: exactly everywhere, and inside the text of
+    quality control's agreement section too (its exclusion notes and reasons are free text)."""
+    if not isinstance(data, dict) or not labels:
+        return scrub(data, labels)
+    pattern = _pattern(labels)
+    # Each section walked once: the agreement section (most of a large report's bytes) with the
+    # text pattern, which also replaces exact labels, the others by exact match only.
+    return {
+        _walk(key, labels, None): _walk(value, labels, pattern if key == "agreement" else None)
+        for key, value in data.items()
+    }
+
+
+def _walk(value, labels, pattern):
+    if isinstance(value, str):
+        if value in labels:
+            return labels[value]
+        return pattern.sub(lambda match: labels[match.group(0)], value) if pattern else value
+    if isinstance(value, dict):
+        return {_walk(key, labels, pattern): _walk(item, labels, pattern) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_walk(item, labels, pattern) for item in value]
+    return value

@@ -1,0 +1,108 @@
+"""The exclusion rules under other settings: which annotators a survey would keep if its
+kappa threshold, attention policy or minimum time were different.
+
+The analysis report's filter-sensitivity audit asks this for a grid of settings. It changes
+nothing stored: it re-runs the same two steps as a quality recompute (`judge`, which the
+recompute itself calls) on the evidence a cached quality report already holds, so an audit
+costs no pairwise kappas. Researcher overrides hold at every setting, as they do in the study.
+"""
+
+from dataclasses import dataclass, field, replace
+
+from annotation.quality import agreement, rules
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """The settings the automatic rules read (a survey's, or an audit's variation of them)."""
+
+    kappa_threshold: float | None
+    attention_policy: str
+    min_seconds_per_item: float | None
+    kappa_weighting: str = "none"
+
+    def varied(self, **changes):
+        return replace(self, **changes)
+
+
+def settings_of(survey):
+    # A pairwise survey's labels (first / tie / second) are nominal: its kappa is never weighted.
+    weighting = "none" if survey.task_type == "pairwise" else survey.kappa_weighting
+    return RuleSettings(
+        kappa_threshold=survey.kappa_threshold,
+        attention_policy=survey.attention_policy,
+        min_seconds_per_item=survey.min_seconds_per_item,
+        kappa_weighting=weighting,
+    )
+
+
+def _evaluate(item, settings, *, kappa_rule=True):
+    return rules.evaluate(
+        item,
+        kappa_threshold=settings.kappa_threshold if kappa_rule else None,
+        min_seconds_per_item=settings.min_seconds_per_item,
+        attention_policy=settings.attention_policy,
+    )
+
+
+def judge(evidence, pairs, settings, cache=None):
+    """Judge every annotator: `{key: Outcome}` for `evidence` (`{key: AnnotatorEvidence}`).
+
+    The other rules need no kappa, so they run first and say whose agreement is not evidence;
+    each annotator's kappa is then the mean with the consensus (`agreement.consensus_kappas`)
+    and is written into their evidence. `cache` (a dict) keeps consensus kappas for an audit that
+    judges the same pairs under many settings.
+    """
+    distrusted = {item.worker for item in evidence.values() if _evaluate(item, settings, kappa_rule=False).excluded}
+    key = (settings.kappa_threshold, settings.kappa_weighting, frozenset(distrusted))
+    judged = None if cache is None else cache.get(key)
+    if judged is None:
+        matrix = None
+        if cache is not None:
+            if ("matrix", settings.kappa_weighting) not in cache:
+                cache["matrix", settings.kappa_weighting] = agreement.kappa_matrix(
+                    pairs, weighting=settings.kappa_weighting
+                )
+            matrix = cache["matrix", settings.kappa_weighting]
+        judged = agreement.consensus_kappas(
+            pairs, threshold=settings.kappa_threshold, weighting=settings.kappa_weighting, distrusted=distrusted,
+            matrix=matrix,
+        )  # fmt: skip
+        if cache is not None:
+            cache[key] = judged
+    for item in evidence.values():
+        item.kappa, item.kappa_pairs = judged.get(item.worker, (None, 0))
+    return {key: _evaluate(item, settings) for key, item in evidence.items()}
+
+
+@dataclass
+class StoredEvidence:
+    """What a cached survey quality report says about its annotators, ready to be judged again."""
+
+    evidence: dict  # annotator id -> AnnotatorEvidence
+    pairs: list  # PairAgreement
+    overrides: dict  # annotator id -> excluded, for researcher (manual) decisions that hold
+    consensus: dict = field(default_factory=dict)  # judge's cache across settings
+
+
+def stored_evidence(content):
+    """Rebuild the rules' evidence from a survey quality report (`survey_quality`'s dict)."""
+    evidence, overrides = {}, {}
+    for entry in content.get("annotators", []):
+        attention = entry.get("attention") or {}
+        evidence[entry["annotator_id"]] = rules.AnnotatorEvidence(
+            worker=entry["worker"],
+            attention_total=attention.get("total", 0),
+            attention_failed=attention.get("failed", 0),
+            median_seconds=entry.get("median_seconds"),
+        )
+        if entry.get("source") == "manual":
+            overrides[entry["annotator_id"]] = bool(entry.get("excluded"))
+    pairs = [agreement.PairAgreement(**pair) for pair in content.get("pairs", [])]
+    return StoredEvidence(evidence=evidence, pairs=pairs, overrides=overrides)
+
+
+def excluded_under(stored, settings):
+    """The annotator ids the survey would exclude under `settings` (overrides included)."""
+    outcomes = judge(stored.evidence, stored.pairs, settings, cache=stored.consensus)
+    return {key for key, outcome in outcomes.items() if stored.overrides.get(key, outcome.excluded)}

@@ -1,0 +1,92 @@
+"""Checking a pairwise HIT's answers and turning them into rows (the submit path of `assignments`).
+
+Answers arrive as the rating task's do (`score-<item>-<aspect>` = "a" | "b" | "tie", plus
+`strength-<item>` and `reason-<item>`, both optional). A pair item becomes one judgement per
+aspect, stored with the left reply as `response_a`; a gold pair passes when the real reply is
+chosen; a repeat passes when its answer mirrors the answer to the pair it repeats (A on one is B
+on the other, a tie stays a tie). Only failed gold pairs count as failed attention checks: an
+inconsistent repeat may be honest doubt about a close pair, so it is reported, not punished.
+"""
+
+from annotation.models import AttentionAnswer, HITItem, PairwiseJudgement
+
+WINNERS = ("a", "b", "tie")
+STRENGTHS = ("", "slight", "clear")
+MAX_REASON_CHARS = 200
+# AttentionAnswer keeps an integer: the choice coded as 1 = A (left), 2 = B (right), 0 = tie.
+ANSWER_CODES = {"a": 1, "b": 2, "tie": 0}
+MIRRORED = {"a": "b", "b": "a", "tie": "tie"}
+
+
+class PairAnswerError(ValueError):
+    """An answer is not one the page offers; the message names the item and is safe to show."""
+
+
+def _winner(value, item_id, allow_tie):
+    winner = str(value or "").strip().lower()
+    if winner not in WINNERS or (winner == "tie" and not allow_tie):
+        allowed = "A, B or tie" if allow_tie else "A or B"
+        raise PairAnswerError(f"Item {item_id}: {value!r} is not a choice here (choose {allowed}).")
+    return winner
+
+
+def _optional(answer, item_id):
+    strength = str(answer.get("strength") or "").strip().lower()
+    if strength not in STRENGTHS:
+        raise PairAnswerError(f"Item {item_id}: {strength!r} is not a strength (slight or clear).")
+    reason = " ".join(str(answer.get("reason") or "").split())
+    if len(reason) > MAX_REASON_CHARS:
+        raise PairAnswerError(f"Item {item_id}: a reason may have at most {MAX_REASON_CHARS} characters.")
+    return strength, reason
+
+
+def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, seconds_of):
+    """`(judgements, checks)` for a validated pairwise submission (every item answered)."""
+    by_id = {item.pk: item for item in items}
+    judgements, checks = [], []
+    for item_id, item in by_id.items():
+        answer = answers[item_id]
+        scores = answer.get("scores") or {}
+        wanted = set(aspects) if item.kind == HITItem.Kind.PAIR else {"overall"}
+        extra = sorted(set(scores) - wanted)
+        if extra:
+            raise PairAnswerError(f"Item {item_id}: unknown question(s) {', '.join(extra)}.")
+        seconds = seconds_of(answer.get("seconds"))
+        if item.kind == HITItem.Kind.PAIR:
+            strength, reason = _optional(answer, item_id)
+            for key in sorted(wanted):
+                judgements.append(
+                    PairwiseJudgement(
+                        survey=survey,
+                        annotator=annotator,
+                        assignment=assignment,
+                        context_id=item.context_id,
+                        response_a_id=item.response_id,
+                        response_b_id=item.response_b_id,
+                        aspect=key,
+                        winner=_winner(scores[key], item_id, survey.allow_tie),
+                        strength=strength if key == "overall" else "",
+                        reason=reason if key == "overall" else "",
+                        seconds=seconds,
+                    )
+                )
+            continue
+        winner = _winner(scores["overall"], item_id, survey.allow_tie)
+        if item.kind == HITItem.Kind.PAIR_GOLD:
+            real_side = "a" if item.response_id else "b"
+            passed = winner == real_side
+        else:
+            original = answers.get(item.repeat_of_id, {}).get("scores", {}).get("overall")
+            passed = original is not None and MIRRORED[winner] == str(original).strip().lower()
+        checks.append(
+            AttentionAnswer(
+                assignment=assignment, item=item, score=ANSWER_CODES[winner], passed=passed, seconds=seconds
+            )
+        )
+    return judgements, checks
+
+
+def failed_checks(checks, items):
+    """Failed gold pairs (what the attention policy acts on); inconsistent repeats are not counted."""
+    gold = {item.pk for item in items if item.kind == HITItem.Kind.PAIR_GOLD}
+    return sum(1 for check in checks if not check.passed and check.item_id in gold)

@@ -1,0 +1,92 @@
+"""The researcher's page of a survey run on a link-and-completion-code platform (CloudResearch
+Connect, SONA, ...): the URL to give the platform, the way back, and confirming participants.
+
+There is no API to ask, so the page is where the researcher says which participants the platform
+lists as completed (the same as `manage.py link_confirm`); only their work counts and can be reviewed.
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation import selectors
+from annotation.crowd.base import ProviderError
+from annotation.crowd.link_platform import (
+    confirm_participants,
+    platform_settings,
+    platform_update,
+    unconfirm_participants,
+)
+from annotation.models import Assignment, Survey
+
+# Ids shown back after a paste, at most (a platform's export may list thousands).
+UNKNOWN_SHOWN = 20
+
+
+def _link_survey(request, pk, *, change=False):
+    surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
+    return get_object_or_404(surveys(user=request.user), pk=pk, provider=Survey.Provider.LINK)
+
+
+def entry_url(request, survey, param):
+    base = (settings.PUBLIC_BASE_URL or request.build_absolute_uri("/")).rstrip("/")
+    return f"{base}{reverse('annotation:link_entry', args=[survey.token])}?{param}="
+
+
+@login_required
+def link_survey(request, pk):
+    survey = _link_survey(request, pk)
+    platform = platform_settings(survey)
+    finished = Q(annotator__assignments__hit__survey=survey) & Q(annotator__assignments__status__in=Assignment.FINISHED)
+    participants = list(
+        survey.link_participants.annotate(tasks=Count("annotator__assignments", filter=finished)).order_by(
+            "-confirmed", "participant_id"
+        )
+    )
+    context = {
+        "survey": survey,
+        "platform": platform,
+        "entry_url": entry_url(request, survey, platform.participant_param),
+        "completion": platform.completion_url.replace("{code}", platform.completion_code),
+        "participants": participants,
+        "confirmed_count": sum(p.confirmed for p in participants),
+        "may_change": selectors.may_change_study(user=request.user, study=survey),
+    }
+    return render(request, "annotation/link_platform/survey.html", context)
+
+
+@login_required
+@require_POST
+def link_action(request, pk):
+    """The page's forms: settings (before anyone started), confirm / unconfirm ids."""
+    survey = _link_survey(request, pk, change=True)
+    post, action = request.POST, request.POST.get("action", "")
+    ids = post.getlist("participant") or post.get("ids", "").split()
+    try:
+        if action == "settings":
+            platform_update(
+                survey=survey,
+                participant_param=post.get("participant_param", ""),
+                completion_url=post.get("completion_url", ""),
+            )
+            note = "Saved: give the platform the new URL."
+        elif action == "confirm":
+            confirmed, unknown = confirm_participants(survey=survey, participant_ids=ids)
+            note = f"Confirmed {confirmed} participant(s)."
+            if unknown:
+                shown = ", ".join(unknown[:UNKNOWN_SHOWN]) + (" …" if len(unknown) > UNKNOWN_SHOWN else "")
+                note += f" {len(unknown)} id(s) never opened this survey's link and were ignored: {shown}"
+        elif action == "unconfirm":
+            note = f"Unconfirmed {unconfirm_participants(survey=survey, participant_ids=ids)} participant(s)."
+        else:
+            return HttpResponseBadRequest("Unknown action.")
+    except ProviderError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, note)
+    return redirect("annotation:link_survey", pk=survey.pk)

@@ -1,0 +1,53 @@
+from django import forms
+
+from scoring.models import Judge
+
+
+class JudgeForm(forms.ModelForm):
+    """A new judge of the signed-in researcher; the key itself is never asked for."""
+
+    base_url = forms.URLField(
+        label="Base URL",
+        max_length=500,
+        assume_scheme="http",  # local servers (vLLM, Ollama, llama.cpp) are usually plain http
+        help_text="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+    )
+
+    class Meta:
+        model = Judge
+        fields = [
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "template",
+            "temperature",
+            "samples",
+            "max_tokens",
+            "concurrency",
+            "price_per_million_prompt_tokens",
+            "price_per_million_completion_tokens",
+        ]
+        labels = {
+            "base_url": "Base URL",
+            "api_key_env": "API key variable",
+            "price_per_million_prompt_tokens": "Price per million prompt tokens",
+            "price_per_million_completion_tokens": "Price per million completion tokens",
+        }
+        help_texts = {"name": "Its scores become the metric judge:NAME."}
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if Judge.objects.filter(owner=self.owner, name=name).exists():
+            raise forms.ValidationError("You already have a judge with this name; choose another.")
+        return name
+
+    def clean_api_key_env(self):
+        value = self.cleaned_data["api_key_env"]
+        if value.startswith("sk-"):
+            raise forms.ValidationError("Give the NAME of the environment variable that holds the key, not the key.")
+        return value

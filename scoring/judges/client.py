@@ -1,0 +1,155 @@
+"""Send prompts to an OpenAI-compatible chat-completions endpoint, many at once.
+
+The official `openai` package does the HTTP: its client retries 408, 409, 429, 5xx and timeouts
+with exponential backoff and honours `Retry-After` (and `retry-after-ms`), up to `max_retries`
+times, so a busy server slows a run down rather than failing it. Requests run on one asyncio
+loop, at most `concurrency` at a time (a semaphore): a local server that answers at once is then
+limited by itself, not by threads. Every sample of a prompt is a request of its own (llama.cpp's
+and Ollama's servers ignore `n`), and its reply is parsed by the caller's `parse`.
+"""
+
+import asyncio
+import importlib
+import re
+import statistics
+from dataclasses import dataclass, field
+
+# Local servers (vLLM without --api-key, llama.cpp, Ollama) want no key; the SDK wants a string.
+NO_KEY = "no-key"
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    base_url: str
+    model: str
+    api_key: str = NO_KEY
+    temperature: float = 0.0
+    max_tokens: int = 16
+    samples: int = 1
+    concurrency: int = 8
+    timeout: float = 60.0
+    max_retries: int = 4
+
+    def __repr__(self):  # the key stays out of tracebacks and logs
+        return f"JudgeSettings(base_url={self.base_url!r}, model={self.model!r}, samples={self.samples})"
+
+
+@dataclass
+class Verdict:
+    """What a judge said about one prompt: every sample's reply and parsed value (None: unreadable)."""
+
+    replies: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def parsed(self):
+        return [v for v in self.values if v is not None]
+
+    @property
+    def mean(self):
+        """The mean of the readable samples; None when no sample could be read (never a guess)."""
+        parsed = self.parsed
+        return sum(parsed) / len(parsed) if parsed else None
+
+    @property
+    def spread(self):
+        """Population standard deviation of the readable samples (0 for one sample)."""
+        parsed = self.parsed
+        return statistics.pstdev(parsed) if parsed else None
+
+    @property
+    def unparseable(self):
+        return sum(1 for v in self.values if v is None)
+
+
+class JudgeRequestFailed(Exception):
+    """A request that still failed after the client's retries (or could not be retried)."""
+
+
+def redact(message, api_key):
+    """`message` without the key, nor the masked key some hosted APIs echo in a 401."""
+    if api_key and api_key != NO_KEY:
+        message = message.replace(api_key, "[key]")
+    return re.sub(r"(API key provided:\s*)\S+", r"\1[key]", message)
+
+
+def judge_prompts(settings, prompts, parse):
+    """One Verdict per prompt (a list of chat messages), or the JudgeRequestFailed of a prompt
+    whose requests failed: the caller keeps what succeeded (the cache) and then reports the error."""
+    if not prompts:
+        return []
+    return asyncio.run(_judge_prompts(settings, prompts, parse))
+
+
+def _sdk():
+    """The `openai` package, imported when a judge first runs: it takes ~0.5 s and pulls in pydantic,
+    which the web processes and every other task (they load this module through the metric engine)
+    never need."""
+    return importlib.import_module("openai")
+
+
+async def _judge_prompts(settings, prompts, parse):
+    openai = _sdk()
+    client = openai.AsyncOpenAI(
+        base_url=settings.base_url,
+        api_key=settings.api_key or NO_KEY,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+    )
+    gate = asyncio.Semaphore(max(1, settings.concurrency))
+    try:
+        return await asyncio.gather(*(_verdict(client, gate, settings, messages, parse) for messages in prompts))
+    finally:
+        await client.close()
+
+
+async def _verdict(client, gate, settings, messages, parse):
+    samples = await asyncio.gather(
+        *(_ask(client, gate, settings, messages) for _ in range(max(1, settings.samples))), return_exceptions=True
+    )
+    failures = [s for s in samples if isinstance(s, BaseException)]
+    if failures:
+        return failures[0]
+    verdict = Verdict()
+    for reply, prompt_tokens, completion_tokens in samples:
+        verdict.replies.append(reply)
+        verdict.values.append(parse(reply))
+        verdict.prompt_tokens += prompt_tokens
+        verdict.completion_tokens += completion_tokens
+    return verdict
+
+
+async def _ask(client, gate, settings, messages):
+    openai = _sdk()
+    async with gate:
+        try:
+            # The documented request body, posted with the client's own machinery (its retries,
+            # backoff and Retry-After, its errors) but without `chat.completions.create`'s
+            # recursive transform of every typed parameter, which cost about a millisecond of CPU a
+            # request and held a 2-core machine under 200 requests/s (bench/bench_judges.py).
+            completion = await client.post(
+                "/chat/completions",
+                cast_to=openai.types.chat.ChatCompletion,
+                body={
+                    "model": settings.model,
+                    "messages": messages,
+                    "temperature": settings.temperature,
+                    "max_tokens": settings.max_tokens,
+                },
+            )
+        except openai.APIStatusError as error:
+            raise JudgeRequestFailed(
+                f"{settings.base_url} answered HTTP {error.status_code}: {redact(str(error), settings.api_key)}"
+            ) from None
+        except openai.APITimeoutError:
+            raise JudgeRequestFailed(
+                f"{settings.base_url} did not answer within {settings.timeout:g} s ({settings.max_retries} retries)"
+            ) from None
+        except openai.APIConnectionError as error:
+            raise JudgeRequestFailed(f"cannot reach {settings.base_url}: {error}") from None
+    choices = completion.choices or []
+    reply = (choices[0].message.content or "") if choices else ""
+    usage = completion.usage
+    return reply, (usage.prompt_tokens if usage else 0), (usage.completion_tokens if usage else 0)

@@ -1,0 +1,22 @@
+"""python manage.py judge_remove --name N [--owner USERNAME]"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.management.judge_cli import add_judge_owner_argument, judge_owner
+from scoring.services.judges import JudgeRefusal, judge_delete, judge_named
+
+
+class Command(BaseCommand):
+    help = "Remove an LLM judge with its cached replies, its usage and its judge:NAME scores."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--name", required=True)
+        add_judge_owner_argument(parser)
+
+    def handle(self, *args, **options):
+        try:
+            judge = judge_named(options["name"], owner=judge_owner(options["owner"]))
+        except JudgeRefusal as refusal:
+            raise CommandError(str(refusal)) from None
+        judge_delete(judge=judge)
+        self.stdout.write(f"judge {options['name']!r} removed")

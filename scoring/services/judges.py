@@ -1,0 +1,250 @@
+"""LLM judge writes: register and remove judges, judge responses as the metric judge:<name>, judge pairs.
+
+`judge_metric_values` is the hook through which `scoring.services.metrics` computes `judge:<name>`
+in chunks like every other metric (as `adem_metric_values` is for `adem:<name>`). Each prompt is
+looked up in the cache first (judge, template version, prompt hash); only the misses are sent, and
+what comes back is stored at once, so a chunk retried after an error asks only what is still missing.
+"""
+
+import collections
+import hashlib
+import json
+import os
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+
+from annotation.models import Response
+from scoring.judges import pairwise, prompts
+from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts
+from scoring.judges.parsing import parse_preference, parse_rating
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricScore
+
+JUDGE_METRIC_PREFIX = "judge:"
+EXAMPLE_CHARS = 500
+
+
+class JudgeRefusal(Exception):
+    """A judge that cannot run as asked (unknown, missing API key, wrong template); says why."""
+
+
+# --- registry --------------------------------------------------------------------------------
+
+
+def judge_create(*, owner, name, base_url, model, api_key_env="", template=prompts.RATING, **options):
+    """A new judge of `owner`; ValidationError (per field) on bad input, and nothing is created."""
+    judge = Judge(
+        owner=owner, name=name, base_url=base_url, model=model, api_key_env=api_key_env, template=template, **options
+    )
+    judge.full_clean()
+    judge.save()
+    return judge
+
+
+def judge_delete(*, judge):
+    """Remove the judge, its cache and usage, and its scores (metric judge:<name>) of the owner's datasets."""
+    with transaction.atomic():
+        MetricScore.objects.filter(metric=judge.metric_name, response__context__dataset__owner=judge.owner).delete()
+        judge.delete()
+
+
+def judge_named(name, *, owner):
+    judge = Judge.objects.filter(owner=owner, name=name).first()
+    if judge is None:
+        raise JudgeRefusal(f"no judge named {name!r}; add one with judge_add or on the Judges page")
+    return judge
+
+
+def judge_settings(judge):
+    """The client settings of `judge`, its API key read from the environment variable it names.
+
+    A named variable that is unset or empty is refused here, before any request is made."""
+    api_key = None
+    if judge.api_key_env:
+        api_key = os.environ.get(judge.api_key_env)
+        if not api_key:
+            raise JudgeRefusal(
+                f"judge {judge.name!r} reads its API key from the environment variable {judge.api_key_env}, "
+                "which is not set (set it where the workers and this command run)"
+            )
+    return JudgeSettings(
+        base_url=judge.base_url,
+        model=judge.model,
+        api_key=api_key or "no-key",
+        temperature=judge.temperature,
+        max_tokens=judge.max_tokens,
+        samples=judge.samples,
+        concurrency=judge.concurrency,
+        # a request's limit and the SDK's retries (429/5xx/timeouts, honouring Retry-After)
+        timeout=getattr(django_settings, "JUDGE_TIMEOUT_SECONDS", 60.0),
+        max_retries=getattr(django_settings, "JUDGE_MAX_RETRIES", 4),
+    )
+
+
+# --- the metric judge:<name> ------------------------------------------------------------------
+
+
+def judge_metric_names(*, owner):
+    """Metric names of the owner's rating judges, for the metrics page (never computed unasked)."""
+    if owner is None:
+        return []
+    judges = Judge.objects.filter(owner=owner).exclude(template=prompts.PAIRWISE).values_list("name", flat=True)
+    return [JUDGE_METRIC_PREFIX + name for name in judges]
+
+
+def judge_metric_check(metric, *, owner):
+    """Refuse (KeyError, as for an unknown metric) a judge that does not exist, judges pairs, or
+    lacks its API key: the page and the command say so before a run is created."""
+    try:
+        judge = _rating_judge(metric, owner)
+        judge_settings(judge)
+    except JudgeRefusal as refusal:
+        raise KeyError(str(refusal)) from None
+
+
+def _rating_judge(metric, owner):
+    judge = judge_named(metric.removeprefix(JUDGE_METRIC_PREFIX), owner=owner)
+    if prompts.get_template(judge.template).kind != prompts.RATING:
+        raise JudgeRefusal(f"judge {judge.name!r} judges pairs ({judge.template}); use judge_pairs")
+    return judge
+
+
+def judge_metric_version(*, metric, owner):
+    """Template and version plus a hash of what changes the answers (model, temperature, samples...)."""
+    judge = judge_named(metric.removeprefix(JUDGE_METRIC_PREFIX), owner=owner)
+    answers = json.dumps([judge.base_url, judge.model, judge.temperature, judge.samples, judge.max_tokens])
+    return f"{prompts.get_template(judge.template).key}/{hashlib.sha256(answers.encode()).hexdigest()[:10]}"
+
+
+def judge_metric_values(*, metric, response_ids, owner, run=None):
+    """`{response_id: mean score or None}` of metric `judge:<name>` for these responses.
+
+    None where no sample's reply could be read (counted on the run's usage row, with an example),
+    and for the reference template where the context has no reference.
+    """
+    judge = _rating_judge(metric, owner)
+    settings = judge_settings(judge)  # before any request
+    template = prompts.get_template(judge.template)
+    with_reference = template.name == prompts.RATING_WITH_REFERENCE
+    responses = (
+        Response.objects.filter(pk__in=list(response_ids))
+        .select_related("context")
+        .prefetch_related("context__references")
+    )
+    everyone, asked, messages = [], [], []
+    for response in responses:
+        everyone.append(response.pk)
+        references = [r.text for r in response.context.references.all()]
+        if with_reference and not references:
+            continue
+        asked.append(response.pk)
+        messages.append(
+            prompts.rating_messages(
+                template,
+                context=response.context.turns,
+                response=response.text,
+                reference=references[0] if references else "",
+            )
+        )
+    entries = _judged(judge, settings, template, messages, parse_rating, run=run)
+    means = dict(zip(asked, (entry.mean for entry in entries), strict=True))
+    return {pk: means.get(pk) for pk in everyone}
+
+
+# --- pairs -----------------------------------------------------------------------------------
+
+
+def judge_pairs(*, judge, items, label=""):
+    """Judge `items` (pairwise.PairItem) in both orders; returns (verdicts, statistics).
+
+    The entry point for pairs from any source: a JSONL file today (the judge_pairs command). The
+    integrator connects pairwise studies here by turning a study's pairs and their human winners
+    into PairItem objects.
+    """
+    template = prompts.get_template(judge.template)
+    if template.kind != prompts.PAIRWISE:
+        raise JudgeRefusal(
+            f"judge {judge.name!r} rates single responses ({judge.template}); add one with --template pairwise"
+        )
+    settings = judge_settings(judge)
+    messages = [m for item in items for m in pairwise.both_orders_messages(template, item)]
+    entries = _judged(judge, settings, template, messages, parse_preference, label=label or "pairs")
+    picks = [majority_pick(entry.values) for entry in entries]
+    verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
+    return verdicts, pairwise.pairwise_statistics(items, verdicts)
+
+
+def majority_pick(values):
+    """The most frequent readable pick of a prompt's samples; None when none, or on a tie."""
+    counts = collections.Counter(v for v in values if v is not None).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+# --- the cache, the requests and the usage -----------------------------------------------------
+
+
+def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
+    """One JudgeCacheEntry per prompt: from the cache, or asked now and stored before returning.
+
+    Answers that arrived are stored even when another prompt's request failed; then the failure
+    is raised (JudgeRequestFailed), so a retry asks only for what is still missing."""
+    hashes = [prompts.prompt_hash(m) for m in messages]
+    cached = JudgeCacheEntry.objects.filter(judge=judge, template_version=template.key, prompt_hash__in=set(hashes))
+    found = {entry.prompt_hash: entry for entry in cached}
+    missing = {h: m for h, m in zip(hashes, messages, strict=True) if h not in found}
+    results = judge_prompts(settings, list(missing.values()), parse)
+    new, failures, example = [], [], ""
+    for prompt_hash, result in zip(missing, results, strict=True):
+        if isinstance(result, BaseException):
+            failures.append(result)
+            continue
+        if not example and result.unparseable:
+            unread = next(r for r, v in zip(result.replies, result.values, strict=True) if v is None)
+            example = unread or "(empty reply)"
+        new.append(
+            JudgeCacheEntry(
+                judge=judge,
+                template_version=template.key,
+                prompt_hash=prompt_hash,
+                values=result.values,
+                mean=result.mean if template.kind == prompts.RATING else None,
+                spread=result.spread if template.kind == prompts.RATING else None,
+                first_reply=(result.replies[0] if result.replies else "")[:EXAMPLE_CHARS],
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+            )
+        )
+    JudgeCacheEntry.objects.bulk_create(new, ignore_conflicts=True)  # a twin chunk may have stored it first
+    found.update((entry.prompt_hash, entry) for entry in new)
+    n_cached = len(hashes) - len(missing)
+    _usage_add(judge, run, label, prompts=len(hashes), cached=n_cached, new=new, example=example[:EXAMPLE_CHARS])
+    if failures:
+        raise JudgeRequestFailed(f"{len(failures)} of {len(missing)} prompt(s) failed; first: {failures[0]}")
+    return [found[h] for h in hashes]
+
+
+def _usage_add(judge, run, label, *, prompts, cached, new, example):
+    usage, _ = JudgeUsage.objects.get_or_create(judge=judge, run=run, label="" if run is not None else label)
+    JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
+        prompts=F("prompts") + prompts,
+        cached=F("cached") + cached,
+        requests=F("requests") + sum(len(e.values) for e in new),
+        prompt_tokens=F("prompt_tokens") + sum(e.prompt_tokens for e in new),
+        completion_tokens=F("completion_tokens") + sum(e.completion_tokens for e in new),
+        unparseable=F("unparseable") + sum(sum(v is None for v in e.values) for e in new),
+    )
+    if example:
+        JudgeUsage.objects.filter(pk=usage.pk, unparseable_example="").update(unparseable_example=example)
+
+
+def judge_create_or_refuse(**fields):
+    """`judge_create`, its ValidationError turned into one readable JudgeRefusal (the command's)."""
+    try:
+        return judge_create(**fields)
+    except ValidationError as error:
+        problems = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in error.message_dict.items())
+        raise JudgeRefusal(problems) from None

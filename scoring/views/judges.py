@@ -1,0 +1,111 @@
+"""LLM judges pages: the researcher's judges (add, remove) and one judge's runs and unreadable replies."""
+
+import os
+
+from celery import current_app
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Avg, Count
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.selectors import datasets_changeable_by
+from scoring.forms.judges import JudgeForm
+from scoring.judges import prompts
+from scoring.selectors import judges_changeable_by, judges_visible_to
+from scoring.services.judges import JudgeRefusal, judge_create, judge_delete
+from scoring.services.judges_pairwise import pairwise_judge_check
+
+JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: views do not import the tasks module
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge_list(request):
+    form = JudgeForm(request.POST or None, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = {key: value for key, value in form.cleaned_data.items() if key not in ("name", "base_url", "model")}
+        judge = judge_create(
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            base_url=form.cleaned_data["base_url"],
+            model=form.cleaned_data["model"],
+            **data,
+        )
+        messages.success(request, f"Judge added: compute its metric {judge.metric_name} on a dataset's Metrics page.")
+        return redirect("scoring:judge_detail", judge_id=judge.pk)
+    judges = list(judges_visible_to(user=request.user))
+    for judge in judges:
+        judge.key_state = _key_state(judge)
+    return render(request, "scoring/judges/judge_list.html", {"judges": judges, "form": form})
+
+
+@login_required
+@require_GET
+def judge_detail(request, judge_id):
+    judge = get_object_or_404(judges_visible_to(user=request.user), pk=judge_id)
+    usage = list(judge.usage.select_related("run__dataset", "judge")[:50])
+    cache = judge.cache_entries.aggregate(n=Count("id"), spread=Avg("spread"), mean=Avg("mean"))
+    example = next((u.unparseable_example for u in usage if u.unparseable_example), "")
+    context = {
+        "judge": judge,
+        "key_state": _key_state(judge),
+        "usage": usage,
+        "cache": cache,
+        "unparseable": sum(u.unparseable for u in usage),
+        "example": example,
+        "pair_datasets": _pairwise_datasets(request.user) if judge.template == prompts.PAIRWISE else [],
+    }
+    return render(request, "scoring/judges/judge_detail.html", context)
+
+
+@login_required
+@require_POST
+def judge_remove(request, judge_id):
+    judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
+    judge_delete(judge=judge)
+    messages.success(request, f"Judge {judge.name} removed, with its cached replies and its scores.")
+    return redirect("scoring:judges")
+
+
+@login_required
+@require_POST
+def judge_dataset_pairs(request, judge_id):
+    """Queue the judging of a dataset's human-judged pairs (both orders) with the owner's judge."""
+    judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
+    dataset = get_object_or_404(datasets_changeable_by(user=request.user), pk=_number(request.POST.get("dataset")))
+    try:
+        pairwise_judge_check(judge, dataset)
+    except JudgeRefusal as refusal:
+        messages.error(request, f"Not judged: {refusal}")
+        return redirect("scoring:judge_detail", judge_id=judge.pk)
+    transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
+    messages.success(
+        request,
+        f"Judging the pairs of {dataset.name} in both orders. The runs below count the requests; refresh "
+        "the dataset's report to see the judge in its pairwise section.",
+    )
+    return redirect("scoring:judge_detail", judge_id=judge.pk)
+
+
+def _number(text):
+    return int(text) if text and text.isdigit() else 0
+
+
+def _pairwise_datasets(user):
+    """The researcher's datasets that have pairwise judgements, for the judge's 'judge pairs' form."""
+    return list(
+        datasets_changeable_by(user=user)
+        .filter(surveys__pairwise_judgements__isnull=False)
+        .distinct()
+        .order_by("name")
+        .values("pk", "name")
+    )
+
+
+def _key_state(judge):
+    """Whether the web server's environment has the key variable (its value is never read out)."""
+    if not judge.api_key_env:
+        return "no key needed"
+    return f"${judge.api_key_env} is set" if os.environ.get(judge.api_key_env) else f"${judge.api_key_env} is NOT set"

@@ -1,0 +1,128 @@
+"""The report of a pairwise study: `report --format json` carries the Bradley-Terry ranking, the
+win/tie/loss matrix and each metric's agreement with the human pairs; CSV and LaTeX carry the
+same tables; exclusions apply as in rating studies."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from analysis.models import Report
+from annotation.models import Annotator, ExclusionDecision, Response
+from annotation.selectors_pairwise import judged_pairs
+from annotation.services.imports_pairwise import pairwise_import
+from scoring.models import MetricScore
+from tests.annotation.studies_helpers import dataset_records
+from tests.factories import load_dataset_records
+
+pytestmark = pytest.mark.django_db
+QUALITY = {"good": 2.0, "okay": 1.0, "bad": 0.0}
+
+
+@pytest.fixture
+def study(researcher):
+    dataset = load_dataset_records(records=dataset_records(30, systems=tuple(QUALITY)), name="pw", owner=researcher)
+    rng = np.random.default_rng(3)
+    lines = []
+    for c in range(30):
+        for a, b in (("good", "okay"), ("okay", "bad"), ("good", "bad")):
+            for worker in ("w1", "w2"):
+                p = 1 / (1 + np.exp(QUALITY[b] - QUALITY[a]))
+                u = rng.random()
+                winner = "a" if u < 0.9 * p else ("b" if u > 1 - 0.9 * (1 - p) else "tie")
+                first, second = (a, b) if rng.random() < 0.5 else (b, a)
+                if (first, second) != (a, b):
+                    winner = {"a": "b", "b": "a", "tie": "tie"}[winner]
+                lines.append(
+                    {"context_id": f"c{c:03d}", "system_a": first, "system_b": second, "worker": worker,
+                     "winner": winner}
+                )  # fmt: skip
+    survey = pairwise_import(
+        file="".join(json.dumps(x) + "\n" for x in lines).encode(), dataset=dataset, fmt="jsonl", survey_name="pw-ab"
+    )
+    # "oracle" orders every pair by true quality; "reverse" the other way round.
+    for response in Response.objects.filter(context__dataset=dataset).select_related("system"):
+        MetricScore.objects.create(response=response, metric="oracle", value=QUALITY[response.system.name])
+        MetricScore.objects.create(response=response, metric="reverse", value=-QUALITY[response.system.name])
+    return dataset, survey
+
+
+def _report(*args, **options):
+    out = io.StringIO()
+    call_command("report", *args, dataset="pw", bootstrap=100, stdout=out, stderr=io.StringIO(), **options)
+    return out.getvalue()
+
+
+def test_the_json_report_ranks_the_systems_and_scores_the_metrics_against_the_pairs(study):
+    pairwise = json.loads(_report(format="json"))["pairwise"]
+    assert [row["system"] for row in pairwise["systems"]] == ["good", "okay", "bad"]
+    for row in pairwise["systems"]:
+        assert set(row) == {"system", "strength", "ci_low", "ci_high", "wins", "losses", "ties"}
+        assert row["ci_low"] <= row["strength"] <= row["ci_high"]
+    assert sum(row["strength"] for row in pairwise["systems"]) == pytest.approx(0, abs=1e-9)
+    assert sum(row["wins"] + row["losses"] + row["ties"] for row in pairwise["systems"]) == 2 * 180
+    metrics = {row["metric"]: row for row in pairwise["metrics"]}
+    assert set(metrics["oracle"]) == {"metric", "pairwise_accuracy", "n_pairs", "kendall_vs_bt"}
+    assert set(pairwise) >= {"systems", "matrix", "metrics"}
+    assert metrics["oracle"]["n_pairs"] == 180 and metrics["oracle"]["kendall_vs_bt"] == pytest.approx(1.0)
+    assert metrics["reverse"]["kendall_vs_bt"] == pytest.approx(-1.0)
+    assert metrics["oracle"]["pairwise_accuracy"] > 0.6 > metrics["reverse"]["pairwise_accuracy"]
+    good_vs_bad = next(r for r in pairwise["matrix"] if (r["system"], r["opponent"]) == ("good", "bad"))
+    assert good_vs_bad["ci_low"] < good_vs_bad["win_rate"] < good_vs_bad["ci_high"]
+
+
+def test_csv_and_latex_carry_the_pairwise_tables(study):
+    csv_text = _report(format="csv", table="pairwise_systems")
+    assert csv_text.splitlines()[0] == "system,strength,ci_low,ci_high,wins,losses,ties"
+    assert csv_text.splitlines()[1].startswith("good,")
+    assert "pairwise_accuracy" in _report(format="csv", table="pairwise_metrics")
+    latex = _report(format="latex")
+    assert "tab:pairwise-ranking" in latex and "tab:pairwise-metrics" in latex
+
+
+def test_an_excluded_annotators_judgements_leave_the_ranking(study, researcher):
+    dataset, survey = study
+    ExclusionDecision.objects.create(
+        survey=survey, annotator=Annotator.objects.get(worker_id="w2"), excluded=True, source="manual",
+        note="test", decided_by=researcher,
+    )  # fmt: skip
+    pairwise = json.loads(_report(format="json"))["pairwise"]
+    assert pairwise["n_judgements"] == 90
+    assert len(judged_pairs(dataset=dataset)) == 90
+    assert len(judged_pairs(dataset=dataset, apply_exclusions=False)) == 180
+
+
+def test_a_dataset_without_pairwise_judgements_has_no_pairwise_section(researcher):
+    load_dataset_records(records=dataset_records(3), name="pw", owner=researcher)
+    assert json.loads(_report(format="json"))["pairwise"] is None
+
+
+@pytest.fixture
+def page_client(client, researcher, django_capture_on_commit_callbacks, settings, tmp_path):
+    """The researcher's client, running the on-commit callbacks (the eager report task) of each GET."""
+    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 100
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(researcher)
+
+    def get(url):
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.get(url)
+
+    return get
+
+
+def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study, page_client, client, other_researcher):
+    dataset, _ = study
+    url = reverse("analysis:dataset_report", args=[dataset.pk])
+    page_client(url)
+    html = page_client(url).content.decode()
+    assert "Pairwise ranking (Bradley-Terry)" in html and "Kendall τ vs BT" in html
+    assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
+    report = Report.objects.get(dataset=dataset)
+    plot = page_client(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"]))
+    assert plot.status_code == 200 and plot.content[:4] == b"\x89PNG"
+    client.force_login(other_researcher)
+    assert client.get(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"])).status_code == 404

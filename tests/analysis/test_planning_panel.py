@@ -1,0 +1,45 @@
+"""The planning panel analysis adds to the survey page (through annotation's extension registry)."""
+
+import pytest
+from django.urls import reverse
+
+from analysis.services import report_get_or_create, report_params, report_refresh
+from analysis.survey_panel import _extend_options
+from annotation.models import Survey
+
+pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+
+
+def test_the_survey_page_shows_planning_from_the_survey_report_with_a_button_to_extend(researcher_client, usr_study):
+    _, survey, _, _ = usr_study
+    url = reverse("annotation:survey_detail", args=[survey.pk])
+    body = researcher_client.get(url).content.decode()
+    assert "Planning: how many more ratings?" in body and "has not been computed yet" in body
+    report = report_get_or_create(dataset=survey.dataset, survey=survey, params=report_params())
+    report_refresh(report=report)
+    planning = report.data["planning"]
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LOCAL)  # imported: no crowd to extend
+    body = researcher_client.get(url).content.decode()
+    assert f"For {planning['metric']} (r = " in body
+    assert "Responses for CI width 0.1" in body
+    # On the built-in crowd the panel offers the one-click extension, one button per option.
+    assert 'action="{}"'.format(reverse("annotation:survey_extend", args=[survey.pk])) in body
+    assert 'name="csrfmiddlewaretoken"' in body.split('id="extend-study"')[1]
+
+
+def test_the_panel_says_imported_judgements_cannot_extend_and_offers_mturk_the_button(researcher_client, usr_study):
+    _, survey, _, _ = usr_study
+    report_refresh(report=report_get_or_create(dataset=survey.dataset, survey=survey, params=report_params()))
+    url = reverse("annotation:survey_detail", args=[survey.pk])
+    assert "Imported judgements have no crowd to extend" in researcher_client.get(url).content.decode()
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.MTURK)
+    body = researcher_client.get(url).content.decode()
+    assert "cannot add work" not in body and 'id="extend-study"' in body
+
+
+def test_mturk_is_offered_no_option_that_would_take_its_hits_across_ten_assignments():
+    planning = {"ratings_per_response": 3, "options": [{"ratings_per_response": m} for m in (5, 9, 10, 12)]}
+    on_mturk = _extend_options(planning, Survey(provider=Survey.Provider.MTURK, assignments_per_hit=3))
+    assert [choice["after"] for choice in on_mturk] == [5, 9]
+    local = _extend_options(planning, Survey(provider=Survey.Provider.LOCAL, assignments_per_hit=3))
+    assert [choice["after"] for choice in local] == [5, 9, 10, 12]

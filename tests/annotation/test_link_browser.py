@@ -1,0 +1,111 @@
+"""A participant of a link-and-completion-code platform in real headless Chromium on a phone: from
+the link the platform hands out to the platform's completion page with the survey's code; and the
+researcher's link-platform page at laptop and phone widths.
+
+The platform's completion page is the one outside address: Playwright's routing answers it, so the
+test sees exactly where the browser was sent. Screenshots go to $SCREENSHOT_DIR when set.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from annotation.crowd.link_platform import platform_settings
+from annotation.models import Annotator, LinkParticipant, Survey
+from tests.annotation.mturk_helpers import make_survey
+from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
+from tests.conftest import PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+COMPLETE = "https://connect.example.org/participant/complete?code={code}"
+
+
+def _fits(page):
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def _answer_all(page):
+    for item in page.query_selector_all(".task-item"):
+        asked = re.search(r"Please choose (\d)", item.inner_text())
+        item.query_selector(f'input[type=radio][value="{asked.group(1) if asked else 4}"]').click()
+
+
+@pytest.fixture
+def platform(researcher):
+    survey = make_survey(researcher, n_hits=2, assignments=2, name="on-connect")
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    survey.refresh_from_db()
+    return platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+
+
+def _shots(tmp_path):
+    shots = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_phone(
+    live_server,
+    browser,  # noqa: F811
+    platform,
+    tmp_path,
+):
+    shots = _shots(tmp_path)
+    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    landed = []
+
+    def platform_site(route):
+        landed.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<h1>Connect: thank you</h1>")
+
+    page.route(re.compile(r"^https://connect\.example\.org/.*"), platform_site)
+    page.goto(f"{live_server.url}/l/{platform.survey.token}/?workerId=CR-000042")
+    assert not LinkParticipant.objects.exists(), "opening the link claims nothing"
+    assert _fits(page)
+    page.screenshot(path=str(shots / "link-entry-390x844.png"))
+    page.click("text=Start")
+    page.wait_for_url(re.compile(r"/a/[^/]+/$"))
+    assert _fits(page)
+    _answer_all(page)
+    page.click("#submit-hit")
+    page.wait_for_url(re.compile(r"/done/$"))
+    assert _fits(page)
+    page.screenshot(path=str(shots / "link-done-390x844.png"))
+    page.click("#link-finish")
+    page.wait_for_url(re.compile(r"^https://connect\.example\.org/"))
+    assert landed == [f"https://connect.example.org/participant/complete?code={platform.completion_code}"]
+    assert page.inner_text("h1") == "Connect: thank you"
+    row = LinkParticipant.objects.get()
+    assert (row.participant_id, row.confirmed) == ("CR-000042", False)
+
+
+def test_the_researchers_link_page_is_reached_from_the_survey_page_and_fits(
+    live_server,
+    browser,  # noqa: F811
+    platform,
+    tmp_path,
+):
+    shots = _shots(tmp_path)
+    survey = platform.survey
+    annotators = [("CR-000042", True), ("CR-000043", False)]
+    for participant, confirmed in annotators:
+        row = Annotator.objects.create(provider="link", worker_id=participant)
+        LinkParticipant.objects.create(survey=survey, participant_id=participant, annotator=row, confirmed=confirmed)
+    for label, viewport in (("1366x900", DESKTOP), ("390x844", PHONE)):
+        page = browser.new_context(viewport=viewport).new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", "alice")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit], input[type=submit]")
+        page.goto(f"{live_server.url}/surveys/{survey.pk}/")
+        page.click("#link-platform-page")
+        page.wait_for_url(re.compile(rf"/surveys/{survey.pk}/link/$"))
+        assert "?workerId=" in page.inner_text("#link-entry-url")
+        assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
+        assert _fits(page), f"the link-platform page is wider than {label}"
+        page.screenshot(path=str(shots / f"link-researcher-{label}.png"), full_page=True)

@@ -1,0 +1,80 @@
+"""A pairwise survey on the link-platform and Prolific providers: a participant enters, gets pairs,
+answers, and the judgements count in no analysis until the platform's confirmation."""
+
+from io import StringIO
+
+import httpx
+import pytest
+from django.core.management import call_command
+
+from annotation.crowd.link_platform import platform_settings
+from annotation.crowd.prolific import study_settings
+from annotation.models import Assignment, HITItem, PairwiseJudgement, Survey
+from annotation.selectors_pairwise import accepted_judgements
+from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
+from tests.annotation.prolific_helpers import STUDY_ID, entry, pid, provider, publish, session, submissions_answer
+
+pytestmark = pytest.mark.django_db
+COMPLETE = "https://connect.example.org/complete?code={code}"
+
+
+def _on(survey, provider_name):
+    Survey.objects.filter(pk=survey.pk).update(provider=provider_name)
+    survey.refresh_from_db()
+    return survey
+
+
+def answer_pairs(client, started):
+    """On the task page a claim redirected to: check it shows pairs (no system names), answer them all."""
+    page = client.get(started["Location"]).content.decode()
+    slot = Assignment.objects.get(token=started["Location"].rstrip("/").split("/")[-1])
+    pair = slot.hit.items.filter(kind=HITItem.Kind.PAIR).first()
+    assert pair is not None and f'name="score-{pair.pk}-overall" value="a"' in page
+    assert pair.response.text in page and pair.response_b.text in page
+    for name in ("hred", "tfidf", "human", "secret reference"):
+        assert name not in page
+    data = {}
+    for item_id, answer in pairwise_answers(slot).items():
+        data.update({f"score-{item_id}-{key}": value for key, value in answer["scores"].items()})
+        data[f"seconds-{item_id}"] = "3.0"
+    assert client.post(started["Location"], data).status_code == 302
+    return slot
+
+
+def counted(survey):
+    return accepted_judgements(dataset=survey.dataset, surveys=[survey], apply_exclusions=False).count()
+
+
+def test_a_pairwise_survey_on_a_link_platform_counts_a_participants_judgements_once_confirmed(
+    researcher, client, tmp_path
+):
+    survey = _on(make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-link"), "link")
+    platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+    started = client.post(f"/l/{survey.token}/", {"workerId": "W1"})
+    assert started.status_code == 302 and started["Location"].startswith("/a/")
+    slot = answer_pairs(client, started)
+    stored = PairwiseJudgement.objects.filter(survey=survey, annotator__worker_id="W1").count()
+    assert stored > 0 and slot.annotator.worker_id == "W1"
+    assert counted(survey) == 0  # not confirmed yet
+    ids = tmp_path / "completed.txt"
+    ids.write_text("W1\n", encoding="utf-8")
+    call_command("link_confirm", "--survey", "ab-link", str(ids), stdout=StringIO(), stderr=StringIO())
+    assert counted(survey) == stored
+
+
+def test_a_pairwise_survey_on_prolific_counts_a_participants_judgements_once_prolific_lists_the_session(
+    researcher, client, api
+):
+    survey = _on(make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-prolific"), "prolific")
+    study_settings(survey, reward_cents=150, minutes=10)
+    publish(api, survey)
+    started = entry(client, survey, participant=pid(1), session_id=session(1))
+    assert started.status_code == 302 and started["Location"].startswith("/a/")
+    answer_pairs(client, started)
+    stored = PairwiseJudgement.objects.filter(survey=survey, annotator__worker_id=pid(1)).count()
+    assert stored > 0 and counted(survey) == 0
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    assert provider().sync(survey=survey)["confirmed"] == 1
+    assert counted(survey) == stored

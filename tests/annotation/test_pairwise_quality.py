@@ -1,0 +1,56 @@
+"""Quality control of a pairwise survey: agreement on the three labels (whatever side each
+annotator saw), position bias per annotator, gold and swapped-repeat checks, on the quality page."""
+
+import pytest
+from django.urls import reverse
+
+from annotation import services
+from annotation.quality.pairwise import fleiss_kappa, pairwise_quality
+from annotation.quality.recompute import quality_recompute
+from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
+
+pytestmark = pytest.mark.django_db
+
+
+def _work(survey, worker, choose):
+    assignment = services.assignment_claim(survey=survey, worker_id=worker)
+    services.assignment_submit(assignment=assignment, answers=pairwise_answers(assignment, choose=choose))
+
+
+def _better(item):
+    # Agree on substance whichever side each saw: a fixed one of the two responses wins (the lower
+    # id or the higher, by the parity of their sum, so the labels vary).
+    first, second = sorted((item.response_id, item.response_b_id))
+    winner = first if (first + second) % 2 else second
+    return "a" if item.response_id == winner else "b"
+
+
+def test_annotators_who_agree_on_substance_agree_perfectly_whatever_sides_they_saw(researcher):
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, assignments_per_hit=3)
+    _work(survey, "w1", _better)
+    _work(survey, "w2", _better)
+    _work(survey, "lefty", lambda item: "a")
+    figures = pairwise_quality(survey=survey)
+    pairs = {(p["a"], p["b"]): p for p in figures["pairs"]}
+    assert pairs[("w1", "w2")]["kappa"] == pytest.approx(1.0) and pairs[("w1", "w2")]["n"] == 18
+    assert pairs[("lefty", "w1")]["kappa"] < 1.0
+    by_worker = {row["worker"]: row for row in figures["annotators"]}
+    assert by_worker["lefty"]["left_share"] == 1.0 and by_worker["lefty"]["p_value"] < 0.001
+    assert by_worker["w1"]["gold_passed"] == by_worker["w1"]["gold_total"] == 1
+    assert by_worker["w1"]["consistent"] == by_worker["w1"]["repeats"] == 1
+    assert figures["fleiss_kappa"] is not None and figures["alpha"] is not None
+
+
+def test_fleiss_kappa_is_one_for_unanimous_spread_items_and_none_without_spread():
+    assert fleiss_kappa([[0, 0, 0], [2, 2, 2], [1, 1, 1]]) == pytest.approx(1.0)
+    assert fleiss_kappa([[0, 0], [0, 0]]) is None
+    assert fleiss_kappa([[0, 2], [2, 0]]) == pytest.approx(-1.0)
+
+
+def test_the_quality_page_shows_the_pairwise_figures(researcher, researcher_client):
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
+    _work(survey, "w1", _better)
+    _work(survey, "w2", _better)
+    quality_recompute(survey=survey)
+    html = researcher_client.get(reverse("annotation:quality_survey", args=[survey.pk])).content.decode()
+    assert "Pairwise judgements" in html and "Position bias and checks" in html and "Fleiss" in html

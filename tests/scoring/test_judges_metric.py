@@ -1,0 +1,241 @@
+"""The metric judge:<name>: computed in chunks like every metric, against a real local chat server."""
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import Response
+from config.celery import app as celery_app
+from scoring.judges import prompts
+from scoring.judges.client import JudgeRequestFailed
+from scoring.models import JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
+from scoring.selectors import metric_scores
+from scoring.services import metrics as services
+from tests.factories import load_dataset_records
+from tests.scoring.chat_server import Scripted
+from tests.scoring.judge_helpers import RECORDS, make_judge, score_for, scoring_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def eager(monkeypatch, settings):
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
+    settings.JUDGE_MAX_RETRIES = 1
+    settings.JUDGE_TIMEOUT_SECONDS = 5.0
+
+
+@pytest.fixture
+def compute(django_capture_on_commit_callbacks):
+    """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
+
+    def run(**kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return services.metrics_compute(**kwargs)
+
+    return run
+
+
+@pytest.fixture
+def dataset(researcher):
+    return load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+
+
+@pytest.fixture
+def judge(researcher, chat_server):
+    chat_server.answer = scoring_server
+    return make_judge(researcher, chat_server)
+
+
+def expected_scores(dataset, template_name=prompts.RATING):
+    """Each response's prompt rendered afresh from the database, and the score the server gives it."""
+    template = prompts.get_template(template_name)
+    expected = {}
+    for response in Response.objects.filter(context__dataset=dataset).select_related("context"):
+        refs = [r.text for r in response.context.references.all()]
+        if template_name == prompts.RATING_WITH_REFERENCE and not refs:
+            expected[response.pk] = None
+            continue
+        messages = prompts.rating_messages(
+            template, context=response.context.turns, response=response.text, reference=refs[0] if refs else ""
+        )
+        expected[response.pk] = float(score_for(messages[-1]["content"]))
+    return expected
+
+
+def test_compute_metrics_stores_one_score_per_response_as_the_server_answered_its_prompt(dataset, judge, chat_server):
+    call_command("compute_metrics", "--dataset", "toy", "--metric", "judge:local", "--chunk-size", "5", "--no-progress")
+    run = MetricRun.objects.get()
+    assert (run.status, run.total_chunks, run.done_chunks) == (MetricRun.Status.DONE, 3, 3)
+    assert metric_scores(dataset=dataset)["judge:local"] == expected_scores(dataset)
+    assert len(chat_server.requests) == 12
+    usage = JudgeUsage.objects.get(run=run)
+    assert (usage.prompts, usage.cached, usage.requests, usage.unparseable) == (12, 0, 12, 0)
+    assert usage.prompt_tokens == sum(len(u.split()) for u in chat_server.users())
+    assert usage.completion_tokens == 24 and usage.cost is None
+    version = MetricScore.objects.values_list("version", flat=True).distinct().get()
+    assert version.startswith("rating@1/")
+
+
+def test_a_rerun_is_answered_from_the_cache_without_a_request(compute, dataset, judge, chat_server):
+    compute(dataset=dataset, metrics=["judge:local"])
+    asked = len(chat_server.requests)
+    MetricScore.objects.all().delete()
+    compute(dataset=dataset, metrics=["judge:local"], force=True)
+    assert len(chat_server.requests) == asked == 12
+    assert metric_scores(dataset=dataset)["judge:local"] == expected_scores(dataset)
+    latest = JudgeUsage.objects.first()
+    assert (latest.prompts, latest.cached, latest.requests) == (12, 12, 0)
+    assert JudgeCacheEntry.objects.count() == 12
+
+
+def test_samples_are_averaged_and_their_spread_kept_in_the_cache(compute, dataset, researcher, chat_server):
+    chat_server.answer = lambda body, n: "Score: 2" if n % 2 else "Score: 4"
+    make_judge(researcher, chat_server, name="sampled", samples=2, concurrency=1)
+    compute(dataset=dataset, metrics=["judge:sampled"])
+    assert set(metric_scores(dataset=dataset)["judge:sampled"].values()) == {3.0}
+    assert len(chat_server.requests) == 24
+    assert set(JudgeCacheEntry.objects.values_list("spread", flat=True)) == {1.0}
+
+
+def test_unparseable_replies_are_stored_undefined_counted_and_shown_with_an_example(
+    compute, dataset, judge, chat_server, researcher_client
+):
+    chat_server.answer = lambda body, n: (
+        "I would rather not say." if "nothing" in body["messages"][-1]["content"] else "Score: 5"
+    )
+    run = compute(dataset=dataset, metrics=["judge:local"])
+    stored = metric_scores(dataset=dataset)["judge:local"]
+    silent = set(Response.objects.filter(text="nothing").values_list("pk", flat=True))
+    assert {pk for pk, value in stored.items() if value is None} == silent and len(silent) == 2
+    assert {v for pk, v in stored.items() if pk not in silent} == {5.0}
+    usage = JudgeUsage.objects.get(run=run)
+    assert usage.unparseable == 2 and usage.unparseable_example == "I would rather not say."
+    page = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
+    assert "2 samples gave no score" in page and "I would rather not say." in page
+
+
+def test_the_reference_template_leaves_responses_without_a_reference_undefined(
+    compute, dataset, researcher, chat_server
+):
+    chat_server.answer = scoring_server
+    make_judge(researcher, chat_server, name="ref", template=prompts.RATING_WITH_REFERENCE)
+    compute(dataset=dataset, metrics=["judge:ref"])
+    assert metric_scores(dataset=dataset)["judge:ref"] == expected_scores(dataset, prompts.RATING_WITH_REFERENCE)
+    assert len(chat_server.requests) == 10  # the context without reference asked nothing
+
+
+def test_a_missing_api_key_variable_is_refused_before_any_request_or_run(dataset, researcher, chat_server, monkeypatch):
+    monkeypatch.delenv("RATELAB_TEST_JUDGE_KEY", raising=False)
+    make_judge(researcher, chat_server, name="hosted", api_key_env="RATELAB_TEST_JUDGE_KEY")
+    with pytest.raises(CommandError, match="RATELAB_TEST_JUDGE_KEY, which is not set"):
+        call_command("compute_metrics", "--dataset", "toy", "--metric", "judge:hosted", "--no-progress")
+    assert not chat_server.requests and not MetricRun.objects.exists()
+
+
+def test_the_key_is_read_from_the_environment_sent_and_never_stored_or_shown(
+    compute, dataset, chat_server, monkeypatch, researcher_client
+):
+    monkeypatch.setenv("RATELAB_TEST_JUDGE_KEY", "sk-test-very-secret")
+    chat_server.answer = scoring_server
+    judge = make_judge(dataset.owner, chat_server, name="hosted", api_key_env="RATELAB_TEST_JUDGE_KEY")
+    compute(dataset=dataset, metrics=["judge:hosted"])
+    assert {auth for _, _, auth in chat_server.requests} == {"Bearer sk-test-very-secret"}
+    for url in (reverse("scoring:judges"), reverse("scoring:judge_detail", args=[judge.pk])):
+        page = researcher_client.get(url).content.decode()
+        assert "sk-test-very-secret" not in page and "$RATELAB_TEST_JUDGE_KEY is set" in page
+    stored = [str(v) for model in (judge, *JudgeUsage.objects.all()) for v in vars(model).values()]
+    assert not any("very-secret" in value for value in stored)
+
+
+def test_a_judge_run_records_the_judges_signature_with_its_endpoint_host_and_no_key(
+    compute, dataset, chat_server, monkeypatch
+):
+    monkeypatch.setenv("RATELAB_TEST_JUDGE_KEY", "sk-test-very-secret")
+    chat_server.answer = scoring_server
+    make_judge(dataset.owner, chat_server, name="hosted", api_key_env="RATELAB_TEST_JUDGE_KEY")
+    compute(dataset=dataset, metrics=["judge:hosted"])
+    line = MetricRun.objects.get(dataset=dataset).signatures["judge:hosted"]
+    host = chat_server.base_url.split("//", 1)[1].split("/", 1)[0]
+    assert line.startswith("judge:hosted|") and f"endpoint:{host}|" in line and "template:rating|" in line
+    assert "very-secret" not in line and "RATELAB_TEST_JUDGE_KEY" not in line
+
+
+def test_a_key_that_vanishes_from_a_workers_environment_fails_the_run_with_a_clear_error(
+    compute, dataset, researcher, chat_server, monkeypatch
+):
+    monkeypatch.setenv("RATELAB_TEST_JUDGE_KEY", "k")
+    make_judge(researcher, chat_server, name="hosted", api_key_env="RATELAB_TEST_JUDGE_KEY")
+    run = services.metrics_compute(dataset=dataset, metrics=["judge:hosted"], dispatch=False)
+    monkeypatch.delenv("RATELAB_TEST_JUDGE_KEY")
+    with pytest.raises(Exception, match="not set"):
+        services.metric_chunk_compute(chunk=run.chunks.get())
+    assert not chat_server.requests
+
+
+def test_a_server_that_keeps_failing_fails_the_run_and_keeps_the_answers_it_gave(compute, dataset, judge, chat_server):
+    chat_server.answer = lambda body, n: Scripted(500) if "nothing" in body["messages"][-1]["content"] else "Score: 4"
+    with pytest.raises(JudgeRequestFailed, match="2 of 12 prompt"):
+        compute(dataset=dataset, metrics=["judge:local"])
+    run = MetricRun.objects.get()
+    assert run.status == MetricRun.Status.FAILED and "HTTP 500" in run.error
+    assert JudgeCacheEntry.objects.count() == 10  # the 10 answered prompts are kept for the retry
+    chat_server.requests.clear()
+    chat_server.answer = scoring_server
+    compute(dataset=dataset, metrics=["judge:local"])
+    assert len(chat_server.requests) == 2  # only the two that failed are asked again
+
+
+def test_unknown_and_pairwise_judges_are_refused_as_metrics(dataset, researcher, chat_server):
+    make_judge(researcher, chat_server, name="pairs", template=prompts.PAIRWISE)
+    with pytest.raises(KeyError, match="no judge named 'nope'"):
+        services.metric_names(["judge:nope"], owner=researcher.pk)
+    with pytest.raises(KeyError, match="judges pairs"):
+        services.metric_names(["judge:pairs"], owner=researcher.pk)
+    assert "judge:pairs" not in services.metric_names([], owner=researcher.pk)
+
+
+def test_another_researchers_judge_of_the_same_name_is_not_used(compute, dataset, other_researcher, chat_server):
+    make_judge(other_researcher, chat_server, name="local")
+    with pytest.raises(KeyError, match="no judge named 'local'"):
+        compute(dataset=dataset, metrics=["judge:local"])
+
+
+def test_the_compute_button_runs_a_ticked_judge_in_chunks_with_progress(
+    dataset, judge, researcher_client, django_capture_on_commit_callbacks
+):
+    page = researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
+    assert 'value="judge:local"' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(
+            reverse("scoring:dataset_metrics", args=[dataset.pk]), {"metric": ["judge:local"]}
+        )
+    assert response.status_code == 302
+    run = MetricRun.objects.get()
+    progress = researcher_client.get(reverse("scoring:run_progress", args=[run.pk])).json()
+    assert progress["status"] == "done" and progress["done_chunks"] == progress["total_chunks"] == 1
+    assert metric_scores(dataset=dataset)["judge:local"] == expected_scores(dataset)
+
+
+def test_the_compute_button_says_why_a_judge_without_its_key_cannot_run(
+    dataset, researcher, chat_server, researcher_client
+):
+    make_judge(researcher, chat_server, name="hosted", api_key_env="RATELAB_TEST_UNSET_KEY")
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    page = researcher_client.post(url, {"metric": ["judge:hosted"]}, follow=True).content.decode()
+    assert "RATELAB_TEST_UNSET_KEY, which is not set" in page
+    assert not MetricRun.objects.exists() and not chat_server.requests
+
+
+def test_prices_give_each_run_its_cost(compute, dataset, researcher, chat_server):
+    chat_server.answer = scoring_server
+    make_judge(
+        researcher,
+        chat_server,
+        name="priced",
+        price_per_million_prompt_tokens="2.0000",
+        price_per_million_completion_tokens="10.0000",
+    )
+    run = compute(dataset=dataset, metrics=["judge:priced"])
+    usage = JudgeUsage.objects.get(run=run)
+    assert float(usage.cost) == pytest.approx((usage.prompt_tokens * 2 + usage.completion_tokens * 10) / 1e6)

@@ -1,0 +1,66 @@
+"""Loading the apps stays light: no heavy library is imported until the code that computes with it runs.
+
+Each check runs in a fresh interpreter: this test process has long since imported torch and pandas
+through other tests, so `sys.modules` here says nothing about start-up. The subprocess inherits the
+environment, so it loads the apps against whichever database the suite runs on.
+"""
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = Path(__file__).resolve().parent / "startup_probe.py"
+
+
+def _python(*args):
+    done = subprocess.run([sys.executable, *args], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_loading_the_apps_urls_checks_and_tasks_imports_no_heavy_library():
+    probe = json.loads(_python(str(PROBE)))
+    # The issue's own words: none of them is in sys.modules after loading the apps (a lazily named
+    # library must not even be registered there before its first use).
+    assert probe["in_sys_modules"] == [], probe["in_sys_modules"]
+    # the probe really registered the tasks a worker runs (a probe that loaded nothing would pass)
+    assert {"scoring.tasks.compute_metrics", "analysis.report_refresh", "scoring.tasks.adem_train_task"} <= set(
+        probe["tasks"]
+    )
+    culprits = "\n".join(f"{name} imported by {' <- '.join(chain)}" for name, chain in probe["loaded"].items())
+    assert not probe["loaded"], f"heavy libraries loaded at start-up (move the import to first use):\n{culprits}"
+
+
+def test_a_lazily_loaded_library_is_imported_at_first_use_and_keeps_its_errors():
+    script = textwrap.dedent(
+        """
+        import sys
+        import django
+        django.setup()
+        from annotation.quality import agreement
+        from scoring.metrics import ngrams
+
+        def loaded(name):
+            return name in sys.modules
+
+        before = loaded("scipy.stats"), loaded("pyarrow")
+        rho = agreement.stats.spearmanr([1, 2, 3, 4], [1, 3, 2, 4]).statistic
+        ids, lengths, uniques = ngrams.tokenize_many(["a b a", "c"])
+        after = loaded("scipy.stats"), loaded("pyarrow")
+        errors = []
+        try:
+            agreement.stats.no_such_function
+        except AttributeError as error:
+            errors.append(type(error).__name__)
+        try:
+            agreement.stats.spearmanr([1, 2, 3])
+        except (TypeError, ValueError) as error:
+            errors.append(type(error).__name__)
+        print(before, after, round(float(rho), 3), lengths.tolist(), errors)
+        """
+    )
+    out = _python("-c", script).strip()
+    assert out == "(False, False) (True, True) 0.8 [3, 1] ['AttributeError', 'ValueError']"
