@@ -1,9 +1,11 @@
 """Shared test fixtures: named users who must not see each other's data, and the shared data folder."""
 
+import threading
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import signals
 
 from config import background
 from config.celery import app as celery_app
@@ -78,16 +80,41 @@ def celery_in_process_unless_worker(request, settings):
 
 
 @pytest.fixture
-def embedded_background():
+def embedded_background(monkeypatch):
     """The embedded web process's background pool (config/background.py), switched on for one test.
 
     Tasks the test's requests queue run on the pool's threads; the test waits for them with the
     `drain()` this fixture yields, and any still running at its end are waited for before the
     database is torn down. Without this fixture tests keep Celery's eager, in-request behaviour.
+
+    A queued task starts only once the test client's request has finished. The tests' in-memory
+    SQLite uses a shared cache, where a write beside another thread's read fails at once ("table is
+    locked") instead of waiting as it does on the embedded mode's WAL file; without this, the pool's
+    first write raced the rest of the request (1 CI run in a few).
     """
+    no_request = threading.Event()
+    no_request.set()
+
+    def request_began(**kwargs):
+        no_request.clear()
+
+    def request_ended(**kwargs):
+        no_request.set()
+
+    run_task = background._run
+
+    def run_after_the_request(task, args, kwargs):
+        no_request.wait(60)
+        run_task(task, args, kwargs)
+
+    signals.request_started.connect(request_began, dispatch_uid="embedded-background-test")
+    signals.request_finished.connect(request_ended, dispatch_uid="embedded-background-test")
+    monkeypatch.setattr(background, "_run", run_after_the_request)
     background.serve_in_background(True)
     try:
         yield background.drain
     finally:
         background.serve_in_background(False)
         background.drain()
+        signals.request_started.disconnect(dispatch_uid="embedded-background-test")
+        signals.request_finished.disconnect(dispatch_uid="embedded-background-test")

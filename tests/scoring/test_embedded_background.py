@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 import scoring.metrics as engine
-from scoring import services_adem
+from scoring.adem import pipeline
 from scoring.models import AdemModel, MetricRun, MetricScore, TrainingRun
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
@@ -56,8 +56,11 @@ def test_compute_metrics_answers_before_the_run_finishes_and_the_progress_then_s
     response = client.post(reverse("scoring:dataset_metrics", args=[dataset.pk]), {"metric": ["bleu1"]})
 
     assert response.status_code == 302
-    run = MetricRun.objects.get()
+    # Read the run only once the pool holds it at the gate: the tests' in-memory SQLite uses a shared
+    # cache, where a read beside the pool's first write makes that write fail ("table is locked")
+    # instead of waiting, as the embedded mode's WAL file would.
     assert entered.wait(10), "the run never started on the background pool"
+    run = MetricRun.objects.get()
     progress = client.get(reverse("scoring:run_progress", args=[run.pk])).json()
     assert progress["status"] in ("queued", "running") and progress["done_chunks"] == 0
     assert MetricScore.objects.count() == 0
@@ -118,16 +121,18 @@ def usr_dataset(researcher, shared_data, settings, tmp_path):
 def test_train_adem_answers_before_the_training_runs_and_its_progress_then_shows_it_done(
     client, researcher, usr_dataset, embedded_background, monkeypatch
 ):
-    opened, entered = holding(monkeypatch, services_adem, "encode_examples")
+    opened, entered = holding(monkeypatch, pipeline, "encode_examples")  # the services call it there
     client.force_login(researcher)
     try:
         response = client.post(
             reverse("scoring:adem_train"),
             {"name": "web", "dataset": usr_dataset.pk, "encoder": "glove", "variant": "full", "seed": 0},
         )
-        run = TrainingRun.objects.get(kind="train")
-        assert response.status_code == 302 and response.url == reverse("scoring:adem_run", args=[run.pk])
+        assert response.status_code == 302
+        # read the run once the pool holds it at the gate (shared-cache SQLite: see the metrics test)
         assert entered.wait(30), "the training never started on the background pool"
+        run = TrainingRun.objects.get(kind="train")
+        assert response.url == reverse("scoring:adem_run", args=[run.pk])
         progress = client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
         assert progress["status"] in ("queued", "running") and progress["progress"] == []
     finally:
