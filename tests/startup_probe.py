@@ -24,6 +24,10 @@ HEAVY = (
     "pandas",
     "pyarrow",
     "scipy.stats",
+    # Not in the issue's list, but only the crowd providers' calls need them (about 0.2 s together).
+    "boto3",
+    "botocore",
+    "httpx",
 )
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 chains = {}

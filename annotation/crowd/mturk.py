@@ -9,9 +9,6 @@ publish that fails half way is finished by running it again.
 
 import logging
 
-import boto3
-from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, NoCredentialsError
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
@@ -22,6 +19,7 @@ from annotation.crowd.mturk_errors import MTurkRequestError, MTurkTransientError
 from annotation.crowd.mturk_extend import MTurkExtendMixin
 from annotation.crowd.mturk_review import MTurkReviewMixin
 from annotation.crowd.mturk_sync import MTurkSyncMixin
+from annotation.lazy_import import lazy_module
 from annotation.models import HIT
 from annotation.models.mturk import (
     QUAL_APPROVAL_RATE,
@@ -31,6 +29,12 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
+
+# boto3 and botocore (about 0.2 s) load when MTurk is first called, not when the apps load: the
+# URLconf and the task registry reach this module, and most processes never talk to MTurk.
+boto3 = lazy_module("boto3")
+botocore_config = lazy_module("botocore.config")
+botocore_errors = lazy_module("botocore.exceptions")
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +57,7 @@ def mturk_client(*, sandbox):
         "mturk",
         region_name="us-east-1",
         endpoint_url=REQUESTER_ENDPOINTS[sandbox],
-        config=Config(retries={"mode": "standard", "max_attempts": 3}),
+        config=botocore_config.Config(retries={"mode": "standard", "max_attempts": 3}),
     )
 
 
@@ -107,19 +111,19 @@ class MTurkProvider(MTurkSyncMixin, MTurkReviewMixin, MTurkExtendMixin, CrowdPro
         logger.info("mturk %s (%s)", operation, "sandbox" if self.sandbox else "live")
         try:
             return getattr(self.client, operation)(**params)
-        except ClientError as error:
+        except botocore_errors.ClientError as error:
             code = error.response.get("Error", {}).get("Code", "")
             message = error.response.get("Error", {}).get("Message", "")
             if code in TRANSIENT_CODES:
                 raise MTurkTransientError(f"MTurk is busy ({code}); retry later.") from error
             raise MTurkRequestError(f"MTurk refused {operation}: {code}: {message}", code=code) from error
-        except NoCredentialsError:
+        except botocore_errors.NoCredentialsError:
             raise ProviderError(
                 "No AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE."
             ) from None
-        except ConnectionError as error:
+        except botocore_errors.ConnectionError as error:
             raise MTurkTransientError(f"Could not reach MTurk ({type(error).__name__}).") from error
-        except BotoCoreError as error:
+        except botocore_errors.BotoCoreError as error:
             raise ProviderError(f"MTurk call {operation} failed: {type(error).__name__}") from error
 
     def _pages(self, operation, key, **params):

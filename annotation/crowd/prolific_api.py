@@ -7,10 +7,13 @@ in the client's headers: it is never stored, logged, or put in an error message.
 import os
 import time
 
-import httpx
 from django.conf import settings
 
 from annotation.crowd.base import ProviderError
+from annotation.lazy_import import lazy_module
+
+# httpx (about 0.1 s) loads when Prolific is first called, not when the apps load.
+httpx = lazy_module("httpx")
 
 DEFAULT_API_URL = "https://api.prolific.com/api/v1/"
 MAX_RETRY_AFTER_SECONDS = 60
