@@ -212,6 +212,11 @@ PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 # The workspace a researcher's block-list participant group is created in (Prolific needs one).
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 
+# LLM judges: the SDK retries 429/5xx/timeouts this many times (honouring Retry-After), each request
+# waiting at most JUDGE_TIMEOUT_SECONDS. A judge's API key is read from the variable the judge names.
+JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 4, minimum=0)
+JUDGE_TIMEOUT_SECONDS = env_int("JUDGE_TIMEOUT_SECONDS", 60, minimum=1)
+
 # --- Celery ---------------------------------------------------------------------
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "", schemes={"redis", "rediss", "amqp", "amqps", "memory"})
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL

@@ -52,8 +52,9 @@ def manage(*args, **env):
         ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG='maybe' is not a boolean"),
         ({"DJANGO_DEBUG": "0"}, "SECRET_KEY must be set when DJANGO_DEBUG=0"),
         ({"CELERY_TASK_TIME_LIMIT": "ten"}, "CELERY_TASK_TIME_LIMIT='ten' is not an integer"),
+        ({"JUDGE_TIMEOUT_SECONDS": "0"}, "JUDGE_TIMEOUT_SECONDS=0 is below the minimum of 1"),
     ],
-    ids=["database-scheme", "database-port", "broker-scheme", "debug-value", "secret-key", "integer"],
+    ids=["database-scheme", "database-port", "broker-scheme", "debug-value", "secret-key", "integer", "minimum"],
 )
 def test_a_bad_environment_value_stops_start_up_with_a_clear_message(env, message):
     result = manage("check", **env)

@@ -78,8 +78,8 @@ def judge_settings(judge):
         samples=judge.samples,
         concurrency=judge.concurrency,
         # a request's limit and the SDK's retries (429/5xx/timeouts, honouring Retry-After)
-        timeout=getattr(django_settings, "JUDGE_TIMEOUT_SECONDS", 60.0),
-        max_retries=getattr(django_settings, "JUDGE_MAX_RETRIES", 4),
+        timeout=float(django_settings.JUDGE_TIMEOUT_SECONDS),
+        max_retries=django_settings.JUDGE_MAX_RETRIES,
     )
 
 
