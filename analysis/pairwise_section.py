@@ -6,6 +6,7 @@ import importlib
 
 import numpy as np
 
+from annotation.models import REFERENCE_SYSTEM_NAME
 from annotation.selectors_pairwise import accepted_judgements, judged_pairs, judgement_rows
 from scoring.selectors import metric_scores
 from scoring.services.judges_pairwise import cached_judge_statistics
@@ -33,8 +34,11 @@ def _arrays(rows):
 def _metric_table(rows, systems, strengths, scores):
     """Per metric: tie-calibrated pairwise accuracy over the judgements both responses of which it
     scored, and Kendall's tau between its system ranking (mean score over the judged responses of
-    each system) and the Bradley-Terry strengths."""
+    each system) and the Bradley-Terry strengths. Judgements with the reference on one side are
+    left out: a reference-based metric cannot score the reference against itself (so the reference
+    has no score and no place in the metric's ranking either)."""
     table, epsilons = [], {}
+    rows = [row for row in rows if REFERENCE_SYSTEM_NAME not in (row[1], row[2])]
     for metric, values in sorted(scores.items()):
         pairs = [
             (values.get(row[3]), values.get(row[4]), OUTCOME[row[5]])
@@ -64,6 +68,20 @@ def _metric_table(rows, systems, strengths, scores):
     return table, epsilons
 
 
+def _metrics_note(n_with_reference):
+    if not n_with_reference:
+        return ""
+    judgements = (
+        "1 judgement with the reference on one side is"
+        if n_with_reference == 1
+        else (f"{n_with_reference} judgements with the reference on one side are")
+    )
+    return (
+        f"{judgements} left out of the metrics' pairwise accuracy and ranking: a reference-based metric "
+        "cannot score the reference against itself."
+    )
+
+
 def _judges(dataset, surveys, aspect, apply_exclusions):
     """The judges' table over the same accepted judgements as the ranking (its filters applied)."""
     return cached_judge_statistics(
@@ -77,10 +95,13 @@ def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusion
 
     `{"systems": [{system, strength, ci_low, ci_high, wins, losses, ties}], "matrix":
     [{system, opponent, wins, losses, ties, win_rate, ci_low, ci_high}], "metrics": [{metric,
-    pairwise_accuracy, n_pairs, kendall_vs_bt}], "adjacent": [{higher, lower, p_value, significant}],
+    pairwise_accuracy, n_pairs, kendall_vs_bt}] (judgements against the reference left out: see
+    `metrics_note`), "adjacent": [{higher, lower, p_value, significant}],
     "tie_epsilon": {metric: the tie threshold its accuracy used}, "judges": [{judge, agreement, n_pairs,
     position_bias, self_consistency, n_with_human_winner, unreadable_verdicts}] (the owner's LLM judges
-    that judged these pairs in both orders, read from the judge cache), "n_judgements", "n_contexts", "method"}`.
+    that judged these pairs in both orders, read from the judge cache), "n_judgements", "n_contexts",
+    "reference" (REFERENCE_SYSTEM_NAME when the reference is a side, else None),
+    "n_reference_judgements", "metrics_note", "method"}`.
     """
     rows = judgement_rows(
         accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
@@ -90,6 +111,7 @@ def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusion
     systems, context, a, b, outcome = _arrays(rows)
     result = _stats().ranking(systems, context, a, b, outcome, n_boot=n_boot, seed=seed)
     metrics, epsilons = _metric_table(rows, systems, result["strengths"], metric_scores(dataset=dataset))
+    with_reference = sum(1 for row in rows if REFERENCE_SYSTEM_NAME in (row[1], row[2]))
     return {
         "systems": result["systems"],
         "matrix": result["matrix"],
@@ -99,6 +121,10 @@ def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusion
         "judges": _judges(dataset, surveys, aspect, apply_exclusions),
         "n_judgements": len(rows),
         "n_contexts": int(context.max()) + 1,
+        # The context's reference as a side (a survey's `reference_pairs`): named REFERENCE_SYSTEM_NAME.
+        "reference": REFERENCE_SYSTEM_NAME if REFERENCE_SYSTEM_NAME in systems else None,
+        "n_reference_judgements": with_reference,
+        "metrics_note": _metrics_note(with_reference),
         "method": {
             "model": "Bradley-Terry, maximum likelihood (scipy L-BFGS-B), ridge 1e-4; strength = log-strength, mean 0",
             "ties": "a tie counts half a win for each side",

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
+from annotation.reserved import system_label
+
 JITTER_SD = 0.3  # human scores jittered with N(0, 0.3), as in Liu et al. (2016) Figure 1
 HUMAN_SCALE = (1.0, 5.0)  # the rating scale: jittered points stay on it
 SEED = 0
@@ -90,7 +92,7 @@ def pairwise_ranking(systems):
         low = row["ci_low"] if row["ci_low"] is not None else row["strength"]
         high = row["ci_high"] if row["ci_high"] is not None else row["strength"]
         ax.errorbar(row["strength"], y, xerr=[[row["strength"] - low], [high - row["strength"]]], fmt="o", capsize=3)
-    ax.set_yticks(range(len(rows)), [row["system"] for row in rows], fontsize=8)
+    ax.set_yticks(range(len(rows)), [system_label(row["system"]) for row in rows], fontsize=8)
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("Bradley-Terry log-strength (mean 0), 95% CI")
     ax.set_title("Pairwise ranking", fontsize=10)

@@ -3,7 +3,7 @@
 from django import forms
 
 from annotation.models import Survey, System
-from annotation.services.surveys import aspect_key_problem
+from annotation.services.surveys import aspect_key_problem, reference_pairs_problem
 
 
 class SystemChoiceField(forms.MultipleChoiceField):
@@ -68,6 +68,14 @@ class SurveyForm(forms.Form):
         help_text="0 compares every pair of the chosen systems on every context; N spreads N comparisons per "
         "context evenly over the system pairs.",
     )
+    reference_pairs = forms.ChoiceField(
+        required=False,  # a script's POST without it compares no reference
+        choices=Survey.ReferencePairs.choices,
+        initial=Survey.ReferencePairs.NONE,
+        label="Compare with the reference (pairwise tasks only)",
+        help_text="Put the context's first reference against the systems' replies. Annotators see it as just "
+        "another reply; your report names it 'reference'. Contexts without a reference are compared without it.",
+    )
     allow_tie = forms.BooleanField(required=False, initial=True, label="Pairwise: allow 'about the same' (tie)")
     ask_strength = forms.BooleanField(required=False, label="Pairwise: ask how much better (slightly / clearly)")
     ask_reason = forms.BooleanField(required=False, label="Pairwise: ask for a one-line reason (optional)")
@@ -91,6 +99,7 @@ class SurveyForm(forms.Form):
         "attention_policy",
         "write_system_name",
         "pair_budget",
+        "reference_pairs",
         "allow_tie",
         "ask_strength",
         "ask_reason",
@@ -148,6 +157,16 @@ class SurveyForm(forms.Form):
         for problem in filter(None, map(aspect_key_problem, data["aspect_keys"])):
             self.add_error("aspects", problem)
         data["pair_budget"] = data.get("pair_budget") or 0
+        data["reference_pairs"] = data.get("reference_pairs") or Survey.ReferencePairs.NONE
+        if dataset and not self.has_error("systems"):
+            problem = reference_pairs_problem(
+                dataset=dataset,
+                task_type=data.get("task_type"),
+                reference_pairs=data["reference_pairs"],
+                systems=names,
+            )
+            if problem:
+                self.add_error("reference_pairs", problem)
         if (
             data.get("task_type") == Survey.TaskType.PAIRWISE
             and data.get("question") == self.fields["question"].initial

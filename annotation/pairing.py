@@ -2,7 +2,9 @@
 
 Two plans: every pair of the chosen systems for every context (`budget=0`), or `budget`
 comparisons per context taken in turn from one cycle over all system pairs, so that across the
-survey every pair is compared about equally often. Either way the side is chosen per comparison:
+survey every pair is compared about equally often. With an `anchor` (the reference pseudo-system
+of a "reference only" survey) the pairs are each other system against the anchor and no others, so
+every system meets the anchor equally often. Either way the side is chosen per comparison:
 the system that has so far been shown on the left less often goes left (ties broken at random),
 so every system is about as often left as right and position bias cancels out of the ranking.
 """
@@ -19,11 +21,14 @@ def all_pairs(systems):
 class PairPlanner:
     """Hands out `(left, right)` system pairs context by context; seeded, so a layout is repeatable."""
 
-    def __init__(self, systems, *, budget=0, seed=0):
-        self.systems = list(systems)
+    def __init__(self, systems, *, budget=0, seed=0, anchor=None):
+        self.systems = list(systems) + ([anchor] if anchor is not None and anchor not in systems else [])
         self.budget = budget
         self.rng = random.Random(seed)
-        self.cycle = all_pairs(self.systems)
+        if anchor is None:
+            self.cycle = all_pairs(self.systems)
+        else:
+            self.cycle = [(system, anchor) for system in self.systems if system != anchor]
         self.rng.shuffle(self.cycle)
         self.next_index = 0
         self.left_count = dict.fromkeys(self.systems, 0)

@@ -4,7 +4,9 @@ Noise model. A diligent annotator scores a response round(1 + 4*q + noise), clip
 where q in [0, 1] is the response's latent quality: `meta["demo_quality"]` when the demo data sets
 it, otherwise a stable hash of the response's text (so repeated runs agree), and noise ~ N(0, 0.6)
 plus a per-annotator bias ~ N(0, 0.3). Diligent annotators pass attention checks and take 3-12 s
-per item. In a pairwise survey they choose as `SimulatedAnnotator.choose` says.
+per item. In a pairwise survey they choose as `SimulatedAnnotator.choose` says; a context's
+reference shown as a side (the reference pseudo-system's response, `meta["reference_id"]`) has
+quality REFERENCE_QUALITY: a human-written reply, better than most systems'.
 A careless annotator answers uniformly at random in under 1.5 s per item, so it fails
 most instructed checks and shows up in agreement and timing statistics.
 """
@@ -21,10 +23,14 @@ BIAS_SD = 0.3
 # gap under 0.05 reads as a tie (where ties are allowed).
 PAIR_NOISE_SD = 0.15
 TIE_MARGIN = 0.05
+REFERENCE_QUALITY = 0.8
 
 
 def latent_quality(response):
-    quality = (response.meta or {}).get("demo_quality")
+    meta = response.meta or {}
+    if "reference_id" in meta and "demo_quality" not in meta:
+        return REFERENCE_QUALITY
+    quality = meta.get("demo_quality")
     if isinstance(quality, (int, float)):
         return min(max(float(quality), 0.0), 1.0)
     digest = hashlib.sha256(response.text.encode("utf-8")).digest()

@@ -3,6 +3,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from analysis.cells import number
+from annotation.reserved import system_label as reserved_system_label
 
 register = template.Library()
 
@@ -38,3 +39,9 @@ def breakable(value):
     """A metric name that may wrap after "_" or ":" (bleu1_<wbr>nostop) on a phone, never mid-word."""
     text = escape(str(value))
     return mark_safe(text.replace("_", "_<wbr>").replace(":", ":<wbr>"))  # escaped above
+
+
+@register.filter
+def system_label(name):
+    """`(reference)`, the pairwise reference pseudo-system, as "reference (gold)"; other names as they are."""
+    return reserved_system_label(name)

@@ -26,6 +26,7 @@ from annotation.importing.text import (
     unstorable,
     unstorable_json,
 )
+from annotation.reserved import reserved_system_name_problem
 
 MAX_ID_LENGTH = 200
 MAX_SYSTEM_LENGTH = 100
@@ -240,6 +241,8 @@ def _system_name(value, line, where, unit="line"):
         raise DataImportError("must not be empty", line=line, field=where, unit=unit)
     if len(value) > MAX_SYSTEM_LENGTH:
         raise DataImportError(f"longer than {MAX_SYSTEM_LENGTH} characters", line=line, field=where, unit=unit)
+    if reserved_system_name_problem(value):
+        raise DataImportError(reserved_system_name_problem(value), line=line, field=where, unit=unit)
     return value
 
 

@@ -3,7 +3,8 @@
 JSONL, one judgement per line:
     {"context_id": "c1", "system_a": "hred", "system_b": "vhred", "worker": "w7", "winner": "b"}
 `winner` is "a", "b" or "tie"; `aspect` (default `overall`) and `seconds` are optional;
-`survey` and `confirmed` (written by export_pairwise) are informational and ignored. CSV: the
+`survey` and `confirmed` (written by export_pairwise) are informational and ignored. A side
+named `(reference)` is the context's first reference (as export_pairwise writes it). CSV: the
 same names as columns. Converting another tool's log (ParlAI's ACUTE-Eval, for instance) is a
 matter of writing these fields, one comparison a line.
 """

@@ -1,6 +1,6 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
-from annotation.models.datasets import Context, Dataset, Reference, Response, System
+from annotation.models.datasets import REFERENCE_SYSTEM_NAME, Context, Dataset, Reference, Response, System
 from annotation.models.identity import LinkIdentity
 from annotation.models.link_platform import LinkParticipant, LinkPlatform
 from annotation.models.mturk import (
@@ -36,6 +36,7 @@ from annotation.models.surveys import Aspect, Survey
 
 __all__ = [
     "HIT",
+    "REFERENCE_SYSTEM_NAME",
     "Annotator",
     "Aspect",
     "Assignment",

@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.reserved import REFERENCE_SYSTEM_NAME  # noqa: F401 (re-exported: the pseudo-system's name)
+
 
 class Dataset(models.Model):
     """A set of dialogue contexts with references and candidate responses."""
@@ -69,18 +71,54 @@ class Reference(models.Model):
         return self.text[:60]
 
 
+class WithReferences(models.Manager):
+    """Every row, the reference pseudo-system's included (the base manager of System and Response)."""
+
+
+class WithoutReferenceSystems(models.Manager):
+    """Systems that produced responses: the reference pseudo-system is left out."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(is_reference=False)
+
+
+class WithoutReferenceResponses(models.Manager):
+    """Responses of real systems: the reference pseudo-system's copies of the references are left out."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(system__is_reference=False)
+
+
 class System(models.Model):
-    """A source of responses: a dialogue model such as `hred`, or `human`."""
+    """A source of responses: a dialogue model such as `hred`, or `human`.
+
+    One system per dataset may be the reference pseudo-system (`is_reference`, named
+    REFERENCE_SYSTEM_NAME), made on demand by `annotation.services.references` so that a pairwise
+    study can put a context's reference against a system's reply. It is no system to rate, score or
+    report on: the default manager (`objects`, and so every related manager and model form) leaves it
+    out; the pairwise code, which wants it, asks `with_references` by name. Foreign keys to a
+    reference response still resolve (base manager).
+    """
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="systems")
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True)
+    is_reference = models.BooleanField(
+        default=False, help_text="The dataset's references as a pseudo-system (pairwise studies only)."
+    )
+
+    objects = WithoutReferenceSystems()
+    with_references = WithReferences()
 
     class Meta:
         ordering = ["dataset", "name"]
+        base_manager_name = "with_references"
         constraints = [
             models.UniqueConstraint(fields=["dataset", "name"], name="system_unique_name_per_dataset"),
             models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
+            models.UniqueConstraint(
+                fields=["dataset"], condition=Q(is_reference=True), name="system_one_reference_per_dataset"
+            ),
         ]
 
     def __str__(self):
@@ -95,8 +133,12 @@ class Response(models.Model):
     text = models.TextField(blank=True)
     meta = models.JSONField(default=dict, blank=True)
 
+    objects = WithoutReferenceResponses()
+    with_references = WithReferences()  # with the reference pseudo-system's responses (see System)
+
     class Meta:
         ordering = ["context", "system"]
+        base_manager_name = "with_references"
         constraints = [
             models.UniqueConstraint(fields=["context", "system"], name="response_unique_per_context_system"),
         ]

@@ -19,6 +19,11 @@ class Survey(models.Model):
         WRITE = "write", "Write a next turn"
         PAIRWISE = "pairwise", "Compare two replies (A/B)"
 
+    class ReferencePairs(models.TextChoices):
+        NONE = "none", "No: systems against each other only"
+        ALSO = "also", "Also: the reference as one more side, against every chosen system"
+        ONLY = "only", "Only: each chosen system against the reference"
+
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         LIVE = "live", "Live"
@@ -68,6 +73,12 @@ class Survey(models.Model):
     pair_budget = models.PositiveIntegerField(
         default=0,
         help_text="Pairwise: comparisons per context spread evenly over system pairs (0 = every pair).",
+    )
+    reference_pairs = models.CharField(
+        max_length=4,
+        choices=ReferencePairs.choices,
+        default=ReferencePairs.NONE,
+        help_text="Pairwise: whether the context's reference is a side (shown to annotators as just another reply).",
     )
     allow_tie = models.BooleanField(default=True, help_text="Pairwise: the annotator may answer 'tie'.")
     ask_strength = models.BooleanField(default=False, help_text="Pairwise: ask how much better (slightly/clearly).")

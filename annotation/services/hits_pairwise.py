@@ -6,10 +6,15 @@ pair, or a balanced budget; sides chosen so each system is as often left as righ
 real reply against an obviously broken one: choosing the broken one fails) and a repeat of one of
 the HIT's pairs with its sides swapped (the answer should mirror the first). Overlap contexts are
 not used: every pair is judged by `assignments_per_hit` annotators, which is what agreement needs.
+
+The survey's `reference_pairs` adds the dataset's reference pseudo-system (`annotation.services.
+references`) as a side: `also` as one more system in every pair plan, `only` as the one opponent of
+every chosen system. Its response is the context's reference, shown like any other reply.
 """
 
-from annotation.models import HITItem, Response, System
+from annotation.models import HITItem, Response, Survey, System
 from annotation.pairing import PairPlanner
+from annotation.services.references import reference_system_ensure
 
 # Replies no attentive reader prefers to a real one (the gold pair's broken side).
 BROKEN_REPLIES = (
@@ -22,20 +27,31 @@ BROKEN_REPLIES = (
 
 
 def _responses(survey):
+    """`({context: {system: response}}, chosen system ids, reference system id or None)`."""
     systems = survey.systems.all()
     if not systems.exists():
         systems = System.objects.filter(dataset=survey.dataset)
+    system_ids = sorted(systems.values_list("pk", flat=True))
+    reference = None
+    if survey.reference_pairs != Survey.ReferencePairs.NONE:
+        reference = reference_system_ensure(dataset=survey.dataset).pk
     by_context = {}
-    rows = Response.objects.filter(context__dataset=survey.dataset, system__in=systems).order_by("context__position")
+    # with_references: the default manager leaves the reference pseudo-system's responses out.
+    rows = Response.with_references.filter(
+        context__dataset=survey.dataset, system__in=[*system_ids, *filter(None, [reference])]
+    ).order_by("context__position")
     for response_id, context_id, system_id in rows.values_list("pk", "context_id", "system_id"):
         by_context.setdefault(context_id, {})[system_id] = response_id
-    return by_context, sorted(systems.values_list("pk", flat=True))
+    return by_context, system_ids, reference
 
 
 def pairwise_plan(survey, contexts, rng_seed):
     """`{context_id: [(left_response_id, right_response_id), ...]}` for the contexts that have pairs."""
-    by_context, systems = _responses(survey)
-    planner = PairPlanner(systems, budget=survey.pair_budget, seed=rng_seed)
+    by_context, systems, reference = _responses(survey)
+    if survey.reference_pairs == Survey.ReferencePairs.ONLY:
+        planner = PairPlanner(systems, budget=survey.pair_budget, seed=rng_seed, anchor=reference)
+    else:
+        planner = PairPlanner([*systems, *filter(None, [reference])], budget=survey.pair_budget, seed=rng_seed)
     plan = {}
     for context_id in contexts:
         responses = by_context.get(context_id, {})

@@ -1,12 +1,18 @@
-"""Importing pairwise judgements as a closed survey of their own (provider "imported"): all or nothing."""
+"""Importing pairwise judgements as a closed survey of their own (provider "imported"): all or nothing.
+
+A side named `(reference)` (REFERENCE_SYSTEM_NAME, as export_pairwise writes it) is the context's
+first reference: the dataset's reference pseudo-system is made on demand (annotation.services.
+references) and the survey is marked as comparing with the reference.
+"""
 
 from django.db import DatabaseError, transaction
 
 from annotation.importing import DataImportError, ErrorCollector, detect_format, read_lines
 from annotation.importing.pairwise import DEFAULT_ASPECT, parse_pairwise
-from annotation.models import Aspect, PairwiseJudgement, Response, Survey
+from annotation.models import REFERENCE_SYSTEM_NAME, Aspect, PairwiseJudgement, Reference, Response, Survey
 from annotation.quality.services import quality_mark_dirty
 from annotation.services.imports import NAME_LENGTH, _annotators, _free_survey_name
+from annotation.services.references import reference_system_ensure
 from annotation.services.surveys import PAIRWISE_QUESTION
 
 
@@ -33,6 +39,8 @@ def pairwise_import(*, file, dataset, survey_name=None, owner=None, fmt=None, ma
     errors.raise_if_any()
     try:
         with transaction.atomic():
+            if responses_have_reference(judgements):
+                responses.update(_reference_responses(dataset))
             survey = _write(judgements, responses, dataset=dataset, survey_name=survey_name, owner=owner)
     except DatabaseError as exc:
         raise DataImportError(f"the judgements could not be saved: {exc}") from None
@@ -48,6 +56,9 @@ def _match(judgements, dataset, unit, errors):
     found = {(external, system): (pk, context) for pk, context, external, system in rows}
     contexts = set(dataset.contexts.values_list("external_id", flat=True))
     systems = set(dataset.systems.values_list("name", flat=True))
+    # The reference side: contexts with a reference (its response may not exist yet; made on writing).
+    referenced = Reference.objects.filter(context__dataset=dataset).values_list("context__external_id", flat=True)
+    found.update({(external, REFERENCE_SYSTEM_NAME): None for external in referenced})
     for judgement in judgements:
         if judgement.context_id not in contexts:
             errors.add(
@@ -63,14 +74,22 @@ def _match(judgements, dataset, unit, errors):
             system = getattr(judgement, field)
             if (judgement.context_id, system) in found:
                 continue
-            message = (
-                f"unknown system {system!r} in dataset {dataset.name!r}"
-                if system not in systems
-                else f"system {system!r} has no response to context {judgement.context_id!r}"
-            )
+            if system == REFERENCE_SYSTEM_NAME:
+                message = f"context {judgement.context_id!r} has no reference to compare with"
+            elif system not in systems:
+                message = f"unknown system {system!r} in dataset {dataset.name!r}"
+            else:
+                message = f"system {system!r} has no response to context {judgement.context_id!r}"
             errors.add(DataImportError(message, line=judgement.line, field=field, unit=unit))
             break
     return found
+
+
+def _reference_responses(dataset):
+    """`{(context_id, REFERENCE_SYSTEM_NAME): (response pk, context pk)}`, the pseudo-system made if need be."""
+    system = reference_system_ensure(dataset=dataset)
+    rows = Response.with_references.filter(system=system).values_list("pk", "context_id", "context__external_id")
+    return {(external, REFERENCE_SYSTEM_NAME): (pk, context) for pk, context, external in rows}
 
 
 def _write(judgements, responses, *, dataset, survey_name, owner):
@@ -81,6 +100,9 @@ def _write(judgements, responses, *, dataset, survey_name, owner):
         task_type=Survey.TaskType.PAIRWISE,
         provider=Survey.Provider.IMPORTED,
         status=Survey.Status.CLOSED,
+        reference_pairs=Survey.ReferencePairs.ALSO
+        if responses_have_reference(judgements)
+        else Survey.ReferencePairs.NONE,
     )
     aspects = sorted({j.aspect for j in judgements}, key=lambda key: (key != DEFAULT_ASPECT, key))
     Aspect.objects.bulk_create(
@@ -105,5 +127,9 @@ def _write(judgements, responses, *, dataset, survey_name, owner):
         batch_size=2000,
     )
     systems = {j.system_a for j in judgements} | {j.system_b for j in judgements}
-    survey.systems.set(dataset.systems.filter(name__in=systems))
+    survey.systems.set(dataset.systems.filter(name__in=systems))  # the reference is no chosen system
     return survey
+
+
+def responses_have_reference(judgements):
+    return any(REFERENCE_SYSTEM_NAME in (j.system_a, j.system_b) for j in judgements)

@@ -9,7 +9,9 @@ from django.utils import timezone
 
 from annotation.crowd import get_provider
 from annotation.models import Aspect, AttentionCheck, Survey, System
+from annotation.reserved import reserved_system_name_problem
 from annotation.services.hits import hits_generate
+from annotation.services.references import dataset_has_references
 from annotation.tasks_pages import render_hit_pages
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
@@ -32,6 +34,7 @@ SURVEY_SETTINGS = (
     "min_pair_overlap",
     "min_seconds_per_item",
     "pair_budget",
+    "reference_pairs",
     "allow_tie",
     "ask_strength",
     "ask_reason",
@@ -132,6 +135,13 @@ def survey_create(
         raise SurveyError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
     if survey.task_type == Survey.TaskType.WRITE and not survey.write_system_name:
         raise SurveyError("A write task needs the name of the system that accepted responses join.")
+    if survey.task_type == Survey.TaskType.WRITE and reserved_system_name_problem(survey.write_system_name):
+        raise SurveyError(reserved_system_name_problem(survey.write_system_name) + ".")
+    problem = reference_pairs_problem(
+        dataset=dataset, task_type=survey.task_type, reference_pairs=survey.reference_pairs, systems=systems
+    )
+    if problem:
+        raise SurveyError(problem)
     try:
         survey.save()
     except IntegrityError:  # the same owner made a survey of this name at the same moment
@@ -173,6 +183,22 @@ def survey_create(
     return survey
 
 
+def reference_pairs_problem(*, dataset, task_type, reference_pairs, systems=()):
+    """Why a survey cannot compare with the dataset's references as asked (None when it can).
+    `systems`: the chosen names (empty means all of the dataset's)."""
+    if reference_pairs == Survey.ReferencePairs.NONE:
+        return None
+    if task_type != Survey.TaskType.PAIRWISE:
+        return "Comparing with the reference is for pairwise (A/B) surveys only."
+    if not dataset_has_references(dataset=dataset):
+        return f"Dataset {dataset.name!r} has no references to compare with."
+    if reference_pairs == Survey.ReferencePairs.ONLY and not (
+        systems or System.objects.filter(dataset=dataset).exists()
+    ):
+        return "Comparing only with the reference needs at least one system to compare."
+    return None
+
+
 def survey_selected_systems(*, survey):
     systems = survey.systems.all()
     return systems if systems.exists() else System.objects.filter(dataset=survey.dataset)
@@ -190,6 +216,7 @@ def survey_estimate(
     n_aspects=1,
     reward_cents=50,
     pair_budget=0,
+    reference_pairs="none",
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings, annotator time and the total reward."""
@@ -201,8 +228,13 @@ def survey_estimate(
     # annotator takes has them all: count them, or the estimate undercounts that HIT's items.
     contexts_in_first_hit = min(contexts_per_hit, regular) + overlap
     if task_type == Survey.TaskType.PAIRWISE:
-        # Every pair of systems per context (or the budget): one question per aspect each.
-        pairs = n_systems * (n_systems - 1) // 2
+        # Every pair of systems per context (or the budget): one question per aspect each. The
+        # reference is one more side (`also`) or every system's one opponent (`only`).
+        if reference_pairs == Survey.ReferencePairs.ONLY:
+            pairs = n_systems
+        else:
+            sides = n_systems + (reference_pairs == Survey.ReferencePairs.ALSO)
+            pairs = sides * (sides - 1) // 2
         pairs = min(pairs, pair_budget) if pair_budget else pairs
         items_per_hit = min(contexts_per_hit, n_contexts) * pairs * n_aspects + attention_checks_per_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_RATING
@@ -241,6 +273,7 @@ def survey_estimate_for(*, survey):
         n_aspects=survey.aspects.count(),
         reward_cents=survey.reward_cents,
         pair_budget=survey.pair_budget,
+        reference_pairs=survey.reference_pairs,
     )
 
 

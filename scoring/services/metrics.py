@@ -16,7 +16,7 @@ import threading
 from celery import current_app
 from django.db import connection, transaction
 from django.db.backends.sqlite3.base import FORMAT_QMARK_REGEX
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 import scoring.metrics as engine
@@ -478,7 +478,13 @@ def cider_corpus(run):
 def dataset_cider_corpus(dataset):
     """One item per response that has references: each context's references, weighted by its responses."""
     counts = dict(
-        _fetch_plain(Context.objects.filter(dataset=dataset).annotate(n=Count("responses")).values_list("id", "n"))
+        _fetch_plain(
+            Context.objects.filter(dataset=dataset)
+            # Counted through the join, which no default manager filters: leave the reference
+            # pseudo-system's copies of the references out (they are no responses to score).
+            .annotate(n=Count("responses", filter=Q(responses__system__is_reference=False)))
+            .values_list("id", "n")
+        )
     )
     refs = _references(list(counts))
     contexts = [ctx for ctx in refs if counts.get(ctx)]

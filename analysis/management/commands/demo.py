@@ -63,13 +63,15 @@ class Command(BaseCommand):
 
         if not Survey.objects.filter(name=PAIRWISE_SURVEY, owner__username=DEMO_USERNAME).exists():
             self._stage("Simulating a small pairwise (A/B) survey: which of two replies is better")
-            # Two comparisons per context, spread evenly over the ten system pairs: small and quick.
+            # Two comparisons per context, spread evenly over the fifteen pairs of the five systems and
+            # the context's reference (one more side, shown as just another reply): small and quick.
             call_command(
                 "create_survey",
                 dataset=DEMO_DATASET,
                 name=PAIRWISE_SURVEY,
                 task_type="pairwise",
                 pair_budget=2,
+                reference_pairs="also",
                 contexts_per_hit=5,
                 assignments=3,
                 attention_checks=2,

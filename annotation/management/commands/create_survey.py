@@ -56,6 +56,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
+        parser.add_argument(
+            "--reference-pairs",
+            default="none",
+            choices=["none", "also", "only"],
+            help="pairwise: also = the context's reference is one more side; only = each system against it.",
+        )
         parser.add_argument("--no-tie", action="store_true", help="pairwise: annotators must choose A or B.")
         parser.add_argument("--ask-strength", action="store_true", help="pairwise: ask slightly/clearly better.")
         parser.add_argument("--ask-reason", action="store_true", help="pairwise: ask for a one-line reason.")
@@ -115,6 +121,7 @@ class Command(BaseCommand):
         return {
             "task_type": "pairwise",
             "pair_budget": options["pair_budget"],
+            "reference_pairs": options["reference_pairs"],
             "allow_tie": not options["no_tie"],
             "ask_strength": options["ask_strength"],
             "ask_reason": options["ask_reason"],
