@@ -182,6 +182,7 @@ def test_the_kappa_rule_judges_every_question_so_agreeing_on_overall_alone_is_no
     assert report["aspects"] == ["overall", "engaging"] and report["n_responses"] == 2 * 18
     per_aspect = {row["aspect"]: row for row in report["pairwise"]["aspects"]}
     assert list(per_aspect) == ["overall", "engaging"]
+    assert per_aspect["engaging"]["question"] == "Engaging: which reply is better?"  # not a rating question
     assert per_aspect["overall"]["median_kappa"] == pytest.approx(1.0) and per_aspect["overall"]["n_items"] == 18
     assert per_aspect["engaging"]["median_kappa"] < 0.5 and per_aspect["engaging"]["n_judgements"] == 4 * 18
 
