@@ -18,10 +18,11 @@ from analysis.report_keys import params_hash, report_params  # noqa: F401 (calle
 from analysis.sections.metaeval import clusters_section, pairwise_accuracy_section, response_contexts
 from analysis.sections.planning import planning_section
 from analysis.sensitivity import sensitivity_section
-from annotation.models import Assignment, Context, ExclusionDecision, Rating, Response
+from annotation.models import Assignment, Context, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
-from scoring.models import MetricScore
+from scoring.judges import prompts
+from scoring.models import JudgeCacheEntry, MetricScore
 from scoring.services.signatures import dataset_signatures
 
 OVERLAP_METRICS = ("bleu2", "rouge_l")
@@ -49,8 +50,9 @@ def _digest(value):
 def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusions=True, **_ignored):
     """Short hashes of what a report depends on, one per kind of input, for people to compare:
     `ratings` (count, newest id), `accepted` (the accepted set: count and id sum, so it changes
-    whenever an exclusion decision does) and `scores` (count, newest computation, sum of values).
-    Cheap aggregate queries, so pages and exports can check staleness.
+    whenever an exclusion decision does), `scores` (count, newest computation, sum of values) and
+    `pairwise` (judgements, their exclusion decisions, pairwise LLM judges' answers; see
+    `_pairwise_marker`). Cheap aggregate queries, so pages and exports can check staleness.
     """
     survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
     surveys = [survey] if survey is not None else None
@@ -65,16 +67,39 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
         "accepted": accepted.aggregate(n=Count("pk"), ids=Sum("pk")),
         # The sum of values too: a queryset .update() of values leaves computed_at (auto_now) alone.
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+        "pairwise": _pairwise_marker(dataset, survey_ids),
     }
     return {name: _digest(value)[:8] for name, value in parts.items()}
 
 
+def _pairwise_marker(dataset, survey_ids):
+    """What the pairwise section reads beside ratings and scores: the judgements (only ever
+    added), their surveys' exclusion decisions (an override adds one), and the answers of the
+    owner's pairwise LLM judges. Those answers live in the judge cache, not in metric scores, so
+    judging pairs makes the report stale here, as computing a metric does through `scores`.
+    The cache is the owner's, not the dataset's (it is keyed by prompt): judging another
+    dataset's pairs also reads as a change, which costs one recompute, never a stale figure.
+    """
+    judgements = PairwiseJudgement.objects.filter(survey_id__in=survey_ids).aggregate(n=Count("pk"), last=Max("pk"))
+    if not judgements["n"]:
+        return None  # a rating study: nothing here can change its report
+    pairwise_surveys = Survey.objects.filter(pk__in=survey_ids, task_type=Survey.TaskType.PAIRWISE)
+    decisions = ExclusionDecision.objects.filter(survey__in=pairwise_surveys)
+    verdicts = JudgeCacheEntry.objects.filter(judge__owner_id=dataset.owner_id, judge__template=prompts.PAIRWISE)
+    return {
+        "judgements": judgements,
+        "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
+        "judge_answers": verdicts.aggregate(n=Count("pk"), last=Max("pk")),
+    }
+
+
 def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
     """A cheaper stand-in for the fingerprint that a page can afford on every view: the newest
-    rating, exclusion decision (an override adds one) and rejected assignment, and the metric
-    scores' count, newest and sum. It changes whenever the fingerprint does in practice, without
-    reading the quality report that `accepted_ratings` needs (MTurk confirmations, which also
-    change the accepted set, are left to the periodic fingerprint check)."""
+    rating, exclusion decision (an override adds one) and rejected assignment, the metric
+    scores' count, newest and sum, and the pairwise inputs (`_pairwise_marker`). It changes
+    whenever the fingerprint does in practice, without reading the quality report that
+    `accepted_ratings` needs (MTurk confirmations, which also change the accepted set, are left
+    to the periodic fingerprint check)."""
     survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
     responses = Response.objects.filter(context__dataset=dataset).values("pk")
     ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
@@ -86,6 +111,7 @@ def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
         "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
         "rejected": rejected.aggregate(n=Count("pk"), ids=Sum("pk")),
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+        "pairwise": _pairwise_marker(dataset, survey_ids),
     }
     return _digest(marker)[:16]
 

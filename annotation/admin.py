@@ -233,6 +233,21 @@ class MTurkAssignmentAdmin(admin.ModelAdmin):
     search_fields = ["mturk_id", "worker_id"]
 
 
+@admin.register(models.MTurkDraft)
+class MTurkDraftAdmin(admin.ModelAdmin):
+    """A worker's answers so far, kept for the task page: read here, never edited."""
+
+    list_display = ["assignment", "saved_at"]
+    search_fields = ["assignment__external_id", "assignment__annotator__worker_id"]
+    readonly_fields = ["assignment", "fields", "saved_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(models.MTurkExclusionQualification)
 class MTurkExclusionQualificationAdmin(admin.ModelAdmin):
     list_display = ["qualification_type_id", "sandbox", "created_at"]

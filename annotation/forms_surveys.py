@@ -79,6 +79,34 @@ class SurveyForm(forms.Form):
     allow_tie = forms.BooleanField(required=False, initial=True, label="Pairwise: allow 'about the same' (tie)")
     ask_strength = forms.BooleanField(required=False, label="Pairwise: ask how much better (slightly / clearly)")
     ask_reason = forms.BooleanField(required=False, label="Pairwise: ask for a one-line reason (optional)")
+    max_position_bias = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=0.5,
+        label="Pairwise: exclude position bias beyond (off when empty)",
+        help_text="E.g. 0.3 excludes an annotator who picks the left reply in more than 80% (or under 20%) of "
+        "their decisive choices.",
+    )
+    min_position_judgements = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        initial=20,
+        label="Pairwise: decisive choices before position bias counts",
+    )
+    min_repeat_consistency = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        label="Pairwise: exclude below this share of consistent swapped repeats (off when empty)",
+    )
+    min_repeats = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=1000,
+        initial=3,
+        label="Pairwise: swapped repeats before consistency counts",
+    )
     write_system_name = forms.CharField(
         required=False,
         label="System for written replies (writing tasks only)",
@@ -103,6 +131,10 @@ class SurveyForm(forms.Form):
         "allow_tie",
         "ask_strength",
         "ask_reason",
+        "max_position_bias",
+        "min_position_judgements",
+        "min_repeat_consistency",
+        "min_repeats",
     )
 
     def __init__(self, *args, datasets, owner=None, **kwargs):
@@ -167,6 +199,8 @@ class SurveyForm(forms.Form):
             )
             if problem:
                 self.add_error("reference_pairs", problem)
+        for minimum in ("min_position_judgements", "min_repeats"):  # empty keeps the model's default
+            data[minimum] = data.get(minimum) or Survey._meta.get_field(minimum).default
         if (
             data.get("task_type") == Survey.TaskType.PAIRWISE
             and data.get("question") == self.fields["question"].initial

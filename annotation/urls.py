@@ -43,6 +43,7 @@ urlpatterns = [
     path("a/<str:token>/", task.assignment_page, name="task_assignment"),
     path("a/<str:token>/done/", task.assignment_done, name="task_done"),
     path("mturk/<str:token>/", mturk.mturk_task, name="mturk_task"),
+    path("mturk/<str:token>/draft/", mturk.mturk_draft, name="mturk_draft"),
     path("p/<str:token>/", prolific.prolific_entry, name="prolific_entry"),
     path("p/<str:token>/finish/", prolific.prolific_finish, name="prolific_finish"),
     path("prolific/hooks/", prolific.prolific_webhook, name="prolific_webhook"),

@@ -164,3 +164,23 @@ class MTurkBlock(models.Model):
 
     def __str__(self):
         return f"{self.annotator} blocked"
+
+
+class MTurkDraft(models.Model):
+    """The answers given so far to an assignment open in MTurk's frame, kept on the server.
+
+    The local task page keeps them in the browser (localStorage); inside MTurk's frame our page is
+    a third-party document, whose storage a browser blocking third-party cookies refuses, so the
+    frame's script (static/annotation/mturk_task.js) sends them here as they are given. Restored
+    when the worker reloads the HIT; deleted once the assignment is stored.
+    """
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="mturk_draft")
+    fields = models.JSONField(default=dict, help_text="The task form's answer fields, as posted.")
+    saved_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MTurk draft"
+
+    def __str__(self):
+        return f"draft of assignment {self.assignment_id}"

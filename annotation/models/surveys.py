@@ -1,6 +1,7 @@
 import secrets
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -105,6 +106,32 @@ class Survey(models.Model):
     kappa_weighting = models.CharField(max_length=10, choices=KappaWeighting.choices, default=KappaWeighting.NONE)
     min_pair_overlap = models.PositiveIntegerField(default=5)
     min_seconds_per_item = models.FloatField(default=1.5)
+    # Pairwise-only rules, off by default: switching them on for a study already analysed would
+    # quietly drop annotators from it, so a researcher opts in (see annotation/quality/rules.py).
+    max_position_bias = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Pairwise: exclude an annotator whose share of left choices is further than this from 0.5 "
+        "(0.3: below 0.2 or above 0.8). Empty: rule off.",
+    )
+    min_position_judgements = models.PositiveIntegerField(
+        default=20,
+        validators=[MinValueValidator(1)],
+        help_text="Pairwise: decisive choices (not ties) an annotator needs before position bias can exclude them.",
+    )
+    min_repeat_consistency = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Pairwise: exclude an annotator who answers a smaller share of swapped repeats consistently. "
+        "Empty: rule off.",
+    )
+    min_repeats = models.PositiveIntegerField(
+        default=3,
+        validators=[MinValueValidator(1)],
+        help_text="Pairwise: swapped repeats an annotator needs before consistency can exclude them.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     launched_at = models.DateTimeField(null=True, blank=True)

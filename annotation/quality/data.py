@@ -4,12 +4,12 @@ import hashlib
 
 from django.db.models import Count, Max
 
-from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, PairwiseJudgement, Rating
+from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, HITItem, PairwiseJudgement, Rating
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality.rules import effective_decision
 
 # Bump when the report's computation or shape changes: cached reports then count as stale.
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 DEFAULT_SCALE = list(range(1, 6))
 
 
@@ -39,10 +39,15 @@ def annotator_labels(annotator_ids):
 
 
 def attention_by_annotator(survey):
-    """`{annotator_id: (answers, failed)}` over the survey's attention-check answers."""
+    """`{annotator_id: (answers, failed)}` over the survey's attention-check answers.
+
+    A pairwise survey's swapped repeats are left out: an inconsistent repeat may be honest doubt
+    about a close pair (the submit path does not count it either); the consistency rule judges them.
+    """
     result = {}
     rows = (
         AttentionAnswer.objects.filter(assignment__hit__survey=survey)
+        .exclude(item__kind=HITItem.Kind.PAIR_REPEAT)
         .values_list("assignment__annotator_id", "passed")
         .order_by()
     )
@@ -138,6 +143,10 @@ def survey_fingerprint(survey):
         survey.min_pair_overlap,
         survey.min_seconds_per_item,
         survey.attention_policy,
+        survey.max_position_bias,
+        survey.min_position_judgements,
+        survey.min_repeat_consistency,
+        survey.min_repeats,
     ]
     if survey.task_type == "pairwise":
         # Judgements are only ever added too (imported ones come with no attention answers).

@@ -28,13 +28,17 @@ def _is_pairwise(survey):
 
 
 def _rows(survey):
-    """What the rules judge: ratings, or for a pairwise survey its judgements read as ratings of
-    oriented items on the labels first / tie / second (`pairwise.judgement_rows`)."""
+    """What the rules judge: ratings on the overall question, or for a pairwise survey its
+    judgements on every question, read as ratings of oriented (pair, question) items on the labels
+    first / tie / second (`pairwise.judgement_rows`)."""
     return pairwise.judgement_rows(survey) if _is_pairwise(survey) else data.rating_rows(surveys=[survey])
 
 
-def survey_evidence(survey, rows, labels, attention):
+def survey_evidence(survey, rows, labels, attention, pair_counts=None):
     """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
+
+    `pair_counts`, for a pairwise survey: `(pairwise.position_counts, pairwise.repeat_counts)`,
+    the evidence of its position-bias and consistency rules.
 
     When raters are anonymous per item (each rater id rates one item, as in GRADE) no pair
     shares enough items to mean anything, so no pairs are computed. The kappa the rule judges is
@@ -50,30 +54,29 @@ def survey_evidence(survey, rows, labels, attention):
     by_annotator = {}
     for row in rows:
         by_annotator.setdefault(row["annotator_id"], []).append(row)
+    positions, repeats = pair_counts or ({}, {})
     evidence = {}
-    for annotator_id in set(by_annotator) | set(attention):
+    for annotator_id in set(by_annotator) | set(attention) | set(repeats):
         total, failed = attention.get(annotator_id, (0, 0))
+        left, decisive = positions.get(annotator_id, (0, 0))
+        consistent, repeated = repeats.get(annotator_id, (0, 0))
         evidence[annotator_id] = rules.AnnotatorEvidence(
             worker=labels[annotator_id],
             attention_total=total,
             attention_failed=failed,
             median_seconds=_median_seconds(by_annotator.get(annotator_id, [])),
+            left_choices=left,
+            decisive=decisive,
+            repeats_consistent=consistent,
+            repeats_total=repeated,
         )
     whatif.judge(evidence, pairs, whatif.settings_of(survey))  # sets each annotator's judged kappa
     return scale, pairs, means, evidence, by_annotator
 
 
-def _evaluate(survey, item, *, kappa_rule=True):
-    return rules.evaluate(
-        item,
-        kappa_threshold=survey.kappa_threshold if kappa_rule else None,
-        min_seconds_per_item=survey.min_seconds_per_item,
-        attention_policy=survey.attention_policy,
-    )
-
-
 def auto_outcomes(survey, evidence):
-    return {annotator_id: _evaluate(survey, item) for annotator_id, item in evidence.items()}
+    settings = whatif.settings_of(survey)
+    return {annotator_id: whatif.outcome_under(item, settings) for annotator_id, item in evidence.items()}
 
 
 def _time_summary(rows):
@@ -114,9 +117,27 @@ def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision,
         "note": decision["note"] if decision else "",
         "decided_at": decision["created_at"] if decision else None,
         "attention": {"total": item.attention_total, "failed": item.attention_failed},
+        # Pairwise only (zero otherwise): what the position-bias and consistency rules judged.
+        "position": {"left": item.left_choices, "decisive": item.decisive},
+        "repeats": {"consistent": item.repeats_consistent, "total": item.repeats_total},
         "median_seconds": item.median_seconds,
         "rejected_assignments": rejected.get(annotator_id, 0),
     }
+
+
+def _pairwise_settings(survey):
+    if not _is_pairwise(survey):
+        return {}
+    return {
+        "max_position_bias": survey.max_position_bias,
+        "min_position_judgements": survey.min_position_judgements,
+        "min_repeat_consistency": survey.min_repeat_consistency,
+        "min_repeats": survey.min_repeats,
+    }
+
+
+def _pairwise_aspects(survey):
+    return list(Aspect.objects.filter(survey=survey).order_by("position").values_list("key", flat=True))
 
 
 def survey_report(survey, *, record=None):
@@ -129,8 +150,10 @@ def survey_report(survey, *, record=None):
     # next recompute rather than half-appearing in this one.
     rows = _rows(survey)
     attention = data.attention_by_annotator(survey)
-    labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention))
-    scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention)
+    pair_counts = (pairwise.position_counts(survey), pairwise.repeat_counts(survey)) if _is_pairwise(survey) else None
+    repeaters = set(pair_counts[1]) if pair_counts else set()
+    labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention) | repeaters)
+    scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention, pair_counts)
     outcomes = auto_outcomes(survey, evidence)
     if record is not None:
         record(outcomes)
@@ -158,7 +181,9 @@ def survey_report(survey, *, record=None):
     return {
         "survey": survey.pk,
         "survey_name": survey.name,
-        "aspect": Aspect.OVERALL,
+        # A pairwise survey's rules judge every question it asks; a rating survey's the overall one.
+        "aspect": None if _is_pairwise(survey) else Aspect.OVERALL,
+        "aspects": _pairwise_aspects(survey) if _is_pairwise(survey) else [Aspect.OVERALL],
         "task_type": survey.task_type,
         "scale": scale,
         "computed_at": timezone.now().isoformat(),
@@ -168,6 +193,7 @@ def survey_report(survey, *, record=None):
             "min_pair_overlap": survey.min_pair_overlap,
             "min_seconds_per_item": survey.min_seconds_per_item,
             "attention_policy": survey.attention_policy,
+            **_pairwise_settings(survey),
         },
         "n_ratings": len(rows),
         "n_accepted_ratings": len(accepted_rows),

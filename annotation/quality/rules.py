@@ -11,7 +11,20 @@ Three rules, each as in the seed studies or the survey's settings:
   An annotator with no usable pair has no kappa and is not judged by it.
 - `speed`: the median seconds per item is below the minimum (implausibly fast work). Imported
   ratings have no timing and are not judged by it.
-A threshold of `None` (or a minimum of 0) switches its rule off.
+- `position` (pairwise surveys): the annotator's share of decisive choices (ties left out) that
+  went to the reply shown on the left is further from one half than `max_position_bias`, over at
+  least `min_position_judgements` such choices. A plain threshold with a minimum count rather than
+  a significance test: the researcher reads it as "picks left more than 80% of the time", the
+  audit re-judges it from two stored counts, and at 0.3 over 20 choices an annotator who picks
+  sides at random is caught with probability 0.003 (binomial); the quality page still shows each
+  annotator's two-sided binomial p-value beside it.
+- `consistency` (pairwise surveys): the share of swapped repeats answered consistently (A on one
+  is B on the other, a tie stays a tie) is below `min_repeat_consistency`, over at least
+  `min_repeats` repeats. An inconsistent repeat may be honest doubt about a close pair, so it is
+  not an attention failure; this rule judges the share instead.
+A threshold of `None` (or a minimum of 0) switches its rule off; the two pairwise rules are off
+unless a survey sets them, and an annotator with fewer choices or repeats than the minimum (or
+none, as for imported judgements, whose sides are unknown) is not judged by them.
 """
 
 from dataclasses import dataclass, field
@@ -29,6 +42,10 @@ class AnnotatorEvidence:
     attention_total: int = 0
     attention_failed: int = 0
     median_seconds: float | None = None
+    left_choices: int = 0  # pairwise: decisive choices of the reply shown on the left
+    decisive: int = 0  # pairwise: choices of a side (not ties) whose side is known
+    repeats_consistent: int = 0  # pairwise: swapped repeats answered as the pair they repeat
+    repeats_total: int = 0
 
 
 @dataclass
@@ -44,7 +61,54 @@ def _over(pairs):
     return f" over {pairs} pair{'' if pairs == 1 else 's'}," if pairs else ""
 
 
-def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attention_policy="flag"):
+def _plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def position_finding(evidence, max_position_bias, min_judgements):
+    """The `position` rule's reason, or None (rule off, too few choices, or within bounds)."""
+    if max_position_bias is None or not evidence.decisive or evidence.decisive < max(1, min_judgements or 0):
+        return None
+    share = evidence.left_choices / evidence.decisive
+    if abs(share - 0.5) <= max_position_bias:
+        return None
+    return {
+        "rule": "position",
+        "detail": f"chose the left reply in {evidence.left_choices} of {_plural(evidence.decisive, 'decisive choice')}"
+        f" ({share:.0%}), further than {max_position_bias:g} from one half",
+        "value": share,
+        "threshold": max_position_bias,
+    }
+
+
+def consistency_finding(evidence, min_repeat_consistency, min_repeats):
+    """The `consistency` rule's reason, or None (rule off, too few repeats, or consistent enough)."""
+    total = evidence.repeats_total
+    if min_repeat_consistency is None or not total or total < max(1, min_repeats or 0):
+        return None
+    share = evidence.repeats_consistent / total
+    if share >= min_repeat_consistency:
+        return None
+    return {
+        "rule": "consistency",
+        "detail": f"answered {evidence.repeats_consistent} of {_plural(total, 'swapped repeat')} consistently"
+        f" ({share:.0%}), below {min_repeat_consistency:g}",
+        "value": share,
+        "threshold": min_repeat_consistency,
+    }
+
+
+def evaluate(
+    evidence,
+    *,
+    kappa_threshold=0.2,
+    min_seconds_per_item=None,
+    attention_policy="flag",
+    max_position_bias=None,
+    min_position_judgements=0,
+    min_repeat_consistency=None,
+    min_repeats=0,
+):
     """Apply the rules to one annotator's evidence; returns an `Outcome`."""
     reasons, flags = [], []
     if evidence.attention_failed:
@@ -74,6 +138,12 @@ def evaluate(evidence, *, kappa_threshold=0.2, min_seconds_per_item=None, attent
                 "threshold": min_seconds_per_item,
             }
         )
+    for finding in (
+        position_finding(evidence, max_position_bias, min_position_judgements),
+        consistency_finding(evidence, min_repeat_consistency, min_repeats),
+    ):
+        if finding:
+            reasons.append(finding)
     return Outcome(excluded=bool(reasons), reasons=reasons, flags=flags)
 
 

@@ -1,5 +1,6 @@
 """The exclusion rules under other settings: which annotators a survey would keep if its
-kappa threshold, attention policy or minimum time were different.
+kappa threshold, attention policy, minimum time (or, for a pairwise survey, position-bias and
+repeat-consistency rules) were different.
 
 The analysis report's filter-sensitivity audit asks this for a grid of settings. It changes
 nothing stored: it re-runs the same two steps as a quality recompute (`judge`, which the
@@ -20,6 +21,11 @@ class RuleSettings:
     attention_policy: str
     min_seconds_per_item: float | None
     kappa_weighting: str = "none"
+    # Pairwise surveys only (rules.py): position bias and swapped-repeat consistency, off as None.
+    max_position_bias: float | None = None
+    min_position_judgements: int = 0
+    min_repeat_consistency: float | None = None
+    min_repeats: int = 0
 
     def varied(self, **changes):
         return replace(self, **changes)
@@ -27,21 +33,35 @@ class RuleSettings:
 
 def settings_of(survey):
     # A pairwise survey's labels (first / tie / second) are nominal: its kappa is never weighted.
-    weighting = "none" if survey.task_type == "pairwise" else survey.kappa_weighting
+    pairwise = survey.task_type == "pairwise"
+    pairwise_rules = {}
+    if pairwise:
+        pairwise_rules = {
+            "max_position_bias": survey.max_position_bias,
+            "min_position_judgements": survey.min_position_judgements,
+            "min_repeat_consistency": survey.min_repeat_consistency,
+            "min_repeats": survey.min_repeats,
+        }
     return RuleSettings(
         kappa_threshold=survey.kappa_threshold,
         attention_policy=survey.attention_policy,
         min_seconds_per_item=survey.min_seconds_per_item,
-        kappa_weighting=weighting,
+        kappa_weighting="none" if pairwise else survey.kappa_weighting,
+        **pairwise_rules,
     )
 
 
-def _evaluate(item, settings, *, kappa_rule=True):
+def outcome_under(item, settings, *, kappa_rule=True):
+    """The rules' `Outcome` for one annotator's evidence under `settings` (`RuleSettings`)."""
     return rules.evaluate(
         item,
         kappa_threshold=settings.kappa_threshold if kappa_rule else None,
         min_seconds_per_item=settings.min_seconds_per_item,
         attention_policy=settings.attention_policy,
+        max_position_bias=settings.max_position_bias,
+        min_position_judgements=settings.min_position_judgements,
+        min_repeat_consistency=settings.min_repeat_consistency,
+        min_repeats=settings.min_repeats,
     )
 
 
@@ -53,7 +73,7 @@ def judge(evidence, pairs, settings, cache=None):
     and is written into their evidence. `cache` (a dict) keeps consensus kappas for an audit that
     judges the same pairs under many settings.
     """
-    distrusted = {item.worker for item in evidence.values() if _evaluate(item, settings, kappa_rule=False).excluded}
+    distrusted = {item.worker for item in evidence.values() if outcome_under(item, settings, kappa_rule=False).excluded}
     key = (settings.kappa_threshold, settings.kappa_weighting, frozenset(distrusted))
     judged = None if cache is None else cache.get(key)
     if judged is None:
@@ -72,7 +92,7 @@ def judge(evidence, pairs, settings, cache=None):
             cache[key] = judged
     for item in evidence.values():
         item.kappa, item.kappa_pairs = judged.get(item.worker, (None, 0))
-    return {key: _evaluate(item, settings) for key, item in evidence.items()}
+    return {key: outcome_under(item, settings) for key, item in evidence.items()}
 
 
 @dataclass
@@ -90,11 +110,17 @@ def stored_evidence(content):
     evidence, overrides = {}, {}
     for entry in content.get("annotators", []):
         attention = entry.get("attention") or {}
+        position = entry.get("position") or {}
+        repeats = entry.get("repeats") or {}
         evidence[entry["annotator_id"]] = rules.AnnotatorEvidence(
             worker=entry["worker"],
             attention_total=attention.get("total", 0),
             attention_failed=attention.get("failed", 0),
             median_seconds=entry.get("median_seconds"),
+            left_choices=position.get("left", 0),
+            decisive=position.get("decisive", 0),
+            repeats_consistent=repeats.get("consistent", 0),
+            repeats_total=repeats.get("total", 0),
         )
         if entry.get("source") == "manual":
             overrides[entry["annotator_id"]] = bool(entry.get("excluded"))

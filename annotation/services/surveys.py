@@ -33,6 +33,10 @@ SURVEY_SETTINGS = (
     "kappa_weighting",
     "min_pair_overlap",
     "min_seconds_per_item",
+    "max_position_bias",
+    "min_position_judgements",
+    "min_repeat_consistency",
+    "min_repeats",
     "pair_budget",
     "reference_pairs",
     "allow_tie",
@@ -75,14 +79,17 @@ def aspect_key_problem(key):
     return f"Aspect {shown!r} cannot be used: {ASPECT_KEY_RULE}."
 
 
-def _aspect_spec(spec, position):
+def _aspect_spec(spec, position, *, pairwise=False):
     if isinstance(spec, str):
         spec = {"key": spec}
     key = spec["key"].strip()
     problem = aspect_key_problem(key)
     if problem:
         raise SurveyError(problem)
-    question = spec.get("question") or f"How would you rate the {key.replace('-', ' ')} of this response?"
+    label = key.replace("-", " ").replace("_", " ")
+    # A pairwise question is answered A, B or tie: it asks which reply, not for a rating.
+    default = f"{label[:1].upper()}{label[1:]}: which reply is better?" if pairwise else None
+    question = spec.get("question") or default or f"How would you rate the {key.replace('-', ' ')} of this response?"
     return Aspect(
         key=key,
         position=position,
@@ -161,7 +168,8 @@ def survey_create(
         overall.question = question
     elif survey.task_type == Survey.TaskType.PAIRWISE:
         overall.question = PAIRWISE_QUESTION
-    extra = [_aspect_spec(spec, position) for position, spec in enumerate(aspects, start=1)]
+    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
+    extra = [_aspect_spec(spec, position, pairwise=pairwise) for position, spec in enumerate(aspects, start=1)]
     keys = [a.key for a in [overall, *extra]]
     if len(set(keys)) != len(keys):
         raise SurveyError("Aspect keys must be distinct (and `overall` is always present).")

@@ -4,7 +4,7 @@ import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -19,6 +19,7 @@ from annotation.models import HIT, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment
 from annotation.services import mturk as services
 from annotation.services.assignments import SubmissionRefused, assignment_submit, parse_answers
+from annotation.services.mturk_drafts import DraftRefused, mturk_draft_answers, mturk_draft_clear, mturk_draft_save
 from annotation.task_display import task_context
 
 logger = logging.getLogger(__name__)
@@ -69,10 +70,13 @@ def mturk_task(request, token):
         return _frameable(render(request, "annotation/mturk/refused.html", {"message": message}, status=400))
     submit_site = _submit_site(survey, params.get("turkSubmitTo"))
     mturk_fields = {"assignment_id": assignment_id, "hit": hit, "worker_id": worker_id, "submit_site": submit_site}
-    previous, error = None, ""
+    previous, error, restored = None, "", False
     try:
         if request.method == "GET":
             slot = services.mturk_assignment_open(hit=hit, assignment_id=assignment_id, worker_id=worker_id)
+            if slot.status == Assignment.Status.ACTIVE:
+                previous = mturk_draft_answers(assignment=slot)
+                restored = previous is not None
         else:
             slot = get_object_or_404(
                 Assignment, hit=hit, external_id=assignment_id, token=request.POST.get("assignment_token", "")
@@ -87,11 +91,31 @@ def mturk_task(request, token):
         error = str(refusal)
     if slot.status != Assignment.Status.ACTIVE and not error:
         # Stored: hand the assignment back to MTurk from the worker's browser.
-        context = {**mturk_fields, "external_submit_url": f"{submit_site}/mturk/externalSubmit"}
+        mturk_draft_clear(assignment=slot)
+        # save_key: the task page kept its answers in the browser under the slot's token (task.js).
+        context = {**mturk_fields, "external_submit_url": f"{submit_site}/mturk/externalSubmit", "save_key": slot.token}
         return _frameable(render(request, "annotation/mturk/submitted.html", context))
     context = task_context(survey=survey, assignment=slot, previous=previous, error=error)
-    context.update(mturk_fields, assignment_token=slot.token)
+    context.update(mturk_fields, assignment_token=slot.token, draft_restored=restored)
     return _frameable(render(request, TASK_TEMPLATE, context, status=400 if error else 200))
+
+
+@csrf_exempt  # inside MTurk's frame the CSRF cookie is third-party; the assignment token guards the POST
+@require_POST
+def mturk_draft(request, token):
+    """Keep the answers given so far to an open assignment (the frame's script posts the task form)."""
+    slot = get_object_or_404(
+        Assignment,
+        hit__survey__token=token,
+        hit__external_id=request.POST.get("hitId", ""),
+        external_id=request.POST.get("assignmentId", ""),
+        token=request.POST.get("assignment_token", ""),
+    )
+    try:
+        mturk_draft_save(assignment=slot, fields=request.POST)
+    except DraftRefused as refusal:
+        return HttpResponse(str(refusal), status=409, content_type="text/plain")
+    return HttpResponse(status=204)
 
 
 # --- researcher pages ----------------------------------------------------------------

@@ -79,7 +79,8 @@ class JudgeCacheEntry(models.Model):
 
 
 class JudgeUsage(models.Model):
-    """Requests, tokens, unreadable replies and cost of one judge in one metric run."""
+    """Requests, tokens, unreadable replies and cost of one judge in one metric run (or in one
+    labelled judging of pairs, which also keeps its position-swap figures)."""
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="usage")
     run = models.ForeignKey(MetricRun, null=True, blank=True, on_delete=models.CASCADE, related_name="judge_usage")
@@ -91,6 +92,12 @@ class JudgeUsage(models.Model):
     completion_tokens = models.PositiveBigIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0, help_text="Samples whose reply gave no score.")
     unparseable_example = models.TextField(blank=True)
+    figures = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Pairs: the latest judging's figures (scoring.judges.pairwise.pairwise_statistics): pairs, "
+        "position bias, self-consistency across the swap, agreement with the human winners.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

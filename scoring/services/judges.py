@@ -169,11 +169,15 @@ def judge_pairs(*, judge, items, label=""):
             f"judge {judge.name!r} rates single responses ({judge.template}); add one with --template pairwise"
         )
     settings = judge_settings(judge)
+    label = label or "pairs"
     messages = [m for item in items for m in pairwise.both_orders_messages(template, item)]
-    entries = _judged(judge, settings, template, messages, parse_preference, label=label or "pairs")
+    entries = _judged(judge, settings, template, messages, parse_preference, label=label)
     picks = [majority_pick(entry.values) for entry in entries]
     verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
-    return verdicts, pairwise.pairwise_statistics(items, verdicts)
+    statistics = pairwise.pairwise_statistics(items, verdicts)
+    # The judge's page shows them per judging, without reading the pairs again.
+    JudgeUsage.objects.filter(judge=judge, run=None, label=label).update(figures=statistics)
+    return verdicts, statistics
 
 
 def majority_pick(values):

@@ -48,14 +48,17 @@ def judge_detail(request, judge_id):
     usage = list(judge.usage.select_related("run__dataset", "judge")[:50])
     cache = judge.cache_entries.aggregate(n=Count("id"), spread=Avg("spread"), mean=Avg("mean"))
     example = next((u.unparseable_example for u in usage if u.unparseable_example), "")
+    pairwise = judge.template == prompts.PAIRWISE
     context = {
         "judge": judge,
+        "pairwise": pairwise,
+        "answer_word": "winner (A or B)" if pairwise else "score",
         "key_state": _key_state(judge),
         "usage": usage,
         "cache": cache,
         "unparseable": sum(u.unparseable for u in usage),
         "example": example,
-        "pair_datasets": _pairwise_datasets(request.user) if judge.template == prompts.PAIRWISE else [],
+        "pair_datasets": _pairwise_datasets(request.user) if pairwise else [],
     }
     return render(request, "scoring/judges/judge_detail.html", context)
 

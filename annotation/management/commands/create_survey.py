@@ -65,6 +65,16 @@ class Command(BaseCommand):
         parser.add_argument("--no-tie", action="store_true", help="pairwise: annotators must choose A or B.")
         parser.add_argument("--ask-strength", action="store_true", help="pairwise: ask slightly/clearly better.")
         parser.add_argument("--ask-reason", action="store_true", help="pairwise: ask for a one-line reason.")
+        parser.add_argument(
+            "--max-position-bias", type=float, default=None,
+            help="pairwise: exclude an annotator whose share of left choices is further than this from 0.5.",
+        )  # fmt: skip
+        parser.add_argument("--min-position-judgements", type=int, default=20, help="pairwise: ... over at least N.")
+        parser.add_argument(
+            "--min-repeat-consistency", type=float, default=None,
+            help="pairwise: exclude an annotator answering a smaller share of swapped repeats consistently.",
+        )  # fmt: skip
+        parser.add_argument("--min-repeats", type=int, default=3, help="pairwise: ... over at least N repeats.")
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
@@ -125,6 +135,10 @@ class Command(BaseCommand):
             "allow_tie": not options["no_tie"],
             "ask_strength": options["ask_strength"],
             "ask_reason": options["ask_reason"],
+            "max_position_bias": options["max_position_bias"],
+            "min_position_judgements": options["min_position_judgements"],
+            "min_repeat_consistency": options["min_repeat_consistency"],
+            "min_repeats": options["min_repeats"],
         }
 
     def _gold(self, path):
