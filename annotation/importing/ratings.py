@@ -8,17 +8,23 @@ and ignored. CSV: the same names as columns.
 """
 
 import math
-import re
 from dataclasses import dataclass
 
-from annotation.importing.errors import DataImportError, ErrorCollector
-from annotation.importing.text import as_lines, describe, iter_csv, iter_jsonl, shown, unstorable
+from annotation.importing.errors import DataImportError
+from annotation.importing.judgements import (
+    DEFAULT_ASPECT,
+    aspect_of,
+    check_fields_known_and_present,
+    parse_judgement_lines,
+    seconds_of,
+    text_fields,
+)
+from annotation.importing.text import describe, shown
 
-DEFAULT_ASPECT = "overall"
 REQUIRED = ("context_id", "system", "worker", "score")
 OPTIONAL = ("aspect", "seconds", "survey", "confirmed")  # survey, confirmed: written by export, ignored
-MAX_WORKER_LENGTH = 200
-_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
+
+__all__ = ["DEFAULT_ASPECT", "ParsedRating", "parse_ratings"]
 
 
 @dataclass(frozen=True)
@@ -38,79 +44,38 @@ def parse_ratings(lines, fmt, *, scale_min=1, scale_max=5, errors=None):
     A bad line goes to `errors` (an ErrorCollector) and the reading goes on; without a collector,
     all problems are raised together at the end.
     """
-    collector = ErrorCollector() if errors is None else errors
-    from_csv = fmt == "csv"
-    unit = "row" if from_csv else "line"
-    ratings = []
-    try:
-        if from_csv:
-            rows = iter_csv(as_lines(lines), collector, required=REQUIRED, optional=OPTIONAL)
-        else:
-            rows = iter_jsonl(as_lines(lines), collector)
-        seen = {}
-        for line, record in rows:
-            try:
-                rating = _rating(record, line, unit, from_csv, scale_min=scale_min, scale_max=scale_max)
-                _check_new_rating(rating, seen, unit)
-            except DataImportError as error:
-                collector.add(error)
-                continue
-            ratings.append(rating)
-    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
-        collector.add(fatal)
-    if not ratings and not collector:
-        collector.add(DataImportError("the file holds no ratings" if from_csv else "the file is empty"))
-    if errors is None:
-        collector.raise_if_any()
-    return ratings
 
-
-def _check_new_rating(rating, seen, unit):
-    key = (rating.worker, rating.context_id, rating.system, rating.aspect)
-    first = seen.setdefault(key, rating.line)
-    if first != rating.line:
-        raise DataImportError(
+    def parse_line(record, line, unit, from_csv):
+        rating = _rating(record, line, unit, from_csv, scale_min=scale_min, scale_max=scale_max)
+        key = (rating.worker, rating.context_id, rating.system, rating.aspect)
+        duplicate = (
             f"worker {rating.worker!r} already rated system {rating.system!r} on context "
-            f"{rating.context_id!r} for aspect {rating.aspect!r} ({unit} {first})",
-            line=rating.line,
-            unit=unit,
+            f"{rating.context_id!r} for aspect {rating.aspect!r}"
         )
+        return rating, key, duplicate
+
+    return parse_judgement_lines(
+        lines, fmt, required=REQUIRED, optional=OPTIONAL, parse_line=parse_line, noun="ratings", errors=errors
+    )
 
 
 def _rating(record, line, unit, from_csv, *, scale_min, scale_max):
     def fail(message, field=None):
         return DataImportError(message, line=line, field=field, unit=unit)
 
-    unknown = set(record) - set(REQUIRED) - set(OPTIONAL)
-    if unknown:
-        return_field = sorted(unknown)[0]
-        raise fail(f"unknown field (allowed: {', '.join(REQUIRED + OPTIONAL)})", return_field)
-    for key in REQUIRED:
-        if key not in record or (from_csv and not record[key].strip()):
-            raise fail("missing", key)
-    values = {}
-    for key in ("context_id", "system", "worker"):
-        value = record[key]
-        if key == "context_id" and isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
-        if not isinstance(value, str):
-            raise fail(f"must be a string, not {describe(value)}", key)
-        value = value.strip() if from_csv else value
-        if not value.strip():
-            raise fail("must not be empty", key)
-        if unstorable(value):
-            raise fail(unstorable(value), key)
-        values[key] = value
-    if len(values["worker"]) > MAX_WORKER_LENGTH:
-        raise fail(f"longer than {MAX_WORKER_LENGTH} characters", "worker")
+    check_fields_known_and_present(record, required=REQUIRED, optional=OPTIONAL, from_csv=from_csv, fail=fail)
+    # JSONL text is kept as written (only CSV cells are trimmed), as before the shared reader
+    values = text_fields(record, ("context_id", "system", "worker"), strip=from_csv, fail=fail)
     score = _score(record["score"], from_csv, fail)
     if not scale_min <= score <= scale_max:
         raise fail(f"{score} is outside the survey's scale {scale_min}-{scale_max}", "score")
-    aspect = record.get("aspect") or DEFAULT_ASPECT
-    if not isinstance(aspect, str) or not _SLUG.match(aspect.strip()):
-        raise fail("must be a short name of letters, digits, '-' or '_'", "aspect")
-    seconds = _seconds(record.get("seconds"), from_csv, fail)
-    return ParsedRating(line=line, score=score, aspect=aspect.strip(), seconds=seconds, **values)
+    return ParsedRating(
+        line=line,
+        score=score,
+        aspect=aspect_of(record, fail),
+        seconds=seconds_of(record.get("seconds"), from_csv, fail),
+        **values,
+    )
 
 
 def _score(raw, from_csv, fail):
@@ -128,15 +93,3 @@ def _score(raw, from_csv, fail):
             raise fail(f"{raw} is not a whole number", "score")
         raw = int(raw)
     return raw
-
-
-def _seconds(raw, from_csv, fail):
-    if raw is None or (from_csv and not raw.strip()):
-        return None
-    try:
-        value = float(raw) if from_csv or not isinstance(raw, bool) else None
-    except (TypeError, ValueError):
-        value = None
-    if value is None or not math.isfinite(value) or value < 0:
-        raise fail(f"{shown(raw)} is not a number of seconds", "seconds")
-    return value

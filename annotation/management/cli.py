@@ -6,6 +6,7 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
+from annotation.importing import FORMATS, DataImportError
 from annotation.models import Dataset, Survey
 
 # Dataset and survey names are unique per owner, not site-wide. A command names one by its name,
@@ -117,3 +118,37 @@ def run_export(command, options, *, export, noun):
         export(dataset=dataset, survey=survey, stream=command.stdout, fmt=options["format"], real_ids=real_ids)
     except BrokenPipeError:
         quiet_broken_pipe()
+
+
+def add_import_arguments(parser, *, noun, default_survey):
+    """The arguments the judgement-import commands share: FILE, --dataset, --survey, --format, --owner."""
+    parser.add_argument("file")
+    parser.add_argument("--dataset", required=True, help=f"Name of the dataset the {noun} refer to.")
+    parser.add_argument("--survey", help=f"Name of the new survey (default: <dataset>-{default_survey}).")
+    parser.add_argument("--format", choices=FORMATS, help="Default: from the file name (.csv), else jsonl.")
+    parser.add_argument(
+        "--owner",
+        default="",
+        help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
+        "also owns the new survey (default: the dataset's owner).",
+    )
+
+
+def run_import(options, *, import_file, **extra):
+    """The body the judgement-import commands share: `import_file(...)` into a new survey, all or nothing.
+
+    A bad file gives the same lines as the upload forms (every problem up to a cap), and nothing is written.
+    """
+    dataset = dataset_or_error(options["dataset"], options["owner"])
+    try:
+        return import_file(
+            file=options["file"],
+            dataset=dataset,
+            survey_name=options["survey"],
+            owner=user_or_error(options["owner"] if options["owner"] != NO_OWNER else ""),
+            fmt=options["format"],
+            **extra,
+        )
+    except DataImportError as exc:
+        first, *rest = exc.report_lines()
+        raise CommandError("\n".join([f"{options['file']}: {first}", *rest])) from None
