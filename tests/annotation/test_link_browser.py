@@ -6,33 +6,20 @@ The platform's completion page is the one outside address: Playwright's routing 
 test sees exactly where the browser was sent. Screenshots go to $SCREENSHOT_DIR when set.
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from annotation.crowd.link_platform import platform_settings
 from annotation.models import Annotator, LinkParticipant, Survey
+from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.mturk_helpers import make_survey
 from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
 COMPLETE = "https://connect.example.org/participant/complete?code={code}"
-
-
-def _fits(page):
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-
-
-def _answer_all(page):
-    for item in page.query_selector_all(".task-item"):
-        asked = re.search(r"Please choose (\d)", item.inner_text())
-        item.query_selector(f'input[type=radio][value="{asked.group(1) if asked else 4}"]').click()
 
 
 @pytest.fixture
@@ -43,19 +30,13 @@ def platform(researcher):
     return platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
 
 
-def _shots(tmp_path):
-    shots = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    return shots
-
-
 def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_phone(
     live_server,
     browser,  # noqa: F811
     platform,
     tmp_path,
 ):
-    shots = _shots(tmp_path)
+    shots = screenshot_dir(tmp_path)
     page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
     landed = []
 
@@ -66,15 +47,15 @@ def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_
     page.route(re.compile(r"^https://connect\.example\.org/.*"), platform_site)
     page.goto(f"{live_server.url}/l/{platform.survey.token}/?workerId=CR-000042")
     assert not LinkParticipant.objects.exists(), "opening the link claims nothing"
-    assert _fits(page)
+    assert fits(page)
     page.screenshot(path=str(shots / "link-entry-390x844.png"))
     page.click("text=Start")
     page.wait_for_url(re.compile(r"/a/[^/]+/$"))
-    assert _fits(page)
-    _answer_all(page)
+    assert fits(page)
+    answer_all(page)
     page.click("#submit-hit")
     page.wait_for_url(re.compile(r"/done/$"))
-    assert _fits(page)
+    assert fits(page)
     page.screenshot(path=str(shots / "link-done-390x844.png"))
     page.click("#link-finish")
     page.wait_for_url(re.compile(r"^https://connect\.example\.org/"))
@@ -84,13 +65,13 @@ def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_
     assert (row.participant_id, row.confirmed) == ("CR-000042", False)
 
 
-def test_the_researchers_link_page_is_reached_from_the_survey_page_and_fits(
+def test_the_researchers_link_page_is_reached_from_the_survey_page_andfits(
     live_server,
     browser,  # noqa: F811
     platform,
     tmp_path,
 ):
-    shots = _shots(tmp_path)
+    shots = screenshot_dir(tmp_path)
     survey = platform.survey
     annotators = [("CR-000042", True), ("CR-000043", False)]
     for participant, confirmed in annotators:
@@ -107,5 +88,5 @@ def test_the_researchers_link_page_is_reached_from_the_survey_page_and_fits(
         page.wait_for_url(re.compile(rf"/surveys/{survey.pk}/link/$"))
         assert "?workerId=" in page.inner_text("#link-entry-url")
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
-        assert _fits(page), f"the link-platform page is wider than {label}"
+        assert fits(page), f"the link-platform page is wider than {label}"
         page.screenshot(path=str(shots / f"link-researcher-{label}.png"), full_page=True)

@@ -5,31 +5,17 @@ Prolific's own completion page is the one outside address: Playwright's routing 
 the test sees exactly where the browser was sent. Screenshots go to $SCREENSHOT_DIR when set.
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from annotation.models import Annotator, Assignment, ProlificStudy, ProlificSubmission
+from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.prolific_helpers import STUDY_ID, make_prolific_survey, pid, session
 from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
-
-
-def _fits(page):
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-
-
-def _answer_all(page):
-    for item in page.query_selector_all(".task-item"):
-        asked = re.search(r"Please choose (\d)", item.inner_text())
-        item.query_selector(f'input[type=radio][value="{asked.group(1) if asked else 4}"]').click()
 
 
 @pytest.fixture
@@ -45,8 +31,7 @@ def test_a_participant_walks_from_the_study_url_to_prolifics_completion_page_on_
     study,
     tmp_path,
 ):
-    shots = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshot_dir(tmp_path)
     page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
     landed = []
 
@@ -59,16 +44,16 @@ def test_a_participant_walks_from_the_study_url_to_prolifics_completion_page_on_
     url = f"{live_server.url}/p/{survey.token}/?PROLIFIC_PID={pid(1)}&STUDY_ID={STUDY_ID}&SESSION_ID={session(1)}"
     page.goto(url)
     assert not ProlificSubmission.objects.exists(), "opening the study URL claims nothing"
-    assert _fits(page)
+    assert fits(page)
     page.screenshot(path=str(shots / "prolific-entry-390x844.png"))
     page.click("text=Start")
     page.wait_for_url(re.compile(r"/a/[^/]+/$"))
-    assert _fits(page)
+    assert fits(page)
     page.screenshot(path=str(shots / "prolific-task-390x844.png"))
-    _answer_all(page)
+    answer_all(page)
     page.click("#submit-hit")
     page.wait_for_url(re.compile(r"/done/$"))
-    assert _fits(page)
+    assert fits(page)
     page.screenshot(path=str(shots / "prolific-done-390x844.png"))
     page.click("#prolific-finish")
     page.wait_for_url(re.compile(r"^https://app\.prolific\.com/"))
@@ -78,7 +63,7 @@ def test_a_participant_walks_from_the_study_url_to_prolifics_completion_page_on_
 
     desktop = browser.new_context(viewport=DESKTOP).new_page()
     desktop.goto(url)
-    assert _fits(desktop)
+    assert fits(desktop)
     desktop.screenshot(path=str(shots / "prolific-entry-1366x900.png"))
 
 
@@ -90,8 +75,7 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         slot = Assignment.objects.filter(hit__survey=study.survey, status="open").first()
         Assignment.objects.filter(pk=slot.pk).update(status="submitted", annotator=annotator)
     ProlificStudy.objects.filter(pk=study.pk).update(places=4)
-    shots = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshot_dir(tmp_path)
     for label, viewport in (("1366x900", DESKTOP), ("390x844", PHONE)):
         page = browser.new_context(viewport=viewport).new_page()
         page.goto(f"{live_server.url}/accounts/login/")
@@ -103,10 +87,10 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
         approve = page.get_by_role("button", name="Approve", exact=True)
         assert approve.count() == 1, "only confirmed work can be reviewed"
-        assert _fits(page), f"the Prolific page is wider than {label}"
+        assert fits(page), f"the Prolific page is wider than {label}"
         page.screenshot(path=str(shots / f"prolific-researcher-{label}.png"), full_page=True)
         page.click("text=Exclude and block…")
         block = page.locator(".block-form")
         assert block.is_visible() and "block list on Prolific" in block.inner_text()
-        assert _fits(page), f"the open block form is wider than {label}"
+        assert fits(page), f"the open block form is wider than {label}"
         block.screenshot(path=str(shots / f"prolific-block-form-{label}.png"))
