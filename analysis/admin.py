@@ -10,8 +10,8 @@ registered for Dataset and Survey. Nothing in annotation changes; if a model is 
 from django.contrib import admin
 from django.utils.html import format_html
 
+from analysis.links import report_url
 from analysis.models import Report
-from analysis.views import report_url
 from annotation.models import Dataset, Survey
 
 

@@ -20,6 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis import presentation, presentation_audit, presentation_metaeval
+from analysis.links import report_url
 from analysis.models import Report
 from analysis.scheduling import report_current, report_pending, report_refresh_request
 from annotation.pseudonyms import label_map, scrub_report
@@ -196,10 +197,3 @@ def report_table(request, pk, name):
         "back": report_url(dataset=report.dataset, survey=report.survey),
     }
     return render(request, "analysis/report_table.html", context)
-
-
-def report_url(*, dataset=None, survey=None):
-    """The report page of a dataset or survey (used by the admin links)."""
-    if survey is not None:
-        return reverse("analysis:survey_report", args=[survey.pk])
-    return reverse("analysis:dataset_report", args=[dataset.pk])
