@@ -91,11 +91,14 @@ def survey_annotators(*, survey):
 
 
 def annotator_work(*, survey, annotator):
+    """The annotator's assignments in the survey (answers and attention checks of each), the review
+    trail and the exclusion decision. `n_ratings` counts a pairwise survey's judgements."""
+    answers = "pairwise_judgements" if survey.task_type == "pairwise" else "ratings"
     assignments = (
         Assignment.objects.filter(hit__survey=survey, annotator=annotator)
         .select_related("hit", "mturk")
         .annotate(
-            n_ratings=Count("ratings", distinct=True),
+            n_ratings=Count(answers, distinct=True),
             checks_failed=Count("attention_answers", filter=Q(attention_answers__passed=False), distinct=True),
             checks_total=Count("attention_answers", distinct=True),
         )

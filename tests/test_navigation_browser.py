@@ -20,6 +20,7 @@ from annotation.models import Context, Response
 from annotation.services.demo import demo_load
 from scoring.models import AdemModel
 from scoring.services import metrics as scoring_services
+from tests.annotation.studies_helpers import good_answers
 from tests.factories import load_rating_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -84,6 +85,9 @@ def demo_study():
     AdemModel.objects.create(name="demo-adem", owner=user, dataset=dataset, status=AdemModel.Status.READY)
     live = services.survey_create(dataset=dataset, name="demo-live", owner=user, contexts_per_hit=3)
     services.survey_launch(survey=live)
+    # one annotator has done a HIT, so the survey lists an annotator with work to review
+    assignment = services.assignment_claim(survey=live, worker_id="walker")
+    services.assignment_submit(assignment=assignment, answers=good_answers(assignment))
     assert Context.objects.filter(dataset=dataset).count() == 20
     return dataset, user, password, live
 
@@ -174,6 +178,11 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
     _click(page, "header nav a:text-is('Reports')", "reports-index")
     _click(page, "header nav a:text-is('Surveys')", "survey-list")
     _click(page, f"main a:text-is('{live.name}')", "survey")
+    # the annotator's assignments, each with a review form whose label is visually hidden: that
+    # label once sat past the page's right edge (401 px in 390), outside the table's own scroller
+    _click(page, "main a:text-is('walker')", "survey-annotator")
+    assert page.locator("main table input[name=reason]").count() == 1
+    _click(page, f"main a:text-is('← {live.name}')", "survey")
     with page.expect_navigation():
         page.locator("#survey-link").click()
     _fits(page, PHONE["width"], "annotator-entry")

@@ -29,6 +29,7 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
+from annotation.task_wording import task_description, task_wording
 
 # boto3 and botocore (about 0.2 s) load when MTurk is first called, not when the apps load: the
 # URLconf and the task registry reach this module, and most processes never talk to MTurk.
@@ -63,13 +64,10 @@ def mturk_client(*, sandbox):
 
 def settings_for(survey):
     """The survey's MTurk settings row, created with defaults drawn from the survey on first use."""
+    wording = task_wording(survey)
     row, _ = MTurkSettings.objects.get_or_create(
         survey=survey,
-        defaults={
-            "title": f"Rate replies in short conversations ({survey.name})"[:128],
-            "description": "Read short conversations and judge how appropriate each candidate reply is, "
-            "on a 1-5 scale.",
-        },
+        defaults={"title": f"{wording['title']} ({survey.name})"[:128], "description": task_description(survey)},
     )
     return row
 

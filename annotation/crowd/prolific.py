@@ -22,6 +22,7 @@ from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
 from annotation.slots import assignments_expire
+from annotation.task_wording import task_description, task_wording
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 MIN_REJECT_MESSAGE = 100
@@ -155,13 +156,12 @@ class ProlificProvider(CrowdProvider):
 
     # --- study ------------------------------------------------------------------------------
     def study_body(self, survey, study):
+        wording = task_wording(survey)
+        checks = " Some items check that you read carefully." if survey.attention_checks_per_hit else ""
         body = {
-            "name": f"Rate replies in short conversations ({survey.name})"[:120],
+            "name": f"{wording['title']} ({survey.name})"[:120],
             "internal_name": f"RateLab survey {survey.pk}: {survey.name}"[:200],
-            "description": (
-                "Read short conversations and judge how appropriate each candidate reply is, on a 1-5 scale. "
-                "Some items check that you read carefully."
-            ),
+            "description": task_description(survey) + checks,
             "external_study_url": entry_url(survey),
             "prolific_id_option": "url_parameters",
             "completion_codes": [

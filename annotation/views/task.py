@@ -28,6 +28,7 @@ from annotation.services.identities import (
 )
 from annotation.task_display import task_context
 from annotation.task_facts import task_facts
+from annotation.task_wording import task_wording
 from annotation.views.task_identity import browser_identity, client_address, with_identity_cookie, worker_from_cookie
 
 __all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
@@ -69,6 +70,7 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
     context = {
         "survey": survey,
         "facts": task_facts(survey=survey),
+        "wording": task_wording(survey),
         "worker_id": worker_id,
         "resume_code": code,
         "active_token": _active_token(survey, worker_id),

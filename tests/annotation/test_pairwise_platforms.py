@@ -1,6 +1,7 @@
 """A pairwise survey on the link-platform and Prolific providers: a participant enters, gets pairs,
 answers, and the judgements count in no analysis until the platform's confirmation."""
 
+import json
 from io import StringIO
 
 import httpx
@@ -8,11 +9,13 @@ import pytest
 from django.core.management import call_command
 
 from annotation.crowd.link_platform import platform_settings
+from annotation.crowd.mturk import settings_for as mturk_settings_for
 from annotation.crowd.prolific import study_settings
 from annotation.models import Assignment, HITItem, PairwiseJudgement, Survey
 from annotation.selectors_pairwise import accepted_judgements
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.prolific_helpers import STUDY_ID, entry, pid, provider, publish, session, submissions_answer
+from tests.annotation.studies_helpers import make_survey
 
 pytestmark = pytest.mark.django_db
 COMPLETE = "https://connect.example.org/complete?code={code}"
@@ -67,7 +70,14 @@ def test_a_pairwise_survey_on_prolific_counts_a_participants_judgements_once_pro
 ):
     survey = _on(make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-prolific"), "prolific")
     study_settings(survey, reward_cents=150, minutes=10)
-    publish(api, survey)
+    created = publish(api, survey)
+    # Prolific advertises the study as what it is: a comparison, not a 1-5 rating
+    body = json.loads(created.calls.last.request.content)
+    assert body["name"] == "Compare replies in short conversations (ab-prolific)"
+    assert body["description"] == (
+        "Read short conversations and choose the better of two candidate replies, or say they are about the"
+        " same. Some items check that you read carefully."
+    )
     started = entry(client, survey, participant=pid(1), session_id=session(1))
     assert started.status_code == 302 and started["Location"].startswith("/a/")
     answer_pairs(client, started)
@@ -78,3 +88,23 @@ def test_a_pairwise_survey_on_prolific_counts_a_participants_judgements_once_pro
     )
     assert provider().sync(survey=survey)["confirmed"] == 1
     assert counted(survey) == stored
+
+
+def test_the_start_page_and_mturk_name_the_task_by_its_type(researcher, client):
+    pairwise = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-words", allow_tie=False)
+    page = client.get(f"/s/{pairwise.token}/").content.decode()
+    assert "<title>Join a comparison study · RateLab</title>" in page
+    assert "<h1>Compare replies to conversations</h1>" in page and "pairs of replies</strong> to compare" in page
+    assert "Rate replies" not in page and "to rate" not in page
+    hit_type = mturk_settings_for(pairwise)
+    assert hit_type.title == "Compare replies in short conversations (ab-words)"
+    assert hit_type.description == "Read short conversations and choose the better of two candidate replies."
+    rating = make_survey(
+        researcher, n_contexts=3, name="rate-words", aspects=[{"key": "fluency", "scale_min": 0, "scale_max": 3}]
+    )
+    rate_page = client.get(f"/s/{rating.token}/").content.decode()
+    assert "<h1>Rate replies to conversations</h1>" in rate_page and "replies</strong> to rate" in rate_page
+    # two questions on different scales: the description names none
+    assert mturk_settings_for(rating).description == (
+        "Read short conversations and judge how appropriate each candidate reply is."
+    )

@@ -147,6 +147,10 @@ def test_the_survey_page_counts_judgements_and_its_export_writes_them(researcher
     annotators = page.split("<h2>Annotators</h2>")[1]
     assert '<th scope="col" class="num">Judgements</th>' in annotators and "<dt>Judgements collected</dt>" in page
     assert re.search(r">w9</a></td><td class=\"num\">1</td><td class=\"num\">18</td>", annotators)
+    # the annotator's own page counts them per assignment too (it once said "Ratings 0")
+    mine = researcher_client.get(f"/surveys/{survey.pk}/annotators/{assignment.annotator_id}/").content.decode()
+    assert '<th scope="col" class="num">Judgements</th>' in mine and "Judgements included in analysis" in mine
+    assert re.search(r"<td>Submitted</td><td class=\"num\">18</td>", mine)
     lines = researcher_client.get(f"/surveys/{survey.pk}/ratings.jsonl").content.decode().splitlines()
     assert len(lines) == 18 and all('"winner": "a"' in line for line in lines)
     client.force_login(outsider)

@@ -1,0 +1,60 @@
+"""How a task is named to annotators, on RateLab's own start page and on the crowd platforms.
+
+One place, so that a pairwise or write survey is never advertised as a rating study: the entry
+page, MTurk's HIT title and description, and Prolific's study name and description all read it.
+"""
+
+from annotation.models import Survey
+
+_WORDING = {
+    Survey.TaskType.RATE: {
+        "heading": "Rate replies to conversations",
+        "title": "Rate replies in short conversations",
+        "item": ("reply", "replies"),
+        "verb": "rate",
+        "page_title": "Join a rating study",
+    },
+    Survey.TaskType.PAIRWISE: {
+        "heading": "Compare replies to conversations",
+        "title": "Compare replies in short conversations",
+        "item": ("pair of replies", "pairs of replies"),
+        "verb": "compare",
+        "page_title": "Join a comparison study",
+    },
+    Survey.TaskType.WRITE: {
+        "heading": "Write replies to conversations",
+        "title": "Write replies in short conversations",
+        "item": ("reply", "replies"),
+        "verb": "write",
+        "page_title": "Join a writing study",
+    },
+}
+
+
+def task_wording(survey):
+    """`heading`, `title`, `item` (singular, plural), `verb` and `page_title` of the survey's task,
+    in the words its type calls for (no query: the start page is every annotator's first)."""
+    return _WORDING.get(survey.task_type, _WORDING[Survey.TaskType.RATE])
+
+
+def task_description(survey):
+    """One sentence for the platforms' listings: what an annotator does, and on what scale."""
+    if survey.task_type == Survey.TaskType.PAIRWISE:
+        what = "Read short conversations and choose the better of two candidate replies"
+        what += ", or say they are about the same." if survey.allow_tie else "."
+    elif survey.task_type == Survey.TaskType.WRITE:
+        what = "Read short conversations and write a fitting next reply to each."
+    else:
+        what = f"Read short conversations and judge how appropriate each candidate reply is{_scale(survey)}."
+    return what
+
+
+def _scale(survey):
+    """ ", on a 1-5 scale" when every question of the survey has that scale (unsaved surveys: 1-5)."""
+    if survey.pk is None:
+        return ", on a 1-5 scale"
+    scales = set(survey.aspects.values_list("scale_min", "scale_max"))
+    if len(scales) != 1:
+        return ""
+    low, high = scales.pop()
+    return f", on a {low}-{high} scale"
