@@ -21,6 +21,7 @@ from analysis.sensitivity import sensitivity_section
 from annotation.models import Assignment, Context, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
+from annotation.selectors_pairwise import accepted_judgements
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, MetricScore
 from scoring.services.signatures import dataset_signatures
@@ -59,7 +60,12 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
     # Filters on ids rather than joins, so SQLite and PostgreSQL answer from the indexes
     # (rating: survey+aspect; metric score: response+metric) instead of scanning joins.
     ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
+    # Both bring their surveys' stale quality reports up to date first, so the exclusion decisions
+    # read below are the ones the report itself will use.
     accepted = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    accepted_pairs = accepted_judgements(
+        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
+    )
     responses = Response.objects.filter(context__dataset=dataset).values("pk")
     scores = MetricScore.objects.filter(response_id__in=responses)
     parts = {
@@ -69,6 +75,9 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
     }
+    if parts["pairwise"] is not None:
+        # the accepted judgements, as for ratings: a platform's confirmation changes them too
+        parts["pairwise_accepted"] = accepted_pairs.aggregate(n=Count("pk"), ids=Sum("pk"))
     return {name: _digest(value)[:8] for name, value in parts.items()}
 
 

@@ -5,14 +5,8 @@ is left out, and with `apply_exclusions` so are rejected assignments and annotat
 the survey (automatic rules or a researcher's override, `ExclusionDecision`).
 """
 
-from functools import reduce
-from operator import or_
-
-from django.db.models import Q
-
-from annotation.models import Assignment, PairwiseJudgement, Survey
-from annotation.quality import data
-from annotation.quality.selectors import unconfirmed_platform_work
+from annotation.models import PairwiseJudgement, Survey
+from annotation.quality.selectors import accepted_answers
 
 
 def pairwise_surveys(*, dataset):
@@ -21,22 +15,12 @@ def pairwise_surveys(*, dataset):
 
 
 def accepted_judgements(*, dataset, surveys=None, aspect="overall", apply_exclusions=True):
+    """Judgements that count, by the rating studies' rules (`accepted_answers`): stale quality
+    reports of the surveys are brought up to date first, as for ratings."""
     rows = PairwiseJudgement.objects.filter(survey__dataset=dataset, aspect=aspect)
-    if surveys is not None:
-        rows = rows.filter(survey__in=surveys)
-    rows = rows.exclude(unconfirmed_platform_work())
-    if not apply_exclusions:
-        return rows
-    rows = rows.exclude(assignment__status=Assignment.Status.REJECTED)
-    scope = Survey.objects.filter(dataset=dataset)
-    if surveys is not None:
-        scope = scope.filter(pk__in=[getattr(s, "pk", s) for s in surveys])
-    excluded = data.excluded_annotators(surveys=scope)
-    if excluded:
-        rows = rows.exclude(
-            reduce(or_, (Q(survey_id=sid, annotator_id__in=ids) for sid, ids in sorted(excluded.items())))
-        )
-    return rows
+    return accepted_answers(
+        rows, "pairwise_judgements", dataset=dataset, surveys=surveys, apply_exclusions=apply_exclusions
+    )
 
 
 def judgement_rows(queryset):

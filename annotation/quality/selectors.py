@@ -38,34 +38,41 @@ def unconfirmed_platform_work():
 
 
 def accepted_ratings(*, dataset, surveys=None, aspect="overall", apply_exclusions=True):
-    """Ratings that count: of the dataset's surveys (or `surveys`), on `aspect`.
-
-    With `apply_exclusions`, ratings of rejected assignments and of annotators excluded from
-    a survey (by the rules or a researcher; see `ExclusionDecision`) are left out. Exclusion
-    is per survey: the same annotator's ratings in another survey still count there.
-
-    The automatic decisions are brought up to date first: a survey whose quality report is
-    stale (ratings arrived since) is recomputed now, so every downstream number uses the
-    exclusions its ratings call for, with or without a Celery worker having caught up.
-    """
+    """Ratings that count: of the dataset's surveys (or `surveys`), on `aspect` (see `accepted_answers`)."""
     ratings = Rating.objects.filter(survey__dataset=dataset, aspect=aspect)
+    return accepted_answers(ratings, "ratings", dataset=dataset, surveys=surveys, apply_exclusions=apply_exclusions)
+
+
+def accepted_answers(rows, related_name, *, dataset, surveys=None, apply_exclusions=True):
+    """The answers among `rows` (a dataset's ratings or pairwise judgements on one aspect; their
+    surveys reach them as `related_name`) that count, in the dataset's surveys or in `surveys`.
+
+    Work its crowd platform has not confirmed never counts. With `apply_exclusions`, answers of
+    rejected assignments and of annotators excluded from a survey (by the rules or a researcher;
+    see `ExclusionDecision`) are left out too. Exclusion is per survey: the same annotator's
+    answers in another survey still count there.
+
+    The automatic decisions are brought up to date first: a survey whose quality report is stale
+    (answers arrived since) is recomputed now, so every downstream number uses the exclusions its
+    answers call for, with or without a Celery worker having caught up.
+    """
     if surveys is not None:
-        ratings = ratings.filter(survey__in=surveys)
-    ratings = ratings.exclude(unconfirmed_platform_work())
+        rows = rows.filter(survey__in=surveys)
+    rows = rows.exclude(unconfirmed_platform_work())
     if not apply_exclusions:
-        return ratings
-    ratings = ratings.exclude(assignment__status=Assignment.Status.REJECTED)
+        return rows
+    rows = rows.exclude(assignment__status=Assignment.Status.REJECTED)
     scope = Survey.objects.filter(dataset=dataset)
     if surveys is not None:
         scope = scope.filter(pk__in=[getattr(s, "pk", s) for s in surveys])
-    for survey in scope.filter(ratings__isnull=False).distinct():
+    for survey in scope.filter(**{f"{related_name}__isnull": False}).distinct():
         survey_quality(survey=survey)
     excluded = data.excluded_annotators(surveys=scope)
     if excluded:
-        ratings = ratings.exclude(
+        rows = rows.exclude(
             reduce(or_, (Q(survey_id=sid, annotator_id__in=ids) for sid, ids in sorted(excluded.items())))
         )
-    return ratings
+    return rows
 
 
 def report_is_fresh(cached):

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.models import Report
-from annotation.models import Annotator, ExclusionDecision, Response
+from annotation.models import Annotator, ExclusionDecision, Response, Survey
 from annotation.selectors_pairwise import judged_pairs
 from annotation.services.imports_pairwise import pairwise_import
 from scoring.models import MetricScore
@@ -43,6 +43,10 @@ def study(researcher):
     survey = pairwise_import(
         file="".join(json.dumps(x) + "\n" for x in lines).encode(), dataset=dataset, fmt="jsonl", survey_name="pw-ab"
     )
+    # The two simulated judges draw every answer independently, so they agree only by chance
+    # (kappa about 0): the default kappa rule, which the report applies, would exclude both.
+    Survey.objects.filter(pk=survey.pk).update(kappa_threshold=-1.0)
+    survey.refresh_from_db()
     # "oracle" orders every pair by true quality; "reverse" the other way round.
     for response in Response.objects.filter(context__dataset=dataset).select_related("system"):
         MetricScore.objects.create(response=response, metric="oracle", value=QUALITY[response.system.name])

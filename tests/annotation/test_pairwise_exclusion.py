@@ -42,8 +42,8 @@ def study(researcher):
     return survey
 
 
-def _counts(survey):
-    section = pairwise_section(dataset=survey.dataset, n_boot=20)
+def _counts(survey, apply_exclusions=True):
+    section = pairwise_section(dataset=survey.dataset, n_boot=20, apply_exclusions=apply_exclusions)
     return section["n_judgements"], sum(row["wins"] + row["losses"] + row["ties"] for row in section["systems"])
 
 
@@ -73,7 +73,7 @@ def test_the_sensitivity_audit_judges_pairwise_annotators_with_the_same_rules(st
 
 
 def test_the_pairwise_report_leaves_the_excluded_annotator_out_and_an_override_brings_them_back(study, researcher):
-    everyone = _counts(study)
+    everyone = _counts(study, apply_exclusions=False)
     quality_recompute(survey=study)
     without = _counts(study)
     careless = Annotator.objects.get(worker_id="careless")
@@ -99,3 +99,13 @@ def test_the_dataset_wide_agreement_leaves_pairwise_kappas_out_of_the_rating_sca
     assert stored["pairs"]  # the survey's own report has its pairwise kappas
     combined = dataset_report([study], [stored])
     assert combined["pairs"] == [] and combined["median_kappa"] is None
+
+
+def test_a_report_read_before_any_quality_recompute_still_leaves_the_excluded_out(study):
+    # Nothing has recomputed the survey's quality since the judgements arrived (with eager Celery
+    # nothing is queued: reads bring it up to date, as they do for ratings).
+    careless = Annotator.objects.get(worker_id="careless")
+    assert not ExclusionDecision.objects.filter(survey=study).exists()
+    per_annotator = study.pairwise_judgements.filter(annotator=careless, aspect="overall").count()
+    assert _counts(study)[0] == _counts(study, apply_exclusions=False)[0] - per_annotator
+    assert ExclusionDecision.objects.get(survey=study, annotator=careless).excluded

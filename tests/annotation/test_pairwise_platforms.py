@@ -8,6 +8,7 @@ import httpx
 import pytest
 from django.core.management import call_command
 
+from analysis.services import report_input_parts
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.mturk import settings_for as mturk_settings_for
 from annotation.crowd.prolific import study_settings
@@ -59,10 +60,14 @@ def test_a_pairwise_survey_on_a_link_platform_counts_a_participants_judgements_o
     stored = PairwiseJudgement.objects.filter(survey=survey, annotator__worker_id="W1").count()
     assert stored > 0 and slot.annotator.worker_id == "W1"
     assert counted(survey) == 0  # not confirmed yet
+    before = report_input_parts(dataset=survey.dataset)
     ids = tmp_path / "completed.txt"
     ids.write_text("W1\n", encoding="utf-8")
     call_command("link_confirm", "--survey", "ab-link", str(ids), stdout=StringIO(), stderr=StringIO())
     assert counted(survey) == stored
+    # the confirmation adds no judgement and no decision, yet the report's inputs change: it is stale
+    after = report_input_parts(dataset=survey.dataset)
+    assert after["pairwise"] == before["pairwise"] and after["pairwise_accepted"] != before["pairwise_accepted"]
 
 
 def test_a_pairwise_survey_on_prolific_counts_a_participants_judgements_once_prolific_lists_the_session(
