@@ -9,6 +9,7 @@ texts and HITItem ids reach the page: never system names, response ids or refere
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
+from annotation.answer_seconds import seconds_or_none
 from annotation.models import Aspect, HITItem
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
@@ -85,6 +86,7 @@ def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
         "number": str(number),
         "strength": before.get("strength") or "",
         "reason": before.get("reason") or "",
+        "seconds": _seconds_given(before),
         "missing": invalid,
     }
 
@@ -121,8 +123,17 @@ def _item(item, aspects, number, previous, fieldsets, *, missing):
         "fields": fields,
         "number": str(number),
         "written": before.get("text") or "",
+        "seconds": _seconds_given(before),
         "missing": invalid,
     }
+
+
+def _seconds_given(before):
+    """The time already spent on an item, as the page had counted it before it was loaded again
+    (a refused submission, a restored MTurk draft), so that task.js adds to it instead of
+    starting from nothing; "" when none, or when it is not a number of seconds."""
+    seconds = seconds_or_none(before.get("seconds"))
+    return "" if seconds is None else f"{seconds:.2f}"
 
 
 def _pair_questions(survey):

@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from annotation.answer_seconds import seconds_or_none
 from annotation.crowd import get_provider
 from annotation.models import (
     HIT,
@@ -39,7 +40,6 @@ from annotation.slots import assignments_expire
 
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 MAX_WRITTEN_CHARS = 2000
-MAX_SECONDS = 24 * 3600
 NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
 
 
@@ -391,14 +391,6 @@ def _int_score(value, aspect, item_id):
     return score
 
 
-def _seconds(value):
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return None
-    return seconds if 0 <= seconds <= MAX_SECONDS else None
-
-
 def _stored_result(assignment, replayed):
     """The result of an assignment submitted earlier, read back from the database (replays only)."""
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
@@ -464,7 +456,7 @@ def _validated_rows(assignment, annotator, survey, items, answers):
                 items=items,
                 answers=answers,
                 aspects=aspects,
-                seconds_of=_seconds,
+                seconds_of=seconds_or_none,
             )
         except PairAnswerError as error:
             raise SubmissionRefused(str(error)) from None
@@ -473,7 +465,7 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     ratings, checks, written = [], [], []
     for item_id, item in by_id.items():
         answer = answers[item_id]
-        seconds = _seconds(answer.get("seconds"))
+        seconds = seconds_or_none(answer.get("seconds"))
         scores = answer.get("scores") or {}
         if item.kind == HITItem.Kind.WRITE:
             text = (answer.get("text") or "").strip()

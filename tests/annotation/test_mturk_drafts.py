@@ -51,6 +51,19 @@ def test_a_draft_keeps_only_answer_fields_and_fills_the_page_when_the_hit_is_loa
     assert f'name="score-{item}-overall" value="b" data-key="2" required checked>' in html
 
 
+def test_a_restored_draft_keeps_the_time_already_spent_on_each_item(client, opened):
+    # task.js adds the time of each new answer to the item's hidden seconds field: restored, the
+    # time spent before the reload is kept instead of starting again from nothing
+    first, second = list(pairwise_answers(opened["slot"]))[:2]
+    fields = {f"score-{first}-overall": "a", f"seconds-{first}": "41.5", f"seconds-{second}": "1e9"}
+    client.post(opened["draft"], {**opened["turk"], **fields})
+    page = client.get(opened["task"], {key: opened["turk"][key] for key in ("assignmentId", "hitId", "workerId")})
+    html = page.content.decode()
+    assert f'<input type="hidden" name="seconds-{first}" value="41.50" class="seconds">' in html
+    # a value that is no number of seconds (over a day) is not restored
+    assert f'<input type="hidden" name="seconds-{second}" value="" class="seconds">' in html
+
+
 def test_a_draft_needs_the_assignments_token_and_an_open_assignment(client, opened):
     wrong = {**opened["turk"], "assignment_token": "guess"}
     assert client.post(opened["draft"], {**wrong, "reason-1": "x"}).status_code == 404
