@@ -20,7 +20,9 @@ columns of its own: "e2e" alone is always one process. `--e2e-threads` is the co
 Last, the command as a user runs it: `python manage.py compute_metrics` in a fresh process (start-up
 included) for BLEU-1..4 + ROUGE-L + CIDEr, against the nlg-eval route for the same three families on
 the same pairs (their route rates from the rows above, same run), with a fresh `manage.py check`
-beside it: the share of the command that is start-up.
+beside it: the share of the command that is start-up; then the floor no fresh command can go
+below (Django with two built-in apps, the engine's libraries, the engine's own time on the pairs)
+and the ratio it would give.
 """
 
 import argparse
@@ -255,6 +257,33 @@ def median(values):
     return sorted(values)[len(values) // 2]
 
 
+# What any fresh metric command pays before RateLab's own code runs: Python with Django and two
+# built-in apps, and the libraries the engine computes with.
+BARE_DJANGO = (
+    "import django; from django.conf import settings; settings.configure(INSTALLED_APPS="
+    "['django.contrib.contenttypes', 'django.contrib.auth'], DATABASES={'default': {'ENGINE':"
+    " 'django.db.backends.sqlite3', 'NAME': ':memory:'}}); django.setup()"
+)
+ENGINE_LIBRARIES = "import numpy, pandas, pyarrow.compute"
+
+
+def fresh_python(code):
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def floor_seconds(rows, n):
+    """The least a fresh command could take on these pairs: bare Django, the engine's libraries
+    (each a fresh interpreter, its own start-up counted once) and the engine's own in-process
+    time on the AS_RUN families (rates above), before a row is read or written."""
+    bare = median([fresh_python("pass") for _ in range(E2E_REPEATS)])
+    django_s = median([fresh_python(BARE_DJANGO) for _ in range(E2E_REPEATS)])
+    libraries_s = median([fresh_python(ENGINE_LIBRARIES) for _ in range(E2E_REPEATS)]) - bare
+    engine_s = sum(n / rows[family]["engine_pairs_per_s"] for family in AS_RUN)
+    return {"django_s": django_s, "libraries_s": libraries_s, "engine_s": engine_s}
+
+
 def as_run(dataset, rows, n, chunk_size):
     """The command in a fresh process against the nlg-eval route, for the AS_RUN families on n pairs.
 
@@ -280,12 +309,17 @@ def as_run(dataset, rows, n, chunk_size):
     runs = timed_runs(cached)
     checks = [fresh_process("check", env=cached) for _ in range(E2E_REPEATS)]
     route_s = sum(n / rows[family]["nlgeval_pairs_per_s"] for family in AS_RUN)
+    floor = floor_seconds(rows, n)
+    floor_s = sum(floor.values())
     return {
         "command_runs_s": runs,
         "command_s": median(runs),
         "check_s": median(checks),
         "route_s": route_s,
         "ratio": route_s / median(runs),
+        "floor": floor,
+        "floor_s": floor_s,
+        "floor_ratio": route_s / floor_s,
     }
 
 
@@ -349,6 +383,13 @@ def run_size(n, families, args):
             f"as a user runs it, BLEU-1..4 + ROUGE-L + CIDEr: `manage.py compute_metrics` (fresh process)"
             f" {fresh['command_s']:.2f} s, nlg-eval route {fresh['route_s']:.2f} s, ratio {fresh['ratio']:.1f}x;"
             f" `manage.py check` (fresh process) {fresh['check_s']:.2f} s",
+            flush=True,
+        )
+        floor = fresh["floor"]
+        print(
+            f"{'':18} the floor of any fresh command: Django alone {floor['django_s']:.2f} s + numpy, pandas,"
+            f" pyarrow.compute {floor['libraries_s']:.2f} s + the engine in-process {floor['engine_s']:.2f} s ="
+            f" {fresh['floor_s']:.2f} s, at most {fresh['floor_ratio']:.1f}x the route",
             flush=True,
         )
     return rows
