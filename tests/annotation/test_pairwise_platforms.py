@@ -31,6 +31,7 @@ def _on(survey, provider_name):
 def answer_pairs(client, started):
     """On the task page a claim redirected to: check it shows pairs (no system names), answer them all."""
     page = client.get(started["Location"]).content.decode()
+    assert "<title>Comparison task · RateLab</title>" in page and "<h1>Compare replies to conversations</h1>" in page
     slot = Assignment.objects.get(token=started["Location"].rstrip("/").split("/")[-1])
     pair = slot.hit.items.filter(kind=HITItem.Kind.PAIR).first()
     assert pair is not None and f'name="score-{pair.pk}-overall" value="a"' in page
