@@ -51,6 +51,9 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
     [
         ("api_key_env", "sk-abcdef", "NAME of the environment variable"),
         ("api_key_env", "MY-KEY", "environment variable name"),
+        ("api_key_env", "DJANGO_SECRET_KEY", "cannot be a judge&#x27;s key variable"),
+        ("api_key_env", "AWS_SECRET_ACCESS_KEY", "cannot be a judge&#x27;s key variable"),
+        ("api_key_env", "PROLIFIC_API_TOKEN", "cannot be a judge&#x27;s key variable"),
         ("base_url", "not a url", "Enter a valid URL"),
         ("samples", "0", "greater than or equal to 1"),
         ("name", "has space", "Use letters, digits"),
@@ -125,6 +128,7 @@ def test_judge_add_list_and_remove_commands(researcher, other_researcher, capsys
         (["--api-key-env", "sk-live-123"], "NAME of an environment variable"),
         (["--samples", "0"], "samples"),
         (["--base-url", "ftp//x"], "base_url"),
+        (["--api-key-env", "AWS_SECRET_ACCESS_KEY"], "cannot be a judge's key variable"),
     ],
 )
 def test_judge_add_refuses_bad_input_and_creates_nothing(researcher, args, message):
