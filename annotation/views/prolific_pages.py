@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.crowd.base import ProviderError
+from annotation.crowd.base import ProviderError, typed_number
 from annotation.crowd.prolific import (
     MIN_REJECT_MESSAGE,
     REJECTION_CATEGORIES,
@@ -82,8 +82,8 @@ def _save_settings(study, post):
     """Reward, time and currency, while the study is not on Prolific yet (Prolific fixes them then)."""
     if study.study_id:
         raise ProviderError("The study is on Prolific already: change its reward there.")
+    reward = round(typed_number(post.get("reward", ""), what="The reward") * 100)
     try:
-        reward = round(float(post.get("reward", "")) * 100)
         minutes = int(post.get("minutes", ""))
     except ValueError:
         raise ProviderError("Reward must be an amount such as 2.50 and minutes a whole number.") from None
@@ -132,13 +132,14 @@ def prolific_action(request, pk):
             summary = provider.sync(survey=survey)
             note = f"Prolific listed {summary['listed']} submissions; {summary['confirmed']} confirmed."
         elif action in {"approve", "reject", "bonus"}:
+            if action == "bonus":  # read before the submission: a bad amount is the message, not a 404
+                cents = round(typed_number(post.get("amount") or 0, what="The bonus") * 100)
             row, slot = _slot_of(survey, post.get("submission", ""))
             if action == "approve":
                 provider.approve(assignment=slot)
             elif action == "reject":
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
-                cents = round(float(post.get("amount") or 0) * 100)
                 key = f"page-{post.get('bonus_key', '')}-{row.pk}"
                 provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
             note = f"{action.capitalize()}: {row.participant_id}."

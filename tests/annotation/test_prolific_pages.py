@@ -78,3 +78,15 @@ def test_the_same_bonus_form_sent_twice_pays_once(researcher_client, client, sur
     researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
     assert paid.call_count == 1 and ProlificBonus.objects.get().amount_cents == 40
     assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == 1
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e400"])
+def test_an_infinite_reward_or_bonus_is_refused_by_name_and_changes_nothing(researcher_client, survey, api, value):
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    form = {"action": "settings", "reward": value, "minutes": "10", "currency": "GBP"}
+    response = researcher_client.post(url, form, follow=True)
+    assert response.status_code == 200 and "The reward must be a number such as 2.50" in response.content.decode()
+    assert ProlificStudy.objects.get(survey=survey).reward_cents == 150
+    response = researcher_client.post(url, {"action": "bonus", "submission": "1", "amount": value}, follow=True)
+    assert response.status_code == 200 and "The bonus must be a number such as 2.50" in response.content.decode()
+    assert not ProlificBonus.objects.exists()
