@@ -210,16 +210,28 @@ class ProlificProvider(CrowdProvider):
         # PUBLISH transition is tried, so a refused PUBLISH leaves no draft unaccounted for.
         self.create(survey=survey)
 
+    def _published_anyway(self, study):
+        """Prolific's answer for the study when it is published (or publishing) after all, else None."""
+        try:
+            answer = self.client.get_study(study.study_id)
+        except ProviderError:
+            return None
+        return answer if answer.get("status") in ("ACTIVE", "PUBLISHING") else None
+
     def publish(self, *, survey):
         study = self.create(survey=survey)
         if study.status not in ("ACTIVE", "PUBLISHING"):
             try:
                 answer = self.client.transition_study(study.study_id, "PUBLISH")
             except ProviderError as error:
-                raise ProviderError(
-                    f"Prolific did not publish draft study {study.study_id}: {error} "
-                    "The draft is kept and recorded: launching again publishes this same draft."
-                ) from None
+                # A PUBLISH whose answer was lost (a timeout) may have been carried out, and the
+                # retry is then refused: Prolific's own state of the study decides.
+                answer = self._published_anyway(study)
+                if answer is None:
+                    raise ProviderError(
+                        f"Prolific did not publish draft study {study.study_id}: {error} "
+                        "The draft is kept and recorded: launching again publishes this same draft."
+                    ) from None
             ProlificStudy.objects.filter(pk=study.pk).update(status=answer.get("status", "PUBLISHING"))
         return {"study_id": study.study_id, "places": study.places}
 
