@@ -261,8 +261,24 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     return [found[h] for h in hashes]
 
 
+def _usage_row(judge, run, label):
+    """The usage row of `judge` in metric run `run`, or (no run) in the judging labelled `label`."""
+    if run is not None:
+        return JudgeUsage.objects.get_or_create(judge=judge, run=run, label="")[0]
+    # With no run the unique constraint is no guard (NULLs are distinct in SQL): two judgings of the
+    # same pairs at once (a double click queues two) would each insert a row, and get_or_create would
+    # then fail every later judging with MultipleObjectsReturned. The judge's row, locked, serialises
+    # them, and the oldest row is the one used should twins exist already.
+    with transaction.atomic():
+        Judge.objects.select_for_update().filter(pk=judge.pk).first()
+        usage = JudgeUsage.objects.filter(judge=judge, run=None, label=label).order_by("pk").first()
+        if usage is None:
+            usage = JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    return usage
+
+
 def _usage_add(judge, run, label, *, prompts, cached, new, example):
-    usage, _ = JudgeUsage.objects.get_or_create(judge=judge, run=run, label="" if run is not None else label)
+    usage = _usage_row(judge, run, label)
     JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
         prompts=F("prompts") + prompts,
         cached=F("cached") + cached,

@@ -195,3 +195,16 @@ def test_the_pipeline_bar_step_adem_judges_counts_the_viewers_own_judges(researc
     steps = {step.label: step for step in scoring_steps(dataset, researcher)}
     assert steps["ADEM/judges"].state == "no model yet, 1 judge" and steps["ADEM/judges"].done
     assert steps["ADEM/judges"].url == reverse("scoring:adem_models")
+
+
+def test_judging_pairs_again_works_when_an_earlier_race_left_two_usage_rows(researcher, chat_server, tmp_path):
+    # The (judge, run, label) constraint cannot stop twins when run is NULL (NULLs are distinct),
+    # so two judgings queued at once could leave two rows; later judgings must not fail on them.
+    chat_server.answer = lambda body, n: "Winner: A"
+    judge = make_judge(researcher, chat_server, name="pairs", template=prompts.PAIRWISE)
+    label = "pairs from twins"
+    first = JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    _, statistics = judge_pairs(judge=judge, items=[PairItem(["hi"], "a", "b", "A")], label=label)
+    first.refresh_from_db()
+    assert (first.prompts, first.requests) == (2, 2) and first.figures == statistics
