@@ -254,6 +254,8 @@ class ProlificProvider(CrowdProvider):
 
     def add_places(self, *, survey, places):
         study = study_settings(survey)
+        if not study.study_id:
+            raise ProviderError("This survey has no Prolific study yet: publishing creates it with every place.")
         if places <= study.places:
             raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
         answer = self.client.set_places(study.study_id, places)

@@ -90,3 +90,11 @@ def test_an_infinite_reward_or_bonus_is_refused_by_name_and_changes_nothing(rese
     response = researcher_client.post(url, {"action": "bonus", "submission": "1", "amount": value}, follow=True)
     assert response.status_code == 200 and "The bonus must be a number such as 2.50" in response.content.decode()
     assert not ProlificBonus.objects.exists()
+
+
+def test_adding_places_before_the_study_is_on_prolific_says_so_and_calls_nothing(researcher_client, survey, api):
+    ProlificStudy.objects.filter(survey=survey).update(study_id="")
+    patched = api.patch(url__regex=r"studies/.*").mock(return_value=httpx.Response(200, json={}))
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    response = researcher_client.post(url, {"action": "places", "places": "40"}, follow=True)
+    assert "has no Prolific study yet" in response.content.decode() and patched.call_count == 0
