@@ -242,6 +242,9 @@ class ProlificProvider(CrowdProvider):
         return self._transition(survey, "START")
 
     def expire(self, *, survey):
+        # Closing a survey never put on Prolific stops nothing there (and must not fail the close).
+        if not study_settings(survey).study_id:
+            return {"status": ""}
         return self._transition(survey, "STOP")
 
     def _transition(self, survey, action):

@@ -100,3 +100,11 @@ def test_a_refused_publish_of_a_study_still_unpublished_keeps_the_survey_a_draft
         services.survey_launch(survey=survey)
     survey.refresh_from_db()
     assert survey.status == Survey.Status.DRAFT
+
+
+def test_a_draft_never_put_on_prolific_can_be_closed_and_calls_nothing(researcher_client, survey, api):
+    transition = api.post(url__regex=r"studies/.*/transition/").mock(return_value=httpx.Response(200, json={}))
+    page = researcher_client.post(f"/surveys/{survey.pk}/close/", {"confirm": "yes"}, follow=True).content.decode()
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.CLOSED, page
+    assert transition.call_count == 0 and "no Prolific study yet" not in page
