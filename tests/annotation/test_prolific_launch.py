@@ -108,3 +108,11 @@ def test_a_draft_never_put_on_prolific_can_be_closed_and_calls_nothing(researche
     survey.refresh_from_db()
     assert survey.status == Survey.Status.CLOSED, page
     assert transition.call_count == 0 and "no Prolific study yet" not in page
+
+
+def test_launching_a_closed_survey_is_refused_before_anything_is_made_on_prolific(survey, api):
+    created = api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
+    services.survey_close(survey=survey)
+    with pytest.raises(services.SurveyError, match="is closed; it cannot become live"):
+        services.survey_launch(survey=survey)
+    assert created.call_count == 0 and not ProlificStudy.objects.get(survey=survey).study_id
