@@ -2,6 +2,7 @@
 
 import importlib
 import io
+import secrets
 from functools import cache
 from pathlib import Path
 
@@ -180,7 +181,9 @@ def plot_bytes(report, kind, metric, fmt):
         return None
     content = render(figure, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
+    # A name of its own per writer: two requests drawing the same plot at once each write their own
+    # file (a shared ".tmp" was renamed away by the first, and the second's rename then failed).
+    temporary = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
     temporary.write_bytes(content)
     temporary.replace(path)  # atomic: concurrent requests never read half a file
     return content
