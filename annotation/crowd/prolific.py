@@ -272,7 +272,12 @@ class ProlificProvider(CrowdProvider):
         study = study_settings(survey)
         if not study.study_id:
             return {"places": None}  # not on Prolific yet: publishing creates it with every slot
-        return self.add_places(survey=survey, places=slot_count(survey))
+        wanted = slot_count(survey)
+        if wanted <= study.places:
+            # Places raised by hand on this page already cover the new slots; Prolific only lets
+            # places grow, so asking for the same or fewer would refuse the whole extension.
+            return {"places": study.places}
+        return self.add_places(survey=survey, places=wanted)
 
     def cost_preview(self, *, survey):
         """`{"total_cost_cents": int}`: the study's cost, Prolific's fees and VAT included."""
