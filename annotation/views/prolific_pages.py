@@ -96,6 +96,14 @@ def _save_settings(study, post):
     return "Saved." + (f" Note: {problem}" if problem else "")
 
 
+def _submission_pk(post):
+    """The submission a button names: its row id (Django's own words for a bad one are no message)."""
+    value = post.get("submission", "")
+    if not value.isdigit():
+        raise ProviderError("Choose a participant's submission from the list (none was named).")
+    return int(value)
+
+
 def _slot_of(survey, submission_pk):
     study = study_settings(survey)
     row = get_object_or_404(study.submissions, pk=submission_pk)
@@ -134,7 +142,7 @@ def prolific_action(request, pk):
         elif action in {"approve", "reject", "bonus"}:
             if action == "bonus":  # read before the submission: a bad amount is the message, not a 404
                 cents = round(typed_number(post.get("amount") or 0, what="The bonus") * 100)
-            row, slot = _slot_of(survey, post.get("submission", ""))
+            row, slot = _slot_of(survey, _submission_pk(post))
             if action == "approve":
                 provider.approve(assignment=slot)
             elif action == "reject":
@@ -146,7 +154,7 @@ def prolific_action(request, pk):
         elif action == "block":
             study = study_settings(survey)
             row = get_object_or_404(
-                study.submissions.select_related("annotator", "study__survey"), pk=post.get("submission", "")
+                study.submissions.select_related("annotator", "study__survey"), pk=_submission_pk(post)
             )
             group = participant_block(
                 client=provider.client, submission=row, reason=post.get("reason", ""), user=request.user

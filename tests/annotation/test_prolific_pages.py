@@ -98,3 +98,11 @@ def test_adding_places_before_the_study_is_on_prolific_says_so_and_calls_nothing
     url = f"/surveys/{survey.pk}/prolific/action/"
     response = researcher_client.post(url, {"action": "places", "places": "40"}, follow=True)
     assert "has no Prolific study yet" in response.content.decode() and patched.call_count == 0
+
+
+@pytest.mark.parametrize("action", ["approve", "reject", "bonus", "block"])
+def test_a_button_naming_no_submission_says_so_in_words(researcher_client, survey, api, action):
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    page = researcher_client.post(url, {"action": action, "submission": "", "amount": "0.5"}, follow=True)
+    text = page.content.decode()
+    assert page.status_code == 200 and "Choose a participant" in text and "expected a number" not in text
