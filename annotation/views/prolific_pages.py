@@ -134,7 +134,9 @@ def prolific_action(request, pk):
             method = {"pause": provider.pause, "resume": provider.resume, "stop": provider.expire}[action]
             note = f"Prolific says the study is {method(survey=survey)['status'] or 'updated'}."
         elif action == "places":
-            provider.add_places(survey=survey, places=int(post.get("places") or 0))
+            if not post.get("places", "").strip().isdigit():
+                raise ProviderError("Places must be a whole number, such as 40.")
+            provider.add_places(survey=survey, places=int(post["places"]))
             note = f"The study now has {post.get('places')} places."
         elif action == "sync":
             summary = provider.sync(survey=survey)

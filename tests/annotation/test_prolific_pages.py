@@ -106,3 +106,11 @@ def test_a_button_naming_no_submission_says_so_in_words(researcher_client, surve
     page = researcher_client.post(url, {"action": action, "submission": "", "amount": "0.5"}, follow=True)
     text = page.content.decode()
     assert page.status_code == 200 and "Choose a participant" in text and "expected a number" not in text
+
+
+@pytest.mark.parametrize("places", ["", "forty", "4.5", "-3"])
+def test_places_that_are_no_whole_number_are_refused_in_words(researcher_client, survey, api, places):
+    patched = api.patch(url__regex=r"studies/.*").mock(return_value=httpx.Response(200, json={}))
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    text = researcher_client.post(url, {"action": "places", "places": places}, follow=True).content.decode()
+    assert "Places must be a whole number" in text and "invalid literal" not in text and patched.call_count == 0
