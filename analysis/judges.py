@@ -10,7 +10,7 @@ import numpy as np
 
 from analysis.inputs import word_count
 from analysis.stats.judges import judge_kappas, length_correlations
-from annotation.models import Annotator
+from annotation.quality.data import annotator_labels
 from annotation.quality.selectors import accepted_ratings
 
 JUDGE_PREFIX = "judge:"
@@ -28,7 +28,9 @@ def judges_section(*, inputs, dataset, surveys, aspect, apply_exclusions):
     for annotator_id, response_id, score in rows.values_list("annotator_id", "response_id", "score"):
         if response_id in position:
             by_annotator.setdefault(annotator_id, []).append((position[response_id], score))
-    names = dict(Annotator.objects.filter(pk__in=list(by_annotator)).values_list("pk", "worker_id"))
+    # Labels as quality control writes them: the worker id, or provider:worker where two providers
+    # share one (keyed by the bare id, the second annotator's ratings replaced the first's).
+    names = annotator_labels(list(by_annotator))
     by_worker = {names.get(pk, str(pk)): ratings for pk, ratings in by_annotator.items()}
     agreement = []
     for name in judges:

@@ -82,15 +82,25 @@ def _metrics_note(n_with_reference):
     )
 
 
-def _judges(dataset, surveys, aspect, apply_exclusions):
+def _kept(systems):
+    """The system names a `systems` filter keeps (the reference side with them), or None for all."""
+    return None if not systems else {*systems, REFERENCE_SYSTEM_NAME}
+
+
+def _judges(dataset, surveys, aspect, apply_exclusions, systems=None):
     """The judges' table over the same accepted judgements as the ranking (its filters applied)."""
-    return cached_judge_statistics(
-        dataset=dataset,
-        pairs=lambda: judged_pairs(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions),
-    )
+    kept = _kept(systems)
+
+    def pairs():
+        rows = judged_pairs(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+        return rows if kept is None else [r for r in rows if r["system_a"] in kept and r["system_b"] in kept]
+
+    return cached_judge_statistics(dataset=dataset, pairs=pairs)
 
 
-def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusions=True, n_boot=1000, seed=0):
+def pairwise_section(
+    *, dataset, surveys=None, aspect="overall", apply_exclusions=True, n_boot=1000, seed=0, systems=None
+):
     """The `pairwise` object of the report, or None when the dataset has no pairwise judgements.
 
     `{"systems": [{system, strength, ci_low, ci_high, wins, losses, ties}], "matrix":
@@ -103,9 +113,11 @@ def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusion
     "reference" (REFERENCE_SYSTEM_NAME when the reference is a side, else None),
     "n_reference_judgements", "metrics_note", "method"}`.
     """
-    rows = judgement_rows(
-        accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
-    )
+    judgements = accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    kept = _kept(systems)  # the report's systems filter, as every other section applies it
+    if kept is not None:
+        judgements = judgements.filter(response_a__system__name__in=kept, response_b__system__name__in=kept)
+    rows = judgement_rows(judgements)
     if not rows:
         return None
     systems, context, a, b, outcome = _arrays(rows)
@@ -118,7 +130,7 @@ def pairwise_section(*, dataset, surveys=None, aspect="overall", apply_exclusion
         "metrics": metrics,
         "adjacent": result["adjacent"],
         "tie_epsilon": epsilons,
-        "judges": _judges(dataset, surveys, aspect, apply_exclusions),
+        "judges": _judges(dataset, surveys, aspect, apply_exclusions, systems),
         "n_judgements": len(rows),
         "n_contexts": int(context.max()) + 1,
         # The context's reference as a side (a survey's `reference_pairs`): named REFERENCE_SYSTEM_NAME.

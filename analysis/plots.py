@@ -2,6 +2,7 @@
 
 import importlib
 import io
+import secrets
 from functools import cache
 from pathlib import Path
 
@@ -24,6 +25,12 @@ def _pyplot():
     """pyplot at the first plot, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up")."""
     importlib.import_module("matplotlib").use("Agg")  # no display on servers and workers; must precede pyplot
     return importlib.import_module("matplotlib.pyplot")
+
+
+def _literal(text):
+    """Dataset text (a system's or metric's name) as matplotlib shows it: a `$` would start
+    mathtext, and a name like `$\\x$` then fails the whole plot (a 500) instead of printing."""
+    return str(text).replace("$", r"\$")
 
 
 def _figure():
@@ -50,8 +57,8 @@ def metric_scatter(human, values, metric):
     alpha = 0.6 if keep.sum() < 2000 else 0.15
     ax.scatter(x[keep], values[keep], s=6, alpha=alpha, color="#0b5394", linewidths=0)
     ax.set_xlabel("human score (jittered)")
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} vs human", fontsize=10)
+    ax.set_ylabel(_literal(metric))
+    ax.set_title(_literal(f"{metric} vs human"), fontsize=10)
     return fig
 
 
@@ -77,10 +84,10 @@ def system_scatter(systems, metric):
         xerr = [[x - (row["human_ci_low"] or x)], [(row["human_ci_high"] or x) - x]]
         yerr = [[y - (values.get("ci_low") or y)], [(values.get("ci_high") or y) - y]]
         ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", capsize=3)
-        ax.annotate(row["system"], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.annotate(_literal(row["system"]), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("system mean human score")
-    ax.set_ylabel(f"system mean {metric}")
-    ax.set_title(f"{metric}: system level", fontsize=10)
+    ax.set_ylabel(_literal(f"system mean {metric}"))
+    ax.set_title(_literal(f"{metric}: system level"), fontsize=10)
     return fig
 
 
@@ -92,7 +99,7 @@ def pairwise_ranking(systems):
         low = row["ci_low"] if row["ci_low"] is not None else row["strength"]
         high = row["ci_high"] if row["ci_high"] is not None else row["strength"]
         ax.errorbar(row["strength"], y, xerr=[[row["strength"] - low], [high - row["strength"]]], fmt="o", capsize=3)
-    ax.set_yticks(range(len(rows)), [system_label(row["system"]) for row in rows], fontsize=8)
+    ax.set_yticks(range(len(rows)), [_literal(system_label(row["system"])) for row in rows], fontsize=8)
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("Bradley-Terry log-strength (mean 0), 95% CI")
     ax.set_title("Pairwise ranking", fontsize=10)
@@ -132,7 +139,7 @@ def sensitivity_plot(section):
             x = np.arange(len(keys)) + (i - (len(metrics) - 1) / 2) * 0.4 / max(len(metrics), 1)
             marker = "os^D"[i // 20 % 4]  # tab20 has 20 colours: the next 20 metrics get another marker
             ax.errorbar(x, y, yerr=[y - low, high - y], fmt=f"{marker}-", ms=3, lw=1, capsize=2, color=colours(i % 20),
-                        label=metric if ax is axes[0][0] else None)  # fmt: skip
+                        label=_literal(metric) if ax is axes[0][0] else None)  # fmt: skip
         ax.set_xticks(range(len(keys)), labels, fontsize=8)
         ax.set_title(titles[factor], fontsize=10)
         ax.grid(alpha=0.3)
@@ -174,7 +181,9 @@ def plot_bytes(report, kind, metric, fmt):
         return None
     content = render(figure, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
+    # A name of its own per writer: two requests drawing the same plot at once each write their own
+    # file (a shared ".tmp" was renamed away by the first, and the second's rename then failed).
+    temporary = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
     temporary.write_bytes(content)
     temporary.replace(path)  # atomic: concurrent requests never read half a file
     return content

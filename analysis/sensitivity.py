@@ -79,8 +79,11 @@ def sensitivity_section(*, dataset, surveys, aspect, inputs):
     stored = {survey.pk: whatif.stored_evidence(survey_quality(survey=survey)) for survey in scope}
     own = {survey.pk: whatif.settings_of(survey) for survey in scope}
     ids, scores, response_index = _rating_arrays(dataset, scope, aspect, inputs.response_ids)
-    # One integer per (survey, annotator): exclusion, and counting raters, are per survey.
-    width = int(ids[:, 1].max(initial=0)) + 1
+    # One integer per (survey, annotator): exclusion, and counting raters, are per survey. The width
+    # covers every annotator the rules may exclude too, not only those with kept ratings: an excluded
+    # annotator whose ratings are not here (rejected, unconfirmed) must not map onto another survey's.
+    judged = [annotator_id for evidence in stored.values() for annotator_id in evidence.evidence]
+    width = int(max(ids[:, 1].max(initial=0), max(judged, default=0))) + 1
     rater = ids[:, 0] * width + ids[:, 1]
     grid = settings_grid()
     masks = {}

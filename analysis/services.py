@@ -302,7 +302,13 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         },
     }
     data["pairwise"] = pairwise_section(
-        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions, n_boot=n_boot, seed=SEED
+        dataset=dataset,
+        surveys=surveys,
+        aspect=aspect,
+        apply_exclusions=apply_exclusions,
+        n_boot=n_boot,
+        seed=SEED,
+        systems=systems,
     )
     if not with_vectors:
         return data, None

@@ -16,6 +16,7 @@ from analysis.presentation_metaeval import planning_table
 from analysis.report_keys import params_hash, report_params
 from annotation.crowd.registry import assignment_ceiling, can_add_assignments
 from annotation.selectors import may_change_study
+from annotation.services.extend import MAX_EXTRA_PER_HIT
 
 
 def _extend_options(planning, survey):
@@ -28,7 +29,8 @@ def _extend_options(planning, survey):
         extra = math.ceil(option["ratings_per_response"] - m_now - 1e-9)
         if ceiling is not None and survey.assignments_per_hit < ceiling <= survey.assignments_per_hit + extra:
             continue
-        if extra >= 1:
+        # More than the extension accepts in one go would be a button that is always refused.
+        if 1 <= extra <= MAX_EXTRA_PER_HIT:
             options.append({"per_hit": extra, "after": survey.assignments_per_hit + extra, "option": option})
     return options
 

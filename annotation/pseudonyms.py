@@ -91,17 +91,41 @@ def scrub(value, labels, *, in_text=False):
 
 
 def scrub_report(data, labels):
-    """A report's data with worker labels replaced: exactly everywhere, and inside the text of
-    quality control's agreement section too (its exclusion notes and reasons are free text)."""
+    """A report's data with worker labels replaced: exactly everywhere, and inside the free text of
+    quality control's agreement section too (researchers' notes and the reasons of their manual
+    decisions). The rules' own reasons ("mean kappa 0.1 over 2 pairs, below 0.2") are not free
+    text: with workers named 1, 2, 3 (as imported files often name them) their numbers would be
+    taken for workers."""
     if not isinstance(data, dict) or not labels:
         return scrub(data, labels)
     pattern = _pattern(labels)
-    # Each section walked once: the agreement section (most of a large report's bytes) with the
-    # text pattern, which also replaces exact labels, the others by exact match only.
+    # Each section walked once: the agreement section (most of a large report's bytes) looking for
+    # free text, the others by exact match only.
     return {
-        _walk(key, labels, None): _walk(value, labels, pattern if key == "agreement" else None)
+        _walk(key, labels, None): _walk_notes(value, labels, pattern)
+        if key == "agreement"
+        else _walk(value, labels, None)
         for key, value in data.items()
     }
+
+
+def _walk_notes(value, labels, pattern, *, free_text=False):
+    """`_walk` by exact match, and by `pattern` inside the strings that are people's free text."""
+    if isinstance(value, str):
+        if value in labels:
+            return labels[value]
+        return pattern.sub(lambda match: labels[match.group(0)], value) if free_text else value
+    if isinstance(value, dict):
+        manual = value.get("rule") == "manual"
+        return {
+            _walk(key, labels, None): _walk_notes(
+                item, labels, pattern, free_text=key == "note" or (manual and key == "detail")
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_walk_notes(item, labels, pattern, free_text=free_text) for item in value]
+    return value
 
 
 def _walk(value, labels, pattern):

@@ -22,6 +22,7 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
+from scoring.services.judges import judge_delete
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -157,6 +158,15 @@ class JudgeAdmin(ReadOnlyAdmin):
 
     def view_on_site(self, obj):
         return reverse("scoring:judge_detail", args=[obj.pk])
+
+    # Through the service, as the researcher's Remove button does: the judge's scores (metric
+    # judge:<name>) go too, or a later judge of the same name would show them as its own.
+    def delete_model(self, request, obj):
+        judge_delete(judge=obj)
+
+    def delete_queryset(self, request, queryset):
+        for judge in queryset:
+            judge_delete(judge=judge)
 
 
 @admin.register(JudgeCacheEntry)

@@ -7,10 +7,23 @@ one twice with the same arguments changes nothing the second time.
 """
 
 import abc
+import math
 
 
 class ProviderError(Exception):
     """A provider refused or failed an operation; the message is safe to show a researcher."""
+
+
+def typed_number(text, *, what):
+    """A finite number typed on a researcher's page (an amount, hours); ProviderError naming `what`
+    otherwise. float() alone takes "inf" and "nan", which then fail deep inside (or as a 500)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not math.isfinite(value) or abs(value) > 1e9:
+        raise ProviderError(f"{what} must be a number such as 2.50, not {str(text)[:40]!r}.")
+    return value
 
 
 class CrowdProvider(abc.ABC):

@@ -210,16 +210,28 @@ class ProlificProvider(CrowdProvider):
         # PUBLISH transition is tried, so a refused PUBLISH leaves no draft unaccounted for.
         self.create(survey=survey)
 
+    def _published_anyway(self, study):
+        """Prolific's answer for the study when it is published (or publishing) after all, else None."""
+        try:
+            answer = self.client.get_study(study.study_id)
+        except ProviderError:
+            return None
+        return answer if answer.get("status") in ("ACTIVE", "PUBLISHING") else None
+
     def publish(self, *, survey):
         study = self.create(survey=survey)
         if study.status not in ("ACTIVE", "PUBLISHING"):
             try:
                 answer = self.client.transition_study(study.study_id, "PUBLISH")
             except ProviderError as error:
-                raise ProviderError(
-                    f"Prolific did not publish draft study {study.study_id}: {error} "
-                    "The draft is kept and recorded: launching again publishes this same draft."
-                ) from None
+                # A PUBLISH whose answer was lost (a timeout) may have been carried out, and the
+                # retry is then refused: Prolific's own state of the study decides.
+                answer = self._published_anyway(study)
+                if answer is None:
+                    raise ProviderError(
+                        f"Prolific did not publish draft study {study.study_id}: {error} "
+                        "The draft is kept and recorded: launching again publishes this same draft."
+                    ) from None
             ProlificStudy.objects.filter(pk=study.pk).update(status=answer.get("status", "PUBLISHING"))
         return {"study_id": study.study_id, "places": study.places}
 
@@ -230,6 +242,9 @@ class ProlificProvider(CrowdProvider):
         return self._transition(survey, "START")
 
     def expire(self, *, survey):
+        # Closing a survey never put on Prolific stops nothing there (and must not fail the close).
+        if not study_settings(survey).study_id:
+            return {"status": ""}
         return self._transition(survey, "STOP")
 
     def _transition(self, survey, action):
@@ -242,6 +257,8 @@ class ProlificProvider(CrowdProvider):
 
     def add_places(self, *, survey, places):
         study = study_settings(survey)
+        if not study.study_id:
+            raise ProviderError("This survey has no Prolific study yet: publishing creates it with every place.")
         if places <= study.places:
             raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
         answer = self.client.set_places(study.study_id, places)
@@ -255,7 +272,12 @@ class ProlificProvider(CrowdProvider):
         study = study_settings(survey)
         if not study.study_id:
             return {"places": None}  # not on Prolific yet: publishing creates it with every slot
-        return self.add_places(survey=survey, places=slot_count(survey))
+        wanted = slot_count(survey)
+        if wanted <= study.places:
+            # Places raised by hand on this page already cover the new slots; Prolific only lets
+            # places grow, so asking for the same or fewer would refuse the whole extension.
+            return {"places": study.places}
+        return self.add_places(survey=survey, places=wanted)
 
     def cost_preview(self, *, survey):
         """`{"total_cost_cents": int}`: the study's cost, Prolific's fees and VAT included."""

@@ -19,8 +19,8 @@ _SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
 def parse_judgement_lines(lines, fmt, *, required, optional, parse_line, noun, errors=None):
     """Every line `parse_line(record, line, unit, from_csv)` accepts, in file order.
 
-    `parse_line` returns `(parsed, key)`: a second line with the same key is refused, naming the
-    first (the message comes from `parse_line`'s `duplicate(first_line)` on the parsed record). A bad
+    `parse_line` returns `(parsed, key, duplicate)`: a second line with the same key is refused with
+    the `duplicate` message it gave, naming the first line of that key. A bad
     line goes to `errors` and reading goes on; without a collector every problem is raised together
     at the end.
     """
@@ -95,7 +95,7 @@ def seconds_of(raw, from_csv, fail):
         return None
     try:
         value = float(raw) if from_csv or not isinstance(raw, bool) else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer of 309 digits or more
         value = None
     if value is None or not math.isfinite(value) or value < 0:
         raise fail(f"{shown(raw)} is not a number of seconds", "seconds")

@@ -316,6 +316,9 @@ def _survey_hits_ready(*, survey):
         return survey
     if survey.provider == Survey.Provider.IMPORTED:
         raise SurveyError("An imported survey holds finished judgements and cannot be launched.")
+    if survey.status not in (Survey.Status.DRAFT, Survey.Status.PAUSED):
+        # Refused here, before HITs are made or the provider prepares anything (a Prolific draft).
+        raise SurveyError(f"Survey {survey.name!r} is {survey.status}; it cannot become {Survey.Status.LIVE}.")
     if not survey.hits.exists():
         hits_generate(survey=survey)
     if not survey.hits.exists():

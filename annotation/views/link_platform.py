@@ -49,6 +49,17 @@ def link_entry(request, token):
     if request.method == "GET":
         context = {"survey": survey, "param": platform.participant_param, "participant": participant}
         return render(request, "annotation/link_platform/entry.html", context)
+    if (
+        worker_from_cookie(request) != participant
+        and survey.link_participants.filter(participant_id=participant).exists()
+    ):
+        # An id is no secret: whoever typed a started participant's id into the link would get their
+        # task (and their cookie) and hand in work the platform then lists as theirs.
+        message = (
+            f"The {platform.participant_param} {participant} has already started this study in another browser: "
+            "continue there. If that is not possible, contact the researcher."
+        )
+        return _refuse(request, survey, message, 409)
     try:
         with transaction.atomic():
             annotator = services.annotator_get(worker_id=participant, provider=Survey.Provider.LINK)

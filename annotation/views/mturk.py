@@ -11,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors
-from annotation.crowd.base import ProviderError
+from annotation.crowd.base import ProviderError, typed_number
 from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
 from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
 from annotation.forms_mturk import MTurkSettingsForm
@@ -210,7 +210,7 @@ def mturk_action(request, pk):
         elif action == "expire":
             note = f"Expired {services.mturk_expire(survey=survey)['expired']} HITs."
         elif action == "extend":
-            result = services.mturk_extend(survey=survey, hours=float(post.get("hours") or 24))
+            result = services.mturk_extend(survey=survey, hours=typed_number(post.get("hours") or 24, what="Hours"))
             note = f"Extended {result['extended']} HITs."
         elif action == "notify":
             failures = services.mturk_notify(
@@ -229,7 +229,7 @@ def mturk_action(request, pk):
             elif action == "reject":
                 services.mturk_reject(assignment=slot, reason=post.get("reason", ""))
             else:
-                cents = round(float(post.get("amount_dollars") or 0) * 100)
+                cents = round(typed_number(post.get("amount_dollars") or 0, what="The bonus") * 100)
                 services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", ""))
             note = f"{action.capitalize()}: {slot.external_id}."
         else:

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.crowd.base import ProviderError
+from annotation.crowd.base import ProviderError, typed_number
 from annotation.crowd.prolific import (
     MIN_REJECT_MESSAGE,
     REJECTION_CATEGORIES,
@@ -82,8 +82,8 @@ def _save_settings(study, post):
     """Reward, time and currency, while the study is not on Prolific yet (Prolific fixes them then)."""
     if study.study_id:
         raise ProviderError("The study is on Prolific already: change its reward there.")
+    reward = round(typed_number(post.get("reward", ""), what="The reward") * 100)
     try:
-        reward = round(float(post.get("reward", "")) * 100)
         minutes = int(post.get("minutes", ""))
     except ValueError:
         raise ProviderError("Reward must be an amount such as 2.50 and minutes a whole number.") from None
@@ -94,6 +94,14 @@ def _save_settings(study, post):
     study.save(update_fields=["reward_cents", "estimated_minutes", "currency"])
     problem = floor_problem(reward, minutes, currency)
     return "Saved." + (f" Note: {problem}" if problem else "")
+
+
+def _submission_pk(post):
+    """The submission a button names: its row id (Django's own words for a bad one are no message)."""
+    value = post.get("submission", "")
+    if not value.isdigit():
+        raise ProviderError("Choose a participant's submission from the list (none was named).")
+    return int(value)
 
 
 def _slot_of(survey, submission_pk):
@@ -126,26 +134,29 @@ def prolific_action(request, pk):
             method = {"pause": provider.pause, "resume": provider.resume, "stop": provider.expire}[action]
             note = f"Prolific says the study is {method(survey=survey)['status'] or 'updated'}."
         elif action == "places":
-            provider.add_places(survey=survey, places=int(post.get("places") or 0))
+            if not post.get("places", "").strip().isdigit():
+                raise ProviderError("Places must be a whole number, such as 40.")
+            provider.add_places(survey=survey, places=int(post["places"]))
             note = f"The study now has {post.get('places')} places."
         elif action == "sync":
             summary = provider.sync(survey=survey)
             note = f"Prolific listed {summary['listed']} submissions; {summary['confirmed']} confirmed."
         elif action in {"approve", "reject", "bonus"}:
-            row, slot = _slot_of(survey, post.get("submission", ""))
+            if action == "bonus":  # read before the submission: a bad amount is the message, not a 404
+                cents = round(typed_number(post.get("amount") or 0, what="The bonus") * 100)
+            row, slot = _slot_of(survey, _submission_pk(post))
             if action == "approve":
                 provider.approve(assignment=slot)
             elif action == "reject":
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
-                cents = round(float(post.get("amount") or 0) * 100)
                 key = f"page-{post.get('bonus_key', '')}-{row.pk}"
                 provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
             note = f"{action.capitalize()}: {row.participant_id}."
         elif action == "block":
             study = study_settings(survey)
             row = get_object_or_404(
-                study.submissions.select_related("annotator", "study__survey"), pk=post.get("submission", "")
+                study.submissions.select_related("annotator", "study__survey"), pk=_submission_pk(post)
             )
             group = participant_block(
                 client=provider.client, submission=row, reason=post.get("reason", ""), user=request.user

@@ -1,6 +1,7 @@
 from django import forms
 
 from scoring.models import Judge
+from scoring.services.judges import api_key_env_problem
 
 
 class JudgeForm(forms.ModelForm):
@@ -50,4 +51,8 @@ class JudgeForm(forms.ModelForm):
         value = self.cleaned_data["api_key_env"]
         if value.startswith("sk-"):
             raise forms.ValidationError("Give the NAME of the environment variable that holds the key, not the key.")
+        # A name that is no variable name at all gets the model's own message (its validator).
+        problem = api_key_env_problem(value) if value.replace("_", "a").isalnum() else ""
+        if problem:
+            raise forms.ValidationError(problem)
         return value

@@ -10,6 +10,7 @@ import collections
 import hashlib
 import json
 import os
+import re
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
@@ -30,6 +31,29 @@ class JudgeRefusal(Exception):
     """A judge that cannot run as asked (unknown, missing API key, wrong template); says why."""
 
 
+# The key goes as a Bearer token to the judge's base URL, which its researcher chooses: a judge
+# naming the server's own credentials (DJANGO_SECRET_KEY, AWS_SECRET_ACCESS_KEY, ...) would send
+# them to any server. So the variable must be named like an API key (..._KEY) and not like one of
+# RateLab's own secrets or services.
+_KEY_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*_KEY$")
+_SERVER_SECRETS = re.compile(
+    r"SECRET|PASSWORD|^(AWS|PROLIFIC|MTURK|DJANGO|DATABASE|CELERY|REDIS|EMAIL)_", re.IGNORECASE
+)
+
+
+def api_key_env_problem(name):
+    """Why `name` may not hold a judge's API key, or "" when it may (empty: no key)."""
+    if not name:
+        return ""
+    if not _KEY_VARIABLE.match(name) or _SERVER_SECRETS.search(name):
+        return (
+            f"{name} cannot be a judge's key variable: name one that holds only the judge's API key and ends "
+            "in _KEY (e.g. OPENAI_API_KEY), not one of the server's own secrets (AWS_, PROLIFIC_, DJANGO_, "
+            "...SECRET..., ...PASSWORD...)."
+        )
+    return ""
+
+
 # --- registry --------------------------------------------------------------------------------
 
 
@@ -39,6 +63,9 @@ def judge_create(*, owner, name, base_url, model, api_key_env="", template=promp
         owner=owner, name=name, base_url=base_url, model=model, api_key_env=api_key_env, template=template, **options
     )
     judge.full_clean()
+    problem = api_key_env_problem(api_key_env)
+    if problem:
+        raise ValidationError({"api_key_env": problem})
     judge.save()
     return judge
 
@@ -62,6 +89,9 @@ def judge_settings(judge):
 
     A named variable that is unset or empty is refused here, before any request is made."""
     api_key = None
+    problem = api_key_env_problem(judge.api_key_env)
+    if problem:
+        raise JudgeRefusal(f"judge {judge.name!r}: {problem}")
     if judge.api_key_env:
         api_key = os.environ.get(judge.api_key_env)
         if not api_key:
@@ -231,8 +261,24 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     return [found[h] for h in hashes]
 
 
+def _usage_row(judge, run, label):
+    """The usage row of `judge` in metric run `run`, or (no run) in the judging labelled `label`."""
+    if run is not None:
+        return JudgeUsage.objects.get_or_create(judge=judge, run=run, label="")[0]
+    # With no run the unique constraint is no guard (NULLs are distinct in SQL): two judgings of the
+    # same pairs at once (a double click queues two) would each insert a row, and get_or_create would
+    # then fail every later judging with MultipleObjectsReturned. The judge's row, locked, serialises
+    # them, and the oldest row is the one used should twins exist already.
+    with transaction.atomic():
+        Judge.objects.select_for_update().filter(pk=judge.pk).first()
+        usage = JudgeUsage.objects.filter(judge=judge, run=None, label=label).order_by("pk").first()
+        if usage is None:
+            usage = JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    return usage
+
+
 def _usage_add(judge, run, label, *, prompts, cached, new, example):
-    usage, _ = JudgeUsage.objects.get_or_create(judge=judge, run=run, label="" if run is not None else label)
+    usage = _usage_row(judge, run, label)
     JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
         prompts=F("prompts") + prompts,
         cached=F("cached") + cached,

@@ -14,7 +14,7 @@ from annotation.selectors import datasets_changeable_by
 from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
 from scoring.selectors import judges_changeable_by, judges_visible_to
-from scoring.services.judges import JudgeRefusal, judge_create, judge_delete
+from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create, judge_delete
 from scoring.services.judges_pairwise import pairwise_judge_check
 
 JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: views do not import the tasks module
@@ -111,4 +111,7 @@ def _key_state(judge):
     """Whether the web server's environment has the key variable (its value is never read out)."""
     if not judge.api_key_env:
         return "no key needed"
+    if api_key_env_problem(judge.api_key_env):
+        # Not read: the page must not tell whether the server has some other variable set.
+        return f"${judge.api_key_env} is refused as a key variable"
     return f"${judge.api_key_env} is set" if os.environ.get(judge.api_key_env) else f"${judge.api_key_env} is NOT set"

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from analysis.services import report_build
 from analysis.stats.judges import judge_kappas, length_correlations, round_to_scale
-from annotation.models import Response
+from annotation.models import Annotator, Rating, Response
 from annotation.score_display import score_label
 from scoring.models import MetricScore
 from tests.factories import load_dataset_records, load_rating_records
@@ -150,3 +150,13 @@ def test_judge_kappas_skip_annotators_rating_on_another_scale():
 def test_length_correlations_ignore_undefined_scores():
     rows = length_correlations([1, 2, 3, 4, 5], {"judge:x": [1, 2, np.nan, 4, 5]})
     assert rows[0]["n"] == 4 and rows[0]["pearson"] == pytest.approx(1.0)
+
+
+def test_two_annotators_sharing_a_worker_id_across_providers_are_both_held_against_the_judge(judged_study):
+    # w3's ratings moved to a local annotator also called w1: two annotators, one bare worker id.
+    local_w1 = Annotator.objects.create(provider="local", worker_id="w1")
+    Rating.objects.filter(annotator__worker_id="w3").update(annotator=local_w1)
+    section = report_build(dataset=judged_study, n_boot=0)["judges"]
+    row = next(row for row in section["agreement"] if row["judge"] == "judge:mean")
+    labels = sorted(one["annotator"] for one in row["annotators"])
+    assert len(labels) == 3 and "local:w1" in labels and all(one["n"] == 60 for one in row["annotators"])

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.models import Report
+from analysis.services import report_build
 from annotation.models import Annotator, ExclusionDecision, Response, Survey
 from annotation.selectors_pairwise import judged_pairs
 from annotation.services.imports_pairwise import pairwise_import
@@ -130,3 +131,10 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     assert plot.status_code == 200 and plot.content[:4] == b"\x89PNG"
     client.force_login(other_researcher)
     assert client.get(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"])).status_code == 404
+
+
+def test_the_reports_systems_filter_applies_to_the_pairwise_section(study):
+    dataset, _ = study
+    pairwise = report_build(dataset=dataset, systems=["good", "bad"], n_boot=0)["pairwise"]
+    assert [row["system"] for row in pairwise["systems"]] == ["good", "bad"]
+    assert pairwise["n_judgements"] == 30 * 2  # only good-vs-bad pairs, two workers per context

@@ -43,3 +43,10 @@ def test_mturk_is_offered_no_option_that_would_take_its_hits_across_ten_assignme
     assert [choice["after"] for choice in on_mturk] == [5, 9]
     local = _extend_options(planning, Survey(provider=Survey.Provider.LOCAL, assignments_per_hit=3))
     assert [choice["after"] for choice in local] == [5, 9, 10, 12]
+
+
+def test_no_option_asks_for_more_ratings_than_one_extension_accepts():
+    # survey_extend adds at most MAX_EXTRA_PER_HIT (20) per response: a button for 27 would always be refused.
+    planning = {"ratings_per_response": 3, "options": [{"ratings_per_response": m} for m in (5, 23, 30)]}
+    local = _extend_options(planning, Survey(provider=Survey.Provider.LOCAL, assignments_per_hit=3))
+    assert [choice["per_hit"] for choice in local] == [2, 20]

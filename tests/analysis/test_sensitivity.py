@@ -17,10 +17,13 @@ from analysis.sensitivity import settings_grid
 from analysis.services import report_build
 from analysis.stats import fisher_interval
 from analysis.stats import sensitivity as audit_stats
-from annotation.models import Annotator, ExclusionDecision, Rating
+from annotation.models import Annotator, ExclusionDecision, Rating, Response
+from annotation.quality import whatif
+from annotation.quality.rules import AnnotatorEvidence
 from annotation.quality.services import exclusion_override
 from scoring.models import MetricScore
 from tests.annotation.collected import CAREFUL, build_collected_survey
+from tests.factories import load_rating_records
 
 pytestmark = pytest.mark.django_db
 
@@ -191,3 +194,31 @@ def test_sensitivity_is_in_the_csv_and_latex_and_on_the_page(
 
 def _report_pk(survey):
     return Report.objects.get(dataset=survey.dataset, survey=None).pk
+
+
+def test_an_excluded_annotator_without_kept_ratings_never_drops_another_surveys_annotator(study, monkeypatch):
+    # A second survey of the dataset, rated by one worker; in the first survey an annotator the rules
+    # exclude whose ratings are not in the audit (e.g. only rejected work), with an id beyond every
+    # kept rater's: (survey, annotator) keys must not collide.
+    responses = Response.objects.filter(context__dataset=study.dataset).select_related("context", "system")[:12]
+    records = [
+        {"context_id": r.context.external_id, "system": r.system.name, "worker": "second-1", "score": 1 + i % 5}
+        for i, r in enumerate(responses)
+    ]
+    second = load_rating_records(records=records, dataset=study.dataset, survey_name="second", owner=study.owner)
+    before = by_setting(report_build(dataset=study.dataset, n_boot=0)["sensitivity"])
+    rater = Annotator.objects.get(worker_id="second-1").pk
+    width = Annotator.objects.order_by("-pk").first().pk + 1
+    phantom = Annotator.objects.create(pk=(second.pk - study.pk) * width + rater, provider="local", worker_id="gone")
+    stored_evidence = whatif.stored_evidence
+
+    def with_phantom(content):
+        stored = stored_evidence(content)
+        if content.get("survey") == study.pk:
+            stored.evidence[phantom.pk] = AnnotatorEvidence(worker="gone", attention_total=1, attention_failed=1)
+        return stored
+
+    monkeypatch.setattr(whatif, "stored_evidence", with_phantom)
+    after = by_setting(report_build(dataset=study.dataset, n_boot=0)["sensitivity"])
+    assert after["study"]["n_ratings"] == before["study"]["n_ratings"]
+    assert after["study"]["n_annotators"] == before["study"]["n_annotators"]

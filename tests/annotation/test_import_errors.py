@@ -258,3 +258,17 @@ def test_the_parser_names_the_top_level_key_of_a_line_too_deep_to_parse():
     with pytest.raises(DataImportError) as error:
         parse_dataset(text, "jsonl")
     assert str(error.value) == "line 1, field 'deep': JSON nested deeper than 64 levels"
+
+
+@pytest.mark.parametrize("command", ["import_ratings", "import_pairwise"])
+def test_an_integer_too_large_for_a_float_in_seconds_is_refused_by_line_and_field(tmp_path, researcher, command):
+    load_dataset_records(records=SMALL_DATASET, name="study", owner=researcher)
+    path = tmp_path / "r.jsonl"
+    fields = (
+        '"system": "hred", "score": 3'
+        if command == "import_ratings"
+        else '"system_a": "hred", "system_b": "vhred", "winner": "a"'
+    )
+    path.write_text(f'{{"context_id": "c1", {fields}, "worker": "w1", "seconds": {"9" * 400}}}\n', encoding="utf-8")
+    assert "line 1, field 'seconds'" in command_error(command, str(path), "--dataset", "study")
+    assert Rating.objects.count() == 0 and not Survey.objects.filter(dataset__name="study").exists()

@@ -5,6 +5,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import LinkPlatformProvider, platform_settings
@@ -90,3 +91,13 @@ def test_create_survey_for_a_link_platform_prints_the_entry_url(researcher, surv
             "--completion-url", "https://connect.example.org/", stdout=StringIO(), stderr=StringIO(),
         )  # fmt: skip
     assert not Survey.objects.filter(name="wave-3").exists()
+
+
+def test_another_browser_naming_a_started_participants_id_gets_neither_their_task_nor_their_cookie(client, survey):
+    own = start(client, survey, "W1")
+    stranger = Client()
+    refused = start(stranger, survey, "W1")
+    assert refused.status_code == 409 and b"already started this study in another browser" in refused.content
+    assert "ratelab_worker" not in refused.cookies
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+    assert start(client, survey, "W1")["Location"] == own["Location"]  # the participant's own browser goes on

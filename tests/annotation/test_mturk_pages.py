@@ -168,3 +168,24 @@ def test_irreversible_mturk_actions_ask_first_and_call_nothing_until_confirmed(
         assert f'name="{name}" value="{value}"' in html  # the confirmed POST carries what was asked
     stubber.assert_no_pending_responses()
     assert Assignment.objects.get(external_id="3ASGPAGE").external_status == ""
+
+
+@pytest.mark.parametrize(
+    ("form", "what"),
+    [
+        ({"action": "extend", "hours": "inf"}, "Hours"),
+        ({"action": "extend", "hours": "nan"}, "Hours"),
+        ({"action": "bonus", "assignment_id": "3ASGPAGE", "amount_dollars": "inf", "reason": "thanks"}, "The bonus"),
+        ({"action": "bonus", "assignment_id": "3ASGPAGE", "amount_dollars": "1e400", "reason": "thanks"}, "The bonus"),
+    ],
+)
+def test_an_infinite_or_nan_number_on_the_page_is_refused_by_name_and_calls_nothing(
+    client, researcher, survey, form, what
+):
+    # stubber (through the survey fixture) fails the test on any MTurk call it was not told of.
+    client.force_login(researcher)
+    response = client.post(
+        reverse("annotation:mturk_action", args=[survey.pk]), {**form, "confirm": "yes"}, follow=True
+    )
+    assert response.status_code == 200
+    assert f"{what} must be a number such as 2.50" in response.content.decode().replace("&#x27;", "'")

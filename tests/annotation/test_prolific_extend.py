@@ -42,3 +42,12 @@ def test_a_refusal_from_prolific_adds_no_slots(survey, api):
     assert Assignment.objects.filter(hit__survey=survey).count() == before
     survey.refresh_from_db()
     assert survey.assignments_per_hit == per_hit
+
+
+def test_places_already_raised_by_hand_cover_the_extension_without_a_call(survey, api):
+    per_hit, hits = survey.assignments_per_hit, survey.hits.count()
+    ProlificStudy.objects.filter(survey=survey).update(places=slot_count(survey) + 10 * hits)
+    route = api.patch(f"studies/{STUDY_ID}/").mock(return_value=httpx.Response(200, json={}))
+    survey_extend(survey=survey, per_hit=2, from_assignments=per_hit)
+    survey.refresh_from_db()
+    assert survey.assignments_per_hit == per_hit + 2 and route.call_count == 0

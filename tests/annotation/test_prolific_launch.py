@@ -32,6 +32,8 @@ def refused_then_published(api):
     transition = api.post(f"studies/{STUDY_ID}/transition/").mock(
         side_effect=[refusal, httpx.Response(200, json=study_answer(status="ACTIVE"))]
     )
+    # After a refusal the provider asks for the study's state: still a draft.
+    api.get(f"studies/{STUDY_ID}/").mock(return_value=httpx.Response(200, json=study_answer()))
     return created, transition
 
 
@@ -75,3 +77,42 @@ def test_a_cost_answer_without_total_cost_is_shown_as_a_problem_not_a_blank(rese
     api.post("study-cost-calculator/").mock(return_value=httpx.Response(200, json={"cost": "12.60"}))
     text = researcher_client.get(f"/surveys/{survey.pk}/prolific/?cost=1").content.decode()
     assert "answered without a total_cost" in text
+
+
+def test_a_publish_whose_answer_was_lost_but_carried_out_launches_the_survey(survey, api):
+    # PUBLISH went through, its answers timed out, and the retries were refused as the study was
+    # live already: Prolific's own state (GET studies/{id}/) says it is ACTIVE, so the survey is live.
+    api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
+    api.post(f"studies/{STUDY_ID}/transition/").mock(side_effect=httpx.ReadTimeout("lost"))
+    api.get(f"studies/{STUDY_ID}/").mock(return_value=httpx.Response(200, json=study_answer(status="ACTIVE")))
+    services.survey_launch(survey=survey)
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.LIVE and survey.launched_at is not None
+    assert ProlificStudy.objects.get(survey=survey).status == "ACTIVE"
+
+
+def test_a_refused_publish_of_a_study_still_unpublished_keeps_the_survey_a_draft(survey, api):
+    api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
+    refusal = httpx.Response(422, json={"error": {"detail": "Insufficient funds in the workspace."}})
+    api.post(f"studies/{STUDY_ID}/transition/").mock(return_value=refusal)
+    api.get(f"studies/{STUDY_ID}/").mock(return_value=httpx.Response(200, json=study_answer(status="UNPUBLISHED")))
+    with pytest.raises(ProviderError, match="Insufficient funds"):
+        services.survey_launch(survey=survey)
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.DRAFT
+
+
+def test_a_draft_never_put_on_prolific_can_be_closed_and_calls_nothing(researcher_client, survey, api):
+    transition = api.post(url__regex=r"studies/.*/transition/").mock(return_value=httpx.Response(200, json={}))
+    page = researcher_client.post(f"/surveys/{survey.pk}/close/", {"confirm": "yes"}, follow=True).content.decode()
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.CLOSED, page
+    assert transition.call_count == 0 and "no Prolific study yet" not in page
+
+
+def test_launching_a_closed_survey_is_refused_before_anything_is_made_on_prolific(survey, api):
+    created = api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
+    services.survey_close(survey=survey)
+    with pytest.raises(services.SurveyError, match="is closed; it cannot become live"):
+        services.survey_launch(survey=survey)
+    assert created.call_count == 0 and not ProlificStudy.objects.get(survey=survey).study_id

@@ -78,3 +78,39 @@ def test_the_same_bonus_form_sent_twice_pays_once(researcher_client, client, sur
     researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
     assert paid.call_count == 1 and ProlificBonus.objects.get().amount_cents == 40
     assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == 1
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e400"])
+def test_an_infinite_reward_or_bonus_is_refused_by_name_and_changes_nothing(researcher_client, survey, api, value):
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    form = {"action": "settings", "reward": value, "minutes": "10", "currency": "GBP"}
+    response = researcher_client.post(url, form, follow=True)
+    assert response.status_code == 200 and "The reward must be a number such as 2.50" in response.content.decode()
+    assert ProlificStudy.objects.get(survey=survey).reward_cents == 150
+    response = researcher_client.post(url, {"action": "bonus", "submission": "1", "amount": value}, follow=True)
+    assert response.status_code == 200 and "The bonus must be a number such as 2.50" in response.content.decode()
+    assert not ProlificBonus.objects.exists()
+
+
+def test_adding_places_before_the_study_is_on_prolific_says_so_and_calls_nothing(researcher_client, survey, api):
+    ProlificStudy.objects.filter(survey=survey).update(study_id="")
+    patched = api.patch(url__regex=r"studies/.*").mock(return_value=httpx.Response(200, json={}))
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    response = researcher_client.post(url, {"action": "places", "places": "40"}, follow=True)
+    assert "has no Prolific study yet" in response.content.decode() and patched.call_count == 0
+
+
+@pytest.mark.parametrize("action", ["approve", "reject", "bonus", "block"])
+def test_a_button_naming_no_submission_says_so_in_words(researcher_client, survey, api, action):
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    page = researcher_client.post(url, {"action": action, "submission": "", "amount": "0.5"}, follow=True)
+    text = page.content.decode()
+    assert page.status_code == 200 and "Choose a participant" in text and "expected a number" not in text
+
+
+@pytest.mark.parametrize("places", ["", "forty", "4.5", "-3"])
+def test_places_that_are_no_whole_number_are_refused_in_words(researcher_client, survey, api, places):
+    patched = api.patch(url__regex=r"studies/.*").mock(return_value=httpx.Response(200, json={}))
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    text = researcher_client.post(url, {"action": "places", "places": places}, follow=True).content.decode()
+    assert "Places must be a whole number" in text and "invalid literal" not in text and patched.call_count == 0

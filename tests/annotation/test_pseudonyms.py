@@ -259,3 +259,26 @@ def test_a_prolific_survey_name_is_not_mistaken_for_a_worker(study):
     assert scrub({"survey": "rater-alice-wave"}, label_map(dataset=dataset), in_text=True) == {
         "survey": "rater-alice-wave"
     }
+
+
+def test_the_rules_own_reasons_keep_their_numbers_when_workers_are_named_by_numbers():
+    # Imported files often name their workers 1, 2, 3: only people's free text is searched for them.
+    labels = {"1": "A1", "2": "A2", "imported:1": "A1", "imported:2": "A2"}
+    kappa = {"rule": "kappa", "detail": "mean kappa -0.247 over 2 pairs, below 0.2"}
+    manual = {"rule": "manual", "detail": "2 clicked through"}
+    report = {
+        "agreement": {
+            "annotators": [
+                {"worker": "1", "reasons": [kappa], "auto_reasons": [kappa], "note": ""},
+                {"worker": "2", "reasons": [manual], "auto_reasons": [], "note": "2 clicked through, as did 1"},
+            ],
+            "pairs": [{"a": "1", "b": "2"}],
+        },
+        "method": {"williams": "df = n - 3"},
+    }
+    scrubbed = scrub_report(report, labels)["agreement"]
+    first, second = scrubbed["annotators"]
+    assert first["worker"] == "A1" and first["reasons"][0]["detail"] == "mean kappa -0.247 over 2 pairs, below 0.2"
+    assert second["reasons"][0]["detail"] == "A2 clicked through"
+    assert second["note"] == "A2 clicked through, as did A1"
+    assert scrubbed["pairs"] == [{"a": "A1", "b": "A2"}]

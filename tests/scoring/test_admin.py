@@ -96,3 +96,14 @@ def test_admin_names_read_as_people_write_them(client, admin_user):
         assert f">{name}<" in index, name
     for wrong in ["M turk", "Adem models", "Api tokens", ">Hits<", "Hit pages"]:
         assert wrong not in index, wrong
+
+
+def test_deleting_a_judge_in_the_admin_deletes_its_scores_as_the_researchers_page_does(client, admin_user, results):
+    judge = results["judge"]
+    response = results["metric_run"].dataset.contexts.first().responses.first()
+    MetricScore.objects.create(response=response, metric=judge.metric_name, version="t", value=4.0)
+    client.force_login(admin_user)
+    url = reverse("admin:scoring_judge_delete", args=[judge.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Judge.objects.exists() and not MetricScore.objects.filter(metric=judge.metric_name).exists()
+    assert MetricScore.objects.filter(metric="bleu1").exists()

@@ -133,6 +133,21 @@ def test_a_missing_api_key_variable_is_refused_before_any_request_or_run(dataset
     assert not chat_server.requests and not MetricRun.objects.exists()
 
 
+@pytest.mark.parametrize("variable", ["DJANGO_SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "PROLIFIC_API_TOKEN"])
+def test_a_judge_naming_one_of_the_servers_own_secrets_never_sends_it_nor_tells_whether_it_is_set(
+    dataset, chat_server, monkeypatch, researcher_client, variable
+):
+    researcher = dataset.owner
+    # The base URL is the researcher's choice: the key variable must not be the server's credentials.
+    monkeypatch.setenv(variable, "server-credential")
+    judge = make_judge(researcher, chat_server, name="hosted", api_key_env=variable)  # stored before the rule
+    with pytest.raises(CommandError, match="cannot be a judge's key variable"):
+        call_command("compute_metrics", "--dataset", "toy", "--metric", "judge:hosted", "--no-progress")
+    assert not chat_server.requests and not MetricRun.objects.exists()
+    page = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
+    assert "is set" not in page and "server-credential" not in page and "refused as a key variable" in page
+
+
 def test_the_key_is_read_from_the_environment_sent_and_never_stored_or_shown(
     compute, dataset, chat_server, monkeypatch, researcher_client
 ):

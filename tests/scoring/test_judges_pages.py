@@ -51,6 +51,9 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
     [
         ("api_key_env", "sk-abcdef", "NAME of the environment variable"),
         ("api_key_env", "MY-KEY", "environment variable name"),
+        ("api_key_env", "DJANGO_SECRET_KEY", "cannot be a judge&#x27;s key variable"),
+        ("api_key_env", "AWS_SECRET_ACCESS_KEY", "cannot be a judge&#x27;s key variable"),
+        ("api_key_env", "PROLIFIC_API_TOKEN", "cannot be a judge&#x27;s key variable"),
         ("base_url", "not a url", "Enter a valid URL"),
         ("samples", "0", "greater than or equal to 1"),
         ("name", "has space", "Use letters, digits"),
@@ -125,6 +128,7 @@ def test_judge_add_list_and_remove_commands(researcher, other_researcher, capsys
         (["--api-key-env", "sk-live-123"], "NAME of an environment variable"),
         (["--samples", "0"], "samples"),
         (["--base-url", "ftp//x"], "base_url"),
+        (["--api-key-env", "AWS_SECRET_ACCESS_KEY"], "cannot be a judge's key variable"),
     ],
 )
 def test_judge_add_refuses_bad_input_and_creates_nothing(researcher, args, message):
@@ -191,3 +195,16 @@ def test_the_pipeline_bar_step_adem_judges_counts_the_viewers_own_judges(researc
     steps = {step.label: step for step in scoring_steps(dataset, researcher)}
     assert steps["ADEM/judges"].state == "no model yet, 1 judge" and steps["ADEM/judges"].done
     assert steps["ADEM/judges"].url == reverse("scoring:adem_models")
+
+
+def test_judging_pairs_again_works_when_an_earlier_race_left_two_usage_rows(researcher, chat_server, tmp_path):
+    # The (judge, run, label) constraint cannot stop twins when run is NULL (NULLs are distinct),
+    # so two judgings queued at once could leave two rows; later judgings must not fail on them.
+    chat_server.answer = lambda body, n: "Winner: A"
+    judge = make_judge(researcher, chat_server, name="pairs", template=prompts.PAIRWISE)
+    label = "pairs from twins"
+    first = JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    JudgeUsage.objects.create(judge=judge, run=None, label=label)
+    _, statistics = judge_pairs(judge=judge, items=[PairItem(["hi"], "a", "b", "A")], label=label)
+    first.refresh_from_db()
+    assert (first.prompts, first.requests) == (2, 2) and first.figures == statistics
