@@ -216,6 +216,10 @@ PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 # waiting at most JUDGE_TIMEOUT_SECONDS. A judge's API key is read from the variable the judge names.
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 4, minimum=0)
 JUDGE_TIMEOUT_SECONDS = env_int("JUDGE_TIMEOUT_SECONDS", 60, minimum=1)
+# The hosts a judge's base URL may name (exact, ".example.org" for a domain and its subdomains, "*"
+# for any). Empty: any host but link-local addresses (cloud metadata). A shared server sets it, so
+# that no researcher can point the workers' requests at internal services.
+JUDGE_ALLOWED_HOSTS = env_list("JUDGE_ALLOWED_HOSTS")
 
 # --- Celery ---------------------------------------------------------------------
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "", schemes={"redis", "rediss", "amqp", "amqps", "memory"})

@@ -1,7 +1,7 @@
 from django import forms
 
 from scoring.models import Judge
-from scoring.services.judges import api_key_env_problem
+from scoring.services.judges import api_key_env_problem, base_url_problem
 
 
 class JudgeForm(forms.ModelForm):
@@ -46,6 +46,13 @@ class JudgeForm(forms.ModelForm):
         if Judge.objects.filter(owner=self.owner, name=name).exists():
             raise forms.ValidationError("You already have a judge with this name; choose another.")
         return name
+
+    def clean_base_url(self):
+        value = self.cleaned_data["base_url"]
+        problem = base_url_problem(value)
+        if problem:
+            raise forms.ValidationError(problem)
+        return value
 
     def clean_api_key_env(self):
         value = self.cleaned_data["api_key_env"]

@@ -8,9 +8,11 @@ what comes back is stored at once, so a chunk retried after an error asks only w
 
 import collections
 import hashlib
+import ipaddress
 import json
 import os
 import re
+from urllib.parse import urlparse
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
@@ -54,6 +56,40 @@ def api_key_env_problem(name):
     return ""
 
 
+def base_url_problem(url):
+    """Why the workers may not send requests to `url`, or "" when they may.
+
+    The researcher chooses the URL and the page shows what comes back, so the operator may list the
+    allowed hosts (JUDGE_ALLOWED_HOSTS). Link-local addresses (169.254.0.0/16, fe80::/10: cloud
+    metadata services) are refused in any case, unless listed by name.
+    """
+    host = (urlparse(url).hostname or "").lower().rstrip(".")
+    if not host:
+        return f"{url!r} names no host."
+    allowed = [entry.lower() for entry in django_settings.JUDGE_ALLOWED_HOSTS]
+    if allowed:
+        if any(_host_matches(host, entry) for entry in allowed):
+            return ""
+        return (
+            f"{host} is not among the hosts this server's judges may use (JUDGE_ALLOWED_HOSTS:"
+            f" {', '.join(allowed)}); ask its operator to add it."
+        )
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return ""
+    if address.is_link_local:
+        return f"{host} is a link-local address (a cloud metadata service, not a judge); judges may not use it."
+    return ""
+
+
+def _host_matches(host, entry):
+    # as Django's ALLOWED_HOSTS: "*" any, ".example.org" the domain and its subdomains, else exact
+    if entry in ("*", host):
+        return True
+    return entry.startswith(".") and (host.endswith(entry) or host == entry[1:])
+
+
 # --- registry --------------------------------------------------------------------------------
 
 
@@ -63,9 +99,10 @@ def judge_create(*, owner, name, base_url, model, api_key_env="", template=promp
         owner=owner, name=name, base_url=base_url, model=model, api_key_env=api_key_env, template=template, **options
     )
     judge.full_clean()
-    problem = api_key_env_problem(api_key_env)
-    if problem:
-        raise ValidationError({"api_key_env": problem})
+    problems = {"api_key_env": api_key_env_problem(api_key_env), "base_url": base_url_problem(base_url)}
+    problems = {field: problem for field, problem in problems.items() if problem}
+    if problems:
+        raise ValidationError(problems)
     judge.save()
     return judge
 
@@ -89,7 +126,8 @@ def judge_settings(judge):
 
     A named variable that is unset or empty is refused here, before any request is made."""
     api_key = None
-    problem = api_key_env_problem(judge.api_key_env)
+    # both again at every run: the judge may predate the rule or the operator's list
+    problem = api_key_env_problem(judge.api_key_env) or base_url_problem(judge.base_url)
     if problem:
         raise JudgeRefusal(f"judge {judge.name!r}: {problem}")
     if judge.api_key_env:

@@ -8,9 +8,10 @@ from annotation.models import Response
 from config.celery import app as celery_app
 from scoring.judges import prompts
 from scoring.judges.client import JudgeRequestFailed
-from scoring.models import JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
 from scoring.selectors import metric_scores
 from scoring.services import metrics as services
+from scoring.services.judges import base_url_problem
 from tests.factories import load_dataset_records
 from tests.scoring.chat_server import Scripted
 from tests.scoring.judge_helpers import RECORDS, make_judge, score_for, scoring_server
@@ -146,6 +147,31 @@ def test_a_judge_naming_one_of_the_servers_own_secrets_never_sends_it_nor_tells_
     assert not chat_server.requests and not MetricRun.objects.exists()
     page = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
     assert "is set" not in page and "server-credential" not in page and "refused as a key variable" in page
+
+
+def test_an_operators_host_list_refuses_other_hosts_on_the_form_and_before_any_request(
+    dataset, chat_server, researcher_client, settings
+):
+    # a shared server lists the hosts judges may use, so no researcher points the workers at its
+    # internal services (the page shows what a judge's server answers)
+    judge = make_judge(dataset.owner, chat_server, name="local")  # stored before the list
+    settings.JUDGE_ALLOWED_HOSTS = ["api.example.org", ".inference.example.net"]
+    with pytest.raises(CommandError, match=r"127\.0\.0\.1 is not among the hosts this server's judges may use"):
+        call_command("compute_metrics", "--dataset", "toy", "--metric", "judge:local", "--no-progress")
+    assert not chat_server.requests and not MetricRun.objects.exists()
+    form = {"name": "other", "base_url": chat_server.base_url, "model": "m", "template": judge.template,
+            "temperature": "0", "samples": "1", "max_tokens": "8", "concurrency": "1"}  # fmt: skip
+    page = researcher_client.post(reverse("scoring:judges"), form).content.decode()
+    assert "is not among the hosts" in page and Judge.objects.count() == 1
+    assert base_url_problem("https://api.example.org/v1") == ""
+    assert (
+        base_url_problem("https://eu.inference.example.net/v1")
+        == base_url_problem("http://inference.example.net")
+        == ""
+    )
+    assert base_url_problem("https://api.example.org.evil.test/v1") != ""
+    settings.JUDGE_ALLOWED_HOSTS = ["*"]
+    assert base_url_problem(chat_server.base_url) == ""
 
 
 def test_the_key_is_read_from_the_environment_sent_and_never_stored_or_shown(
