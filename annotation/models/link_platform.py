@@ -38,6 +38,9 @@ class LinkParticipant(models.Model):
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="link_participations")
     confirmed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # the client address the id was first claimed from: new ids are capped per address and hour,
+    # as on the survey's own link (Survey.new_annotators_per_address_hour)
+    address = models.GenericIPAddressField(null=True, blank=True)
 
     class Meta:
         constraints = [

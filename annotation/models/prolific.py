@@ -56,6 +56,9 @@ class ProlificSubmission(models.Model):
     confirmed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True)
+    # the client address the session entered from (none for sessions first seen in a sync): new
+    # sessions are capped per address and hour, as on the survey's own link
+    address = models.GenericIPAddressField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -51,6 +51,30 @@ def resume_code_hash(code):
     return hashlib.sha256(resume_code_normalised(code).encode()).hexdigest()
 
 
+def newcomer_cap_check(*, survey, address, joined, now=None, message=None):
+    """Refuse one more newcomer from `address` (IdentityCapReached) once the survey's hourly number
+    of them (`Survey.new_annotators_per_address_hour`) came from it; returns the survey's row.
+
+    `joined`: the survey's newcomer rows, each with `address` and `created_at` (link identities,
+    link-platform participants, Prolific sessions). Call it inside the transaction that then adds
+    the newcomer: the survey's row, locked here, serialises the count and the insert, so two
+    simultaneous first visits from one address cannot both slip under the cap. An unknown address
+    (None) is not capped.
+    """
+    now = now or timezone.now()
+    locked = Survey.objects.select_for_update().only("pk", "new_annotators_per_address_hour").get(pk=survey.pk)
+    if address is None:
+        return locked
+    recent = joined.filter(address=address, created_at__gt=now - datetime.timedelta(hours=1)).count()
+    if recent >= locked.new_annotators_per_address_hour:
+        raise IdentityCapReached(
+            message
+            or "Too many new participants have joined this study from your network in the last hour. "
+            "If you already started, continue in the browser you used; otherwise please try again later."
+        )
+    return locked
+
+
 def identity_create(*, survey, address, label="", now=None):
     """A new local annotator for `survey`'s link: `(annotator, resume_code)`.
 
@@ -65,17 +89,17 @@ def identity_create(*, survey, address, label="", now=None):
     worker_id = label or f"anon-{secrets.token_hex(8)}"
     code = resume_code_new()
     with transaction.atomic():
-        # The survey's row serialises the count and the insert: two simultaneous first visits
-        # from one address cannot both slip under the cap.
-        locked = Survey.objects.select_for_update().only("pk", "new_annotators_per_address_hour").get(pk=survey.pk)
-        since = now - datetime.timedelta(hours=1)
-        recent = LinkIdentity.objects.filter(survey=locked, address=address, created_at__gt=since).count()
-        if address is not None and recent >= locked.new_annotators_per_address_hour:
-            raise IdentityCapReached(
+        locked = newcomer_cap_check(
+            survey=survey,
+            address=address,
+            joined=LinkIdentity.objects.filter(survey=survey),
+            now=now,
+            message=(
                 "Too many new annotators have joined this study from your network in the last hour. "
                 "If you already started, continue in the browser you used or with your resume code; "
                 "otherwise please try again later."
-            )
+            ),
+        )
         try:
             with transaction.atomic():
                 annotator = Annotator.objects.create(provider=Survey.Provider.LOCAL, worker_id=worker_id)

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.models import LinkParticipant, LinkPlatform, Survey
-from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
+from annotation.services.identities import IdentityCapReached, newcomer_cap_check
+from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 # Platforms' participant ids: letters and digits, and the - and _ some of them use (no spaces,
 # nothing a URL or a CSV cell would need to escape).
@@ -60,15 +61,21 @@ def link_entry(request, token):
             "continue there. If that is not possible, contact the researcher."
         )
         return _refuse(request, survey, message, 409)
+    address = client_address(request)
     try:
         with transaction.atomic():
             annotator = services.annotator_get(worker_id=participant, provider=Survey.Provider.LINK)
+            if not survey.link_participants.filter(participant_id=participant).exists():
+                # ids are made up as easily as on the survey's own link: new ones are capped per address
+                newcomer_cap_check(survey=survey, address=address, joined=survey.link_participants.all())
             LinkParticipant.objects.get_or_create(
-                survey=survey, participant_id=participant, defaults={"annotator": annotator}
+                survey=survey, participant_id=participant, defaults={"annotator": annotator, "address": address}
             )
         assignment = services.assignment_claim(
             survey=survey, worker_id=participant, provider=Survey.Provider.LINK, survey_is_current=True
         )
+    except IdentityCapReached as refusal:
+        return _refuse(request, survey, str(refusal), 429)
     except IntegrityError:
         return _refuse(request, survey, "This participant could not be recorded; try again.", 409)
     except services.NoWorkAvailable as refusal:

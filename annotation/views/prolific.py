@@ -22,8 +22,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import selectors, services
 from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.tasks_prolific import prolific_sync_survey
-from annotation.views.task_identity import with_identity_cookie, worker_from_cookie
+from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
 WEBHOOK_WINDOW_SECONDS = 300
@@ -74,13 +75,25 @@ def prolific_entry(request, token):
     if bad:
         submission = own
     else:
+        address = client_address(request)
         try:
             with transaction.atomic():
                 annotator = services.annotator_get(worker_id=values["PROLIFIC_PID"], provider=Survey.Provider.PROLIFIC)
+                if not ProlificSubmission.objects.filter(session_id=values["SESSION_ID"]).exists():
+                    # the parameters are only claims, made up as easily as ids on the survey's own
+                    # link: new sessions are capped per address
+                    newcomer_cap_check(survey=survey, address=address, joined=study.submissions.all())
                 submission, _ = ProlificSubmission.objects.get_or_create(
                     session_id=values["SESSION_ID"],
-                    defaults={"study": study, "participant_id": values["PROLIFIC_PID"], "annotator": annotator},
+                    defaults={
+                        "study": study,
+                        "participant_id": values["PROLIFIC_PID"],
+                        "annotator": annotator,
+                        "address": address,
+                    },
                 )
+        except IdentityCapReached as refusal:
+            return _refuse(request, survey, str(refusal), 429)
         except IntegrityError:
             submission = None
         except services.NoWorkAvailable as refusal:

@@ -101,3 +101,17 @@ def test_another_browser_naming_a_started_participants_id_gets_neither_their_tas
     assert "ratelab_worker" not in refused.cookies
     assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
     assert start(client, survey, "W1")["Location"] == own["Location"]  # the participant's own browser goes on
+
+
+def test_new_participant_ids_from_one_address_are_capped_per_hour_and_a_started_one_goes_on(survey):
+    # An id is only a claim: one person with the link could take every open slot with made-up ids.
+    Survey.objects.filter(pk=survey.pk).update(new_annotators_per_address_hour=2)
+    here, elsewhere = Client(REMOTE_ADDR="203.0.113.7"), Client(REMOTE_ADDR="198.51.100.9")
+    assert start(here, survey, "W1").status_code == 302
+    assert start(Client(REMOTE_ADDR="203.0.113.7"), survey, "W2").status_code == 302
+    refused = start(Client(REMOTE_ADDR="203.0.113.7"), survey, "W3")
+    assert refused.status_code == 429 and b"Too many new participants have joined this study" in refused.content
+    assert not LinkParticipant.objects.filter(participant_id="W3").exists()
+    assert start(here, survey, "W1").status_code == 302  # W1's own browser goes on
+    assert start(elsewhere, survey, "W3").status_code == 302
+    assert LinkParticipant.objects.get(participant_id="W3").address == "198.51.100.9"

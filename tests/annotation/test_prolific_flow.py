@@ -5,10 +5,11 @@ import json
 
 import httpx
 import pytest
+from django.test import Client
 
 from annotation.crowd.base import ProviderError
 from annotation.exporting import ratings_export
-from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, Rating
+from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, Rating, Survey
 from annotation.quality.selectors import accepted_ratings
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
@@ -281,3 +282,19 @@ def test_rating_exports_say_whether_prolific_confirmed_each_rating(client, surve
     records = [json.loads(line) for line in stream.getvalue().splitlines()]
     by_worker = {(record["worker"], record["confirmed"]) for record in records}
     assert by_worker == {(pid(1), True), (pid(2), False)}
+
+
+def test_new_sessions_from_one_address_are_capped_per_hour_and_a_started_one_goes_on(survey):
+    # The URL's parameters are only claims: one person with the study link could take every open
+    # place with made-up ids for the length of an assignment. As on the survey's own link, new
+    # sessions are capped per client address and hour.
+    Survey.objects.filter(pk=survey.pk).update(new_annotators_per_address_hour=2)
+    here, elsewhere = Client(REMOTE_ADDR="203.0.113.7"), Client(REMOTE_ADDR="198.51.100.9")
+    for n in (1, 2):
+        assert entry(here, survey, participant=pid(n), session_id=session(n)).status_code == 302
+    refused = entry(Client(REMOTE_ADDR="203.0.113.7"), survey, participant=pid(3), session_id=session(3))
+    assert refused.status_code == 429 and b"Too many new participants have joined this study" in refused.content
+    assert not ProlificSubmission.objects.filter(session_id=session(3)).exists()
+    assert entry(here, survey, participant=pid(1), session_id=session(1)).status_code == 302  # started: goes on
+    assert entry(elsewhere, survey, participant=pid(3), session_id=session(3)).status_code == 302
+    assert ProlificSubmission.objects.get(session_id=session(3)).address == "198.51.100.9"
