@@ -61,8 +61,11 @@ def run(*args, **options):
     return out.getvalue().strip(), err.getvalue().strip()
 
 
-def participate(state, study_id, participant, rng):
-    """One participant: Start on Prolific, RateLab's pages until no work is left, back to Prolific."""
+def participate(state, study_id, participant, rng, address):
+    """One participant: Start on Prolific, RateLab's pages until no work is left, back to Prolific.
+
+    Each from an address of their own, as participants at home are (new sessions are capped per
+    address and hour)."""
     from django.test import Client
 
     from annotation.models import Aspect, Assignment
@@ -70,7 +73,7 @@ def participate(state, study_id, participant, rng):
     from annotation.simulation import SimulatedAnnotator
 
     session_id, study_url = state.participant_start(study_id, participant)
-    browser = Client()
+    browser = Client(REMOTE_ADDR=address)
     local = study_url.replace("https://ratelab.example.org", "")
     assert browser.get(local).status_code == 200  # the entry page: claims nothing
     path, query = local.split("?")
@@ -133,7 +136,7 @@ def main():
 
     rng = random.Random(args.seed)
     participants = [f"5f{n:022x}" for n in range(1, args.participants + 1)]
-    done = [participate(state, study.study_id, pid, rng) for pid in participants]
+    done = [participate(state, study.study_id, pid, rng, f"198.51.100.{n}") for n, pid in enumerate(participants, 1)]
     tasks = sum(t for _, t, _ in done)
     codes = sorted({c for _, _, c in done})
     print(f"participants: {len(done)} started on Prolific, {tasks} tasks done on RateLab's pages, "
