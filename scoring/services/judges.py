@@ -60,8 +60,9 @@ def base_url_problem(url):
     """Why the workers may not send requests to `url`, or "" when they may.
 
     The researcher chooses the URL and the page shows what comes back, so the operator may list the
-    allowed hosts (JUDGE_ALLOWED_HOSTS). Link-local addresses (169.254.0.0/16, fe80::/10: cloud
-    metadata services) are refused in any case, unless listed by name.
+    allowed hosts (JUDGE_ALLOWED_HOSTS). Without a list, link-local addresses (169.254.0.0/16,
+    fe80::/10, and IPv4 ones written as IPv6: cloud metadata services) are refused; host names are
+    not resolved, which is why a shared server should set the list.
     """
     host = (urlparse(url).hostname or "").lower().rstrip(".")
     if not host:
@@ -78,7 +79,8 @@ def base_url_problem(url):
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return ""
-    if address.is_link_local:
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:169.254.169.254 is 169.254.169.254
+    if address.is_link_local or (mapped is not None and mapped.is_link_local):
         return f"{host} is a link-local address (a cloud metadata service, not a judge); judges may not use it."
     return ""
 
