@@ -58,3 +58,17 @@ def usr_study(shared_data, researcher):
         ]
     MetricScore.objects.bulk_create(scores)
     return dataset, survey, ratings, values
+
+
+@pytest.fixture
+def page_client(client, researcher, django_capture_on_commit_callbacks, settings, tmp_path):
+    """The researcher's client, running the on-commit callbacks (the eager report task) of each GET."""
+    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 100
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(researcher)
+
+    def get(url):
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.get(url)
+
+    return get

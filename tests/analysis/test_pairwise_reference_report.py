@@ -75,20 +75,6 @@ def test_the_ranking_names_the_reference_and_the_metrics_leave_its_judgements_ou
     assert f"\n{REFERENCE_SYSTEM_NAME}," in _report(format="csv", table="pairwise_systems")
 
 
-@pytest.fixture
-def page_client(client, researcher, django_capture_on_commit_callbacks, settings, tmp_path):
-    """The researcher's client, running the on-commit callbacks (the eager report task) of each GET."""
-    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 100
-    settings.MEDIA_ROOT = tmp_path
-    client.force_login(researcher)
-
-    def get(url):
-        with django_capture_on_commit_callbacks(execute=True):
-            return client.get(url)
-
-    return get
-
-
 def test_the_report_page_labels_the_reference_row_and_notes_the_left_out_pairs(study, page_client):
     url = reverse("analysis:dataset_report", args=[study[0].pk])
     page_client(url)  # computes the report (eager task on commit)

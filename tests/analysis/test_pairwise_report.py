@@ -105,20 +105,6 @@ def test_a_dataset_without_pairwise_judgements_has_no_pairwise_section(researche
     assert json.loads(_report(format="json"))["pairwise"] is None
 
 
-@pytest.fixture
-def page_client(client, researcher, django_capture_on_commit_callbacks, settings, tmp_path):
-    """The researcher's client, running the on-commit callbacks (the eager report task) of each GET."""
-    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 100
-    settings.MEDIA_ROOT = tmp_path
-    client.force_login(researcher)
-
-    def get(url):
-        with django_capture_on_commit_callbacks(execute=True):
-            return client.get(url)
-
-    return get
-
-
 def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study, page_client, client, other_researcher):
     dataset, _ = study
     url = reverse("analysis:dataset_report", args=[dataset.pk])
