@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 TOKEN_HEADER = "Authorization"
 FEE_RATE = 0.426  # Prolific's service fee on rewards (about 42.6% incl. VAT for a UK account)
@@ -177,11 +177,32 @@ class Handler(BaseHTTPRequestHandler):
             body = self._body()
             if not (body.get("workspace_id") or body.get("organisation_id")):
                 return self._send(400, {"error": {"detail": "workspace_id or organisation_id is required."}})
-            group = {"id": _hex_id(), "name": body["name"], "participants": list(body.get("participant_ids") or [])}
+            group = {
+                "id": _hex_id(),
+                "name": body["name"],
+                "workspace_id": body.get("workspace_id"),
+                "participants": list(body.get("participant_ids") or []),
+            }
             s.groups[group["id"]] = group
             return self._send(
                 201, {"id": group["id"], "name": group["name"], "participant_count": len(group["participants"])}
             )
+        if parts == ["participant-groups"] and method == "GET":
+            workspace = parse_qs(urlparse(self.path).query).get("filter[workspace_id]", [None])[0]
+            if not workspace:
+                return self._send(400, {"error": {"detail": "filter[workspace_id] is required."}})
+            rows = [
+                {
+                    "id": g["id"],
+                    "name": g["name"],
+                    "workspace_id": g["workspace_id"],
+                    "is_deleted": False,
+                    "participant_count": len(g["participants"]),
+                }
+                for g in s.groups.values()
+                if g["workspace_id"] == workspace
+            ]
+            return self._send(200, {"results": rows})
         if len(parts) == 3 and parts[0] == "participant-groups" and parts[2] == "participants" and method == "POST":
             group = s.groups.get(parts[1])
             if group is None:

@@ -160,6 +160,15 @@ class ProlificClient:
         }
         return self._call("POST", "participant-groups/", json=body, repeatable=False)
 
+    def participant_groups(self, workspace_id):
+        """The workspace's active participant groups.
+
+        Documented: `GET participant-groups/?filter[workspace_id]=<id>` (and `active`), answering
+        {"results": [{"id", "name", "workspace_id", "is_deleted", ...}]}.
+        """
+        page = self._call("GET", "participant-groups/", params={"filter[workspace_id]": workspace_id, "active": "true"})
+        return [group for group in page.get("results") or [] if not group.get("is_deleted")]
+
     def add_to_participant_group(self, group_id, participant_ids):
         # Documented: members already in the group are ignored, so a repeat is harmless.
         return self._call(

@@ -30,8 +30,20 @@ def block_list_filters(owner):
     return [{"filter_id": BLOCKLIST_FILTER, "selected_values": [row.group_id]}]
 
 
+def group_name(owner):
+    """The owner's group name on Prolific: one per researcher, so a lost creation can be found again.
+
+    The user's id comes first, so that two long usernames cut at 100 characters stay apart.
+    """
+    return f"RateLab block list #{owner.pk} ({owner.get_username()})"[:100]
+
+
 def _group_add(client, owner, participant_id):
-    """Put `participant_id` in the owner's group, creating the group (once) with them in it."""
+    """Put `participant_id` in the owner's group, creating the group (once) with them in it.
+
+    A creation whose answer was lost may still have made the group, so the workspace's groups are
+    looked up by name before creating one: retrying a block never leaves two groups.
+    """
     with transaction.atomic():
         row, _ = ProlificBlockList.objects.select_for_update().get_or_create(owner=owner)
         if not row.group_id:
@@ -41,14 +53,20 @@ def _group_add(client, owner, participant_id):
                     "Set PROLIFIC_WORKSPACE_ID (Prolific: Workspaces, the workspace's id) to keep a block list on "
                     "Prolific; the participant is blocked in RateLab meanwhile."
                 )
-            answer = client.create_participant_group(
-                name=f"RateLab block list ({owner.get_username()})"[:100],
-                workspace_id=workspace,
-                description="Participants blocked from later studies by RateLab.",
-                participant_ids=[participant_id],
-            )
-            ProlificBlockList.objects.filter(pk=row.pk).update(group_id=answer["id"])
-            return answer["id"]
+            name = group_name(owner)
+            found = [group["id"] for group in client.participant_groups(workspace) if group.get("name") == name]
+            if found:
+                group_id = sorted(found)[0]
+                client.add_to_participant_group(group_id, [participant_id])
+            else:
+                group_id = client.create_participant_group(
+                    name=name,
+                    workspace_id=workspace,
+                    description="Participants blocked from later studies by RateLab.",
+                    participant_ids=[participant_id],
+                )["id"]
+            ProlificBlockList.objects.filter(pk=row.pk).update(group_id=group_id)
+            return group_id
     client.add_to_participant_group(row.group_id, [participant_id])
     return row.group_id
 

@@ -2,7 +2,8 @@
 them later work, and they join the researcher's participant group on Prolific, which every later
 study of the researcher excludes with a `participant_group_blocklist` filter.
 
-respx answers Prolific's documented calls: `POST participant-groups/` (name, workspace_id,
+respx answers Prolific's documented calls: `GET participant-groups/?filter[workspace_id]=<id>` (answers
+{"results": [groups]}), `POST participant-groups/` (name, workspace_id,
 description, participant_ids; answers the group with its id), `POST participant-groups/{id}/participants/`
 (participant_ids; members already there are ignored) — https://docs.prolific.com/api-reference/participant-groups
 — and the study's `filters` entry `{"filter_id", "selected_values"}` (https://docs.prolific.com/api-reference/filters).
@@ -40,6 +41,12 @@ def survey(researcher, api, settings):
     return survey
 
 
+def no_groups_yet(api):
+    return api.get("participant-groups/", params={"filter[workspace_id]": WORKSPACE_ID}).mock(
+        return_value=httpx.Response(200, json={"results": []})
+    )
+
+
 def two_confirmed_participants(survey, api):
     for n in (1, 2):
         browser = Client()  # each participant in a browser of their own
@@ -66,15 +73,16 @@ def test_blocking_excludes_the_work_blocks_in_ratelab_and_creates_the_group_on_p
     researcher_client, survey, api, researcher
 ):
     rows = two_confirmed_participants(survey, api)
+    listed = no_groups_yet(api)
+    name = f"RateLab block list #{researcher.pk} (alice)"
     created = api.post("participant-groups/").mock(
-        return_value=httpx.Response(
-            201, json={"id": GROUP_ID, "name": "RateLab block list (alice)", "participant_count": 1}
-        )
+        return_value=httpx.Response(201, json={"id": GROUP_ID, "name": name, "participant_count": 1})
     )
     text = block(researcher_client, survey, rows[pid(1)]).content.decode()
     assert f"blocked here and in Prolific participant group {GROUP_ID}" in text
+    assert listed.call_count == 1
     assert json.loads(created.calls.last.request.content) == {
-        "name": "RateLab block list (alice)",
+        "name": name,
         "workspace_id": WORKSPACE_ID,
         "description": "Participants blocked from later studies by RateLab.",
         "participant_ids": [pid(1)],
@@ -90,12 +98,51 @@ def test_blocking_excludes_the_work_blocks_in_ratelab_and_creates_the_group_on_p
     )
     block(researcher_client, survey, rows[pid(2)])
     block(researcher_client, survey, rows[pid(2)])  # sent twice: Prolific ignores members already there
-    assert created.call_count == 1
+    assert created.call_count == 1 and listed.call_count == 1  # the stored id is used: no more lookups
     assert [json.loads(call.request.content) for call in added.calls] == [{"participant_ids": [pid(2)]}] * 2
+
+
+def test_a_block_retried_after_a_lost_creation_finds_the_group_instead_of_making_a_second(
+    researcher_client, survey, api, researcher
+):
+    rows = two_confirmed_participants(survey, api)
+    name = f"RateLab block list #{researcher.pk} (alice)"
+    groups = []  # what Prolific holds: the first creation reached it, its answer did not reach us
+
+    def create_then_time_out(request):
+        groups.append({"id": GROUP_ID, "name": json.loads(request.content)["name"], "is_deleted": False})
+        raise httpx.ReadTimeout("no answer", request=request)
+
+    listed = api.get("participant-groups/", params={"filter[workspace_id]": WORKSPACE_ID}).mock(
+        side_effect=lambda request: httpx.Response(
+            200,
+            json={
+                "results": [
+                    {"id": "0000other", "name": "Pilot participants", "is_deleted": False},
+                    {"id": "0000deleted", "name": name, "is_deleted": True},
+                    *groups,
+                ]
+            },
+        )
+    )
+    created = api.post("participant-groups/").mock(side_effect=create_then_time_out)
+    added = api.post(f"participant-groups/{GROUP_ID}/participants/").mock(
+        return_value=httpx.Response(200, json={"results": [{"participant_id": pid(1)}]})
+    )
+    text = block(researcher_client, survey, rows[pid(1)]).content.decode()
+    assert "did not answer POST participant-groups/ in time" in text
+    assert not ProlificBlockList.objects.exclude(group_id="").exists()
+
+    text = block(researcher_client, survey, rows[pid(1)]).content.decode()  # the researcher tries again
+    assert f"blocked here and in Prolific participant group {GROUP_ID}" in text
+    assert created.call_count == 1 and listed.call_count == 2
+    assert [json.loads(call.request.content) for call in added.calls] == [{"participant_ids": [pid(1)]}]
+    assert ProlificBlockList.objects.get(owner=researcher).group_id == GROUP_ID
 
 
 def test_the_next_study_of_the_researcher_excludes_the_group(researcher_client, survey, api, researcher):
     rows = two_confirmed_participants(survey, api)
+    no_groups_yet(api)
     api.post("participant-groups/").mock(return_value=httpx.Response(201, json={"id": GROUP_ID}))
     block(researcher_client, survey, rows[pid(1)])
     later = make_prolific_survey(researcher, reward_cents=150, minutes=10, name="wave-2")
