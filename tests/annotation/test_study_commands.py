@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation import services
-from annotation.models import Assignment, Rating, Response, Survey
+from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey
 from annotation.simulation import latent_quality
 from annotation.tasks import expire_assignments
 from tests.annotation.studies_helpers import dataset_records
@@ -47,6 +47,15 @@ def test_create_survey_prints_the_link_and_status_reports_progress(researcher):
     status = json.loads(_run("survey_status", "s1", "--json"))
     assert status["hits_done"] == 2 and status["ratings"] == 40 and status["annotators"] == 3
     assert "HITs complete:  2 / 2" in _run("survey_status", "s1")
+
+
+def test_a_pairwise_survey_is_simulated_and_reported_in_judgements(researcher):
+    load_dataset_records(records=dataset_records(6), name="demo", owner=researcher)
+    _run("create_survey", "--dataset", "demo", "--name", "ab", "--task-type", "pairwise", "--assignments", "1")
+    summary = json.loads(_run("simulate_ratings", "ab", "--annotators", "2", "--seed", "1"))
+    assert "ratings" not in summary and summary["judgements"] == PairwiseJudgement.objects.count() > 0
+    text = _run("survey_status", "ab")
+    assert f"Judgements:     {summary['judgements']}" in text and "Ratings:" not in text
 
 
 def test_create_survey_refuses_unknown_dataset():

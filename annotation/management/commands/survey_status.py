@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.management.cli import add_owner_argument, survey_or_error
+from annotation.models import Survey
 from annotation.selectors_studies import survey_progress
 
 
@@ -27,5 +28,6 @@ class Command(BaseCommand):
             f" ({progress['assignments']['active']} in progress)"
         )
         self.stdout.write(f"  Annotators:     {progress['annotators']}")
-        self.stdout.write(f"  Ratings:        {progress['ratings']}")
+        answers = "Judgements:" if survey.task_type == Survey.TaskType.PAIRWISE else "Ratings:"
+        self.stdout.write(f"  {answers:<16}{progress['ratings']}")
         self.stdout.write(f"  Flagged:        {progress['flagged']}  excluded annotators: {progress['excluded']}")
