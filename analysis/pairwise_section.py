@@ -145,8 +145,9 @@ def pairwise_section(
             "adjacent": "two-sided bootstrap p that neighbouring systems differ in strength",
             "pairwise_accuracy": "tie-calibrated pairwise accuracy (Deutsch et al. 2023, 'Ties Matter')",
             "kendall_vs_bt": "Kendall tau-b: metric's mean score per system vs Bradley-Terry strength",
-            "judges": "LLM judges asked each pair in both orders; agreement: share of pairs with a human winner "
-            "where the judge picked it in both orders; position bias: share of verdicts for the reply shown "
-            "first (0.5 = none); self-consistency: share of pairs with the same pick in both orders",
+            "judges": "LLM judges asked each distinct pair in both orders; agreement: share of human judgements "
+            "with a winner where the judge picked it in both orders; position bias: share of verdicts for the "
+            "reply shown first (0.5 = none); self-consistency: share of distinct pairs with the same pick in "
+            "both orders",
         },
     }

@@ -3,13 +3,17 @@
 Each pair is judged twice, once with reply A shown first and once with reply B shown first. A
 verdict is mapped back to the underlying reply ("A" or "B" of the pair, whatever position it
 was shown in). From the two orders:
-- agreement with the human winner: the share of pairs with a human winner (not a tie) where the
-  judge, consistent across both orders, picked the same reply (an inconsistent pair counts as a
+- agreement with the human winner: the share of human judgements with a winner (not a tie) where
+  the judge, consistent across both orders, picked the same reply (an inconsistent pair counts as a
   disagreement: the judge did not tell them apart);
 - position bias: the share of readable verdicts that picked whatever was shown first (0.5 is none);
 - self-consistency: the share of pairs, both orders readable, where both orders picked the same reply.
+Agreement counts every human judgement; position bias and self-consistency are the judge's own
+behaviour, so they count each distinct pair once, however many people judged it (its prompts, and
+so its verdicts, are the same each time).
 """
 
+import json
 from dataclasses import dataclass
 
 from scoring.judges import prompts
@@ -52,14 +56,26 @@ def verdict_from_picks(a_first_pick, b_first_pick):
     return PairVerdict(a_first_pick, swapped[b_first_pick])
 
 
+def pair_key(item):
+    """What makes two items the same pair for the judge: the same context and replies, in order."""
+    return json.dumps(item.context, sort_keys=True, default=str), item.reply_a, item.reply_b
+
+
 def pairwise_statistics(items, verdicts):
-    """Agreement with human winners, position bias and self-consistency of `verdicts` (one per item)."""
+    """Agreement with the human winners (over items), position bias and self-consistency (over
+    distinct pairs) of `verdicts`, one per item."""
     if len(items) != len(verdicts):
         raise ValueError(f"{len(items)} pairs but {len(verdicts)} verdicts")
+    agree = with_winner = 0
+    distinct = {}
+    for item, verdict in zip(items, verdicts, strict=True):
+        distinct.setdefault(pair_key(item), verdict)
+        if item.human_winner in ("A", "B"):
+            with_winner += 1
+            agree += verdict.consistent and verdict.a_first == item.human_winner
     first_picks = readable = 0
     consistent = both_readable = 0
-    agree = with_winner = 0
-    for item, verdict in zip(items, verdicts, strict=True):
+    for verdict in distinct.values():
         # "A" first: a pick of A is a first-position pick; B first: a pick of B is.
         for picked, first in ((verdict.a_first, "A"), (verdict.b_first, "B")):
             if picked is not None:
@@ -68,13 +84,11 @@ def pairwise_statistics(items, verdicts):
         if verdict.a_first is not None and verdict.b_first is not None:
             both_readable += 1
             consistent += verdict.consistent
-        if item.human_winner in ("A", "B"):
-            with_winner += 1
-            agree += verdict.consistent and verdict.a_first == item.human_winner
     return {
-        "n_pairs": len(items),
-        "n_verdicts": 2 * len(items),
-        "unreadable_verdicts": 2 * len(items) - readable,
+        "n_pairs": len(distinct),
+        "n_judgements": len(items),
+        "n_verdicts": 2 * len(distinct),
+        "unreadable_verdicts": 2 * len(distinct) - readable,
         "agreement_with_humans": _share(agree, with_winner),
         "n_with_human_winner": with_winner,
         "position_bias": _share(first_picks, readable),

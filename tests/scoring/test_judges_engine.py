@@ -171,10 +171,10 @@ def test_pairwise_judging_swaps_positions_and_maps_picks_back_to_the_pair():
 
 def test_pairwise_statistics_give_agreement_position_bias_and_self_consistency():
     items = [
-        pairwise.PairItem(["c"], "a", "b", "A"),
-        pairwise.PairItem(["c"], "a", "b", "B"),
-        pairwise.PairItem(["c"], "a", "b", "A"),
-        pairwise.PairItem(["c"], "a", "b", "tie"),
+        pairwise.PairItem(["c"], "a1", "b1", "A"),
+        pairwise.PairItem(["c"], "a2", "b2", "B"),
+        pairwise.PairItem(["c"], "a3", "b3", "A"),
+        pairwise.PairItem(["c"], "a4", "b4", "tie"),
     ]
     verdicts = [
         pairwise.verdict_from_picks("A", "B"),  # consistent on A: agrees
@@ -189,6 +189,27 @@ def test_pairwise_statistics_give_agreement_position_bias_and_self_consistency()
     assert stats["unreadable_verdicts"] == 1
     assert stats["position_bias"] == pytest.approx(5 / 7)
     assert stats["self_consistency"] == pytest.approx(2 / 3)
+
+
+def test_a_pair_judged_by_several_people_counts_once_for_the_judges_own_behaviour():
+    # Three people judged pair 1 (two chose A, one B); one person judged pair 2. The model's
+    # verdict on a pair is the same each time: its prompts are the same.
+    first = pairwise.PairItem(["c", {"speaker": "B", "text": "d"}], "x", "y", None)
+    items = [
+        pairwise.PairItem(first.context, "x", "y", "A"),
+        pairwise.PairItem(first.context, "x", "y", "A"),
+        pairwise.PairItem(first.context, "x", "y", "B"),
+        pairwise.PairItem(["c"], "x", "y", "A"),  # another context: another pair
+    ]
+    always_first = pairwise.verdict_from_picks("A", "A")
+    consistent_a = pairwise.verdict_from_picks("A", "B")
+    stats = pairwise.pairwise_statistics(items, [always_first] * 3 + [consistent_a])
+    assert (stats["n_pairs"], stats["n_judgements"], stats["n_verdicts"]) == (2, 4, 4)
+    # pair 1: both orders picked the first shown (2 of 2); pair 2: A first, then A second (1 of 2)
+    assert stats["position_bias"] == pytest.approx(3 / 4)
+    assert stats["self_consistency"] == pytest.approx(1 / 2)
+    # every human judgement counts for agreement: only the one on pair 2 is matched
+    assert stats["agreement_with_humans"] == pytest.approx(1 / 4) and stats["n_with_human_winner"] == 4
 
 
 def test_pairwise_judging_against_the_server_finds_a_judge_that_always_picks_the_first_reply(chat_server):

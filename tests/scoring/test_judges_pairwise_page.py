@@ -28,15 +28,15 @@ def test_a_pairwise_judges_page_shows_what_it_judges_and_the_swap_figures_withou
     assert "Not run yet: judge a dataset's pairs below" in _page(researcher_client, judge)
     call_command("judge_pairs", "--judge", "oracle", "--dataset", "ab")
     usage = JudgeUsage.objects.get(judge=judge)
-    assert usage.figures["n_pairs"] == 7 and usage.figures["self_consistency"] == 1.0
+    assert usage.figures["n_pairs"] == 6 and usage.figures["self_consistency"] == 1.0
     html = _page(researcher_client, judge)
     assert "Which of two replies to a conversation is the better next turn" in html
     assert "1 sample per prompt (two prompts per pair)" in html and "(two per pair, one in each order)" in html
     figures = html.split('id="judge-pairs-figures"', 1)[1].split("</table>", 1)[0]
     assert "Same winner after the swap" in figures and "First-position picks" in figures
     row = figures.split("pairs of ab", 1)[1].split("</tr>", 1)[0]
-    assert '<td class="num">7</td><td class="num">0.500</td>' in row
-    assert '<td class="num">1.000</td>' in row and "of 6" in row and "0 / 14" in row
+    assert '<td class="num">6</td><td class="num">0.500</td>' in row
+    assert '<td class="num">1.000</td>' in row and "of 6" in row and "0 / 12" in row
     for rating_only in ("mean score", "spread across samples", "<dt>Metric</dt>", "judge:oracle", "gave no score"):
         assert rating_only not in html
     assert "every reply gave a winner (A or B)" in html and "Removes the judge and its cached verdicts" in html
@@ -52,7 +52,7 @@ def test_a_judge_that_always_picks_first_shows_full_position_bias_on_its_page(
     judge = make_judge(researcher, chat_server, name="firsty", template=prompts.PAIRWISE)
     call_command("judge_pairs", "--judge", "firsty", "--dataset", "ab")
     row = _page(researcher_client, judge).split("pairs of ab", 1)[1].split("</tr>", 1)[0]
-    assert '<td class="num">7</td><td class="num">1.000</td>' in row and '<td class="num">0.000</td>' in row
+    assert '<td class="num">6</td><td class="num">1.000</td>' in row and '<td class="num">0.000</td>' in row
 
 
 def test_a_rating_judges_page_keeps_its_metric_and_score_wording(researcher, researcher_client, chat_server):

@@ -48,7 +48,7 @@ def test_judging_the_pairs_makes_the_report_stale_and_the_page_shows_the_judge_w
     report.refresh_from_db()
     assert report_is_stale(report) and report_marker_changed(report)
     after = _page(researcher_client, study, django_capture_on_commit_callbacks)
-    assert '<th scope="row">oracle</th><td class="num">1.000</td><td class="num">7</td>' in after
+    assert '<th scope="row">oracle</th><td class="num">1.000</td><td class="num">6</td>' in after
     report.refresh_from_db()
     assert not report_is_stale(report)
 
