@@ -71,8 +71,7 @@ class SimulatedAnnotator:
         answers = {}
         for item in assignment_items(assignment=assignment):
             seconds = self.rng.uniform(0.3, 1.5) if self.careless else self.rng.uniform(4, 15)
-            scales = aspects if item.kind == HITItem.Kind.PAIR else aspects[:1]
-            answers[item.pk] = {"scores": {a.key: self.choose(item, survey) for a in scales}, "seconds": seconds}
+            answers[item.pk] = {"scores": {a.key: self.choose(item, survey) for a in aspects}, "seconds": seconds}
         return answers
 
     def answers(self, assignment, aspects):
@@ -85,7 +84,7 @@ class SimulatedAnnotator:
             if item.kind == HITItem.Kind.WRITE:
                 answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {self.worker_id}."}
                 continue
-            scales = aspects if item.kind == HITItem.Kind.RESPONSE else aspects[:1]
+            scales = aspects[:1] if item.kind == HITItem.Kind.INSTRUCTED else aspects
             answers[item.pk] = {"scores": {a.key: self.score(item, a) for a in scales}, "seconds": seconds}
         return answers
 

@@ -63,8 +63,9 @@ def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
     """A pair: the left reply as A, the right as B (a gold pair's broken side shows its text)."""
     before = previous.get(item.pk, {})
     invalid = item.pk in missing
-    # Checks ask the main question only: their answer is compared, never analysed.
-    scales = aspects if item.kind == HITItem.Kind.PAIR else aspects[:1]
+    # Check pairs ask every question, as real pairs do (fewer questions would give them away);
+    # only the main question's answer is compared, and none is analysed.
+    scales = aspects
     fields = []
     for scale in scales:
         selected = str(before.get("scores", {}).get(scale["key"], ""))
@@ -97,7 +98,9 @@ def _item(item, aspects, number, previous, fieldsets, *, missing):
     if item.kind == HITItem.Kind.RESPONSE:
         text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.GOLD:
-        text, scales = item.attention_check.response_text, aspects[:1]
+        # Every question, as on a real reply, so that a gold item cannot be told apart by its
+        # questions; only the main one is compared. An instructed item says it is a check.
+        text, scales = item.attention_check.response_text, aspects
     elif item.kind == HITItem.Kind.INSTRUCTED:
         text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
     else:

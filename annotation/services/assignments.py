@@ -428,7 +428,8 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            wanted = set(aspects) if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.PAIR) else {Aspect.OVERALL}
+            # Every question is asked of every item but an instructed check (see task_items).
+            wanted = {Aspect.OVERALL} if item.kind == HITItem.Kind.INSTRUCTED else set(aspects)
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:
                 missing.append(item.pk)
@@ -479,7 +480,7 @@ def _validated_rows(assignment, annotator, survey, items, answers):
                 )
             )
             continue
-        wanted = aspects if item.kind == HITItem.Kind.RESPONSE else {Aspect.OVERALL: overall}
+        wanted = {Aspect.OVERALL: overall} if item.kind == HITItem.Kind.INSTRUCTED else aspects
         extra = sorted(set(scores) - set(wanted))
         if extra:
             raise SubmissionRefused(f"Item {item_id}: unknown scale(s) {', '.join(extra)}.")
@@ -499,6 +500,8 @@ def _validated_rows(assignment, annotator, survey, items, answers):
                     )
                 )
         else:
+            for key, aspect in wanted.items():  # a gold item's other answers are checked, not kept
+                _int_score(scores[key], aspect, item_id)
             score = _int_score(scores[Aspect.OVERALL], overall, item_id)
             if item.kind == HITItem.Kind.GOLD:
                 passed = score in item.attention_check.accepted_scores

@@ -47,7 +47,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
     for item_id, item in by_id.items():
         answer = answers[item_id]
         scores = answer.get("scores") or {}
-        wanted = set(aspects) if item.kind == HITItem.Kind.PAIR else {"overall"}
+        wanted = set(aspects)  # check pairs are asked every question too (see task_items)
         extra = sorted(set(scores) - wanted)
         if extra:
             raise PairAnswerError(f"Item {item_id}: unknown question(s) {', '.join(extra)}.")
@@ -71,6 +71,8 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                     )
                 )
             continue
+        for key in wanted:  # a check pair's other answers are checked, not kept
+            _winner(scores[key], item_id, survey.allow_tie)
         winner = _winner(scores["overall"], item_id, survey.allow_tie)
         if item.kind == HITItem.Kind.PAIR_GOLD:
             real_side = "a" if item.response_id else "b"

@@ -23,8 +23,8 @@ def pairwise_answers(assignment, choose=lambda item: "a", seconds=3.0):
         if item.kind == HITItem.Kind.PAIR:
             scores = dict.fromkeys(aspects, chosen[item.pk])
         elif item.kind == HITItem.Kind.PAIR_GOLD:
-            scores = {"overall": "a" if item.response_id else "b"}
+            scores = dict.fromkeys(aspects, "a" if item.response_id else "b")
         else:
-            scores = {"overall": mirror[chosen[item.repeat_of_id]]}
+            scores = dict.fromkeys(aspects, mirror[chosen[item.repeat_of_id]])
         answers[item.pk] = {"scores": scores, "seconds": seconds}
     return answers

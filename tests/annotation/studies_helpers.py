@@ -44,7 +44,7 @@ def good_answers(assignment, score=3, seconds=4.0):
         elif item.kind == HITItem.Kind.INSTRUCTED:
             scores = {Aspect.OVERALL: item.instructed_score}
         elif item.kind == HITItem.Kind.GOLD:
-            scores = {Aspect.OVERALL: item.attention_check.accepted_scores[0]}
+            scores = dict.fromkeys(aspects, item.attention_check.accepted_scores[0])
         else:
             answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"my reply to {item.context_id}"}
             continue

@@ -37,7 +37,8 @@ def _always_left_and_careless_on_repeats(assignment):
     answers = pairwise_answers(assignment, choose=lambda item: "a")
     for item in services.assignment_items(assignment=assignment):
         if item.kind == HITItem.Kind.PAIR_REPEAT:
-            answers[item.pk]["scores"] = {"overall": "a"}  # mirrored would be "b": inconsistent
+            # every question "a", where mirrored would be "b": inconsistent
+            answers[item.pk]["scores"] = dict.fromkeys(answers[item.pk]["scores"], "a")
     return answers
 
 
