@@ -59,8 +59,8 @@ class CrowdProvider(abc.ABC):
         """Pay an extra amount for an assignment."""
 
     @abc.abstractmethod
-    def block(self, *, annotator, reason):
-        """Keep an annotator from this and later surveys."""
+    def block(self, *, annotator, reason, owner=None):
+        """Keep an annotator from this and later surveys of `owner` (None: of everyone)."""
 
     @abc.abstractmethod
     def expire(self, *, survey):

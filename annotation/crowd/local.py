@@ -7,6 +7,7 @@ own tables. Claims and submissions go through annotation.services like every pro
 from django.db.models import Count
 
 from annotation.crowd.base import CrowdProvider
+from annotation.crowd.blocks import block_for_owner
 from annotation.models import Assignment, ReviewAction
 
 
@@ -58,11 +59,9 @@ class LocalProvider(CrowdProvider):
             defaults={"reason": reason},
         )[0]
 
-    def block(self, *, annotator, reason):
-        # assignment_claim refuses annotators with a block row.
-        return ReviewAction.objects.get_or_create(
-            annotator=annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
-        )[0]
+    def block(self, *, annotator, reason, owner=None):
+        # assignment_claim refuses annotators with a block row of the survey's owner.
+        return block_for_owner(annotator=annotator, owner=owner, reason=reason)
 
     def expire(self, *, survey):
         # Closing the survey already stops claims (assignment_claim checks the status).

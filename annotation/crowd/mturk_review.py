@@ -96,7 +96,8 @@ class MTurkReviewMixin:
         MTurkBonus.objects.filter(pk=bonus.pk).update(sent_at=timezone.now())
         return True
 
-    def block(self, *, annotator, reason):
+    def block(self, *, annotator, reason, owner=None):
+        # MTurk applies the exclusion qualification to every HIT of the account, whoever blocked.
         if annotator.provider != self.name:
             raise ProviderError("Only MTurk workers can be blocked on MTurk.")
         if MTurkBlock.objects.filter(annotator=annotator, sandbox=self.sandbox).exists():

@@ -17,10 +17,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.crowd.base import CrowdProvider, ProviderError
+from annotation.crowd.blocks import block_for_owner
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
-from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, ReviewAction
+from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
 from annotation.slots import assignments_expire
 from annotation.task_wording import task_description, task_wording
 
@@ -412,8 +413,6 @@ class ProlificProvider(CrowdProvider):
             )
         return bonus
 
-    def block(self, *, annotator, reason):
-        # Later RateLab studies refuse them at claim time (assignment_claim reads block actions).
-        return ReviewAction.objects.get_or_create(
-            annotator=annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
-        )[0]
+    def block(self, *, annotator, reason, owner=None):
+        # The owner's later RateLab studies refuse them at claim time (assignment_claim reads blocks).
+        return block_for_owner(annotator=annotator, owner=owner, reason=reason)

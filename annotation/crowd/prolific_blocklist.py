@@ -9,14 +9,15 @@ https://docs.prolific.com/api-reference/filters).
 
 Blocking a participant here does three things, each idempotent: their work in this survey is
 excluded from analysis (a quality-control decision the researcher can see and undo), a RateLab block
-refuses them work in any later RateLab survey, and they join the researcher's group on Prolific.
+refuses them work in any later survey of the researcher, and they join the researcher's group on Prolific.
 """
 
 from django.conf import settings
 from django.db import transaction
 
 from annotation.crowd.base import ProviderError
-from annotation.models import ProlificBlockList, ReviewAction
+from annotation.crowd.blocks import block_for_owner
+from annotation.models import ProlificBlockList
 from annotation.quality.services import exclusion_override
 
 BLOCKLIST_FILTER = "participant_group_blocklist"
@@ -86,7 +87,5 @@ def participant_block(*, client, submission, reason, user):
     if survey.owner_id is None:
         raise ProviderError("This survey has no owner, so there is no researcher's block list to add them to.")
     exclusion_override(survey=survey, annotator=submission.annotator, excluded=True, note=reason, user=user)
-    ReviewAction.objects.get_or_create(
-        annotator=submission.annotator, action=ReviewAction.Action.BLOCK, survey=None, defaults={"reason": reason}
-    )
+    block_for_owner(annotator=submission.annotator, owner=survey.owner, reason=reason)
     return _group_add(client, survey.owner, submission.participant_id)

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from annotation.answer_seconds import seconds_or_none
 from annotation.crowd import get_provider
+from annotation.crowd.blocks import blocks_applying_to
 from annotation.models import (
     HIT,
     Annotator,
@@ -124,10 +125,11 @@ def _without_rated_overlap(items, assignment, annotator):
     return [item for item in items if not (item.is_overlap and item.response_id in already)]
 
 
-def _annotator_locked(*, worker_id, provider):
+def _annotator_locked(*, worker_id, provider, owner_id):
     """The annotator's row, locked until the transaction ends, and whether this call created it.
 
-    Annotated with `blocked` (a block review action exists), so one query answers both. The lock
+    Annotated with `blocked` (a block of the survey's owner, or of everyone, exists), so one query
+    answers both. The lock
     serialises one worker's tabs: two simultaneous requests of the same person must not take two
     HITs. The insert comes first and ignores a conflict: a new worker (every claim in a burst of
     first visits) is then one statement, with no assignments to read; two first visits of the same
@@ -140,7 +142,7 @@ def _annotator_locked(*, worker_id, provider):
         # Nobody can have blocked a row that no other transaction can see yet.
         created.blocked = False
         return created, True
-    blocks = ReviewAction.objects.filter(annotator=OuterRef("pk"), action=ReviewAction.Action.BLOCK)
+    blocks = blocks_applying_to(owner_id).filter(annotator=OuterRef("pk"))
     rows = Annotator.objects.filter(provider=provider, worker_id=worker_id).annotate(blocked=Exists(blocks)).order_by()
     if connection.features.has_select_for_update:
         rows = rows.select_for_update(of=("self",))
@@ -271,7 +273,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
     are skipped, not waited for, so simultaneous claims spread over different slots, and the slot
     we lock is still open when we flip it. Elsewhere (SQLite) the conditional UPDATE alone decides.
     """
-    annotator, created = _annotator_locked(worker_id=worker_id, provider=provider)
+    annotator, created = _annotator_locked(worker_id=worker_id, provider=provider, owner_id=survey.owner_id)
     if annotator.blocked:
         raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
     own = []

@@ -156,6 +156,26 @@ def test_the_next_study_of_the_researcher_excludes_the_group(researcher_client, 
     assert body["filters"] == [{"filter_id": "participant_group_blocklist", "selected_values": [GROUP_ID]}]
 
 
+def test_a_participant_blocked_by_one_researcher_may_still_work_in_anothers_study(
+    researcher_client, survey, api, researcher, other_researcher
+):
+    rows = two_confirmed_participants(survey, api)
+    no_groups_yet(api)
+    api.post("participant-groups/").mock(return_value=httpx.Response(201, json={"id": GROUP_ID}))
+    block(researcher_client, survey, rows[pid(1)])
+    assert ReviewAction.objects.get(action=ReviewAction.Action.BLOCK).actor == researcher
+    mine = make_prolific_survey(researcher, reward_cents=150, minutes=10, name="wave-2")
+    theirs = make_prolific_survey(other_researcher, reward_cents=150, minutes=10, name="their-study")
+    study = {}
+    for later in (mine, theirs):
+        study[later] = f"60aca280709ee40ec37d{later.pk:04d}"
+        ProlificStudy.objects.filter(survey=later).update(study_id=study[later])
+    refused = entry(Client(), mine, participant=pid(1), session_id=session(7), study=study[mine])
+    assert "There is no more work for you" in refused.content.decode()
+    welcomed = entry(Client(), theirs, participant=pid(1), session_id=session(8), study=study[theirs])
+    assert welcomed.status_code == 302 and welcomed["Location"].startswith("/a/")  # their task
+
+
 def test_a_study_without_a_block_list_sends_no_filters(api, researcher, settings):
     survey = make_prolific_survey(researcher, reward_cents=150, minutes=10)
     created = publish(api, survey)

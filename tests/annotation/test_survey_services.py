@@ -274,6 +274,21 @@ def test_blocked_annotators_get_no_more_work(researcher):
     assert services.assignment_claim(survey=survey, worker_id="honest").annotator.worker_id == "honest"
 
 
+def test_a_block_keeps_the_annotator_out_of_the_blocking_researchers_surveys_only(researcher, other_researcher):
+    mine = make_survey(researcher, name="mine")
+    theirs = make_survey(other_researcher, name="theirs")
+    annotator = services.annotator_get(worker_id="careless-1", provider="local")
+    get_provider(mine).block(annotator=annotator, reason="random answers", owner=researcher)
+    with pytest.raises(services.NoWorkAvailable):
+        services.assignment_claim(survey=mine, worker_id="careless-1")
+    assert services.assignment_claim(survey=theirs, worker_id="careless-1").annotator == annotator
+    # a block with no owner (an admin's) applies to every researcher's surveys
+    get_provider(mine).block(annotator=services.annotator_get(worker_id="bot", provider="local"), reason="bot")
+    for survey in (mine, theirs):
+        with pytest.raises(services.NoWorkAvailable):
+            services.assignment_claim(survey=survey, worker_id="bot")
+
+
 def test_unknown_provider_is_refused_clearly(researcher):
     survey = make_survey(researcher, launch=False)
     survey.provider = "carrier-pigeon"
