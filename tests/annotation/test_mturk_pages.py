@@ -189,3 +189,14 @@ def test_an_infinite_or_nan_number_on_the_page_is_refused_by_name_and_calls_noth
     )
     assert response.status_code == 200
     assert f"{what} must be a number such as 2.50" in response.content.decode().replace("&#x27;", "'")
+
+
+@pytest.mark.parametrize("hours", ["1e8", "-24", "0"])
+def test_hours_to_extend_by_out_of_range_are_refused_in_words_and_call_nothing(client, researcher, survey, hours):
+    # 1e8 hours passed the finite-number check and failed in datetime arithmetic (a 500); zero or
+    # negative hours "extended" every HIT into the past: an expiry without the expiry's confirmation.
+    client.force_login(researcher)
+    form = {"action": "extend", "hours": hours, "confirm": "yes"}
+    response = client.post(reverse("annotation:mturk_action", args=[survey.pk]), form, follow=True)
+    assert response.status_code == 200
+    assert "Hours to extend by must be more than 0 and at most 8760 (a year)" in response.content.decode()
