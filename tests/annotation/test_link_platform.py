@@ -134,3 +134,26 @@ def test_behind_a_proxy_set_for_login_throttling_participants_are_capped_by_thei
     }
     again = start(Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="198.51.100.9"), survey, "W3")
     assert again.status_code == 429
+
+
+def test_an_id_first_started_by_another_browser_at_the_same_moment_is_refused_too(survey, monkeypatch):
+    # The refusal read "already started?" before the transaction that records the id: a browser whose
+    # request reached get_or_create just after the participant's own had recorded it was handed their
+    # task and cookie. The participant's request is made to land in that window, deterministically.
+    from annotation.services import identities
+    from annotation.views import link_platform
+
+    owner = Client()
+    real_check = identities.newcomer_cap_check
+
+    def participant_lands_meanwhile(**kwargs):
+        if not LinkParticipant.objects.filter(participant_id="W1").exists():
+            monkeypatch.setattr(link_platform, "newcomer_cap_check", real_check)
+            assert start(owner, survey, "W1").status_code == 302
+        return real_check(**kwargs)
+
+    monkeypatch.setattr(link_platform, "newcomer_cap_check", participant_lands_meanwhile)
+    refused = start(Client(), survey, "W1")
+    assert refused.status_code == 409 and b"already started this study in another browser" in refused.content
+    assert "ratelab_worker" not in refused.cookies
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
