@@ -174,6 +174,16 @@ def test_an_operators_host_list_refuses_other_hosts_on_the_form_and_before_any_r
     assert base_url_problem(chat_server.base_url) == ""
 
 
+def test_host_list_entries_are_read_as_djangos_allowed_hosts_are_written(settings):
+    # "[::1]" (ALLOWED_HOSTS' way of writing an IPv6 address) and a trailing dot matched nothing:
+    # the host they name was refused
+    settings.JUDGE_ALLOWED_HOSTS = ["[::1]", "API.Example.org.", ".Inference.example.net."]
+    assert base_url_problem("http://[::1]:8000/v1") == ""
+    assert base_url_problem("https://api.example.org/v1") == base_url_problem("https://api.example.org./v1") == ""
+    assert base_url_problem("https://eu.inference.example.net/v1") == ""
+    assert base_url_problem("http://[::2]:8000/v1") != "" and base_url_problem("https://example.org/v1") != ""
+
+
 def test_a_listed_host_cannot_redirect_the_workers_to_a_host_off_the_list(compute, dataset, chat_server, settings):
     # The host list is checked on the base URL only: the SDK's client followed redirects, so a
     # listed server answering 307 had the worker POST the prompt to any host (an internal one).
