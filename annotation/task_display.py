@@ -13,6 +13,7 @@ from django.utils.safestring import mark_safe
 from annotation.hit_pages import hit_page_store, page_holds_for, page_version, stored_page
 from annotation.services.assignments import assignment_items
 from annotation.task_items import fields_count, hit_blocks, items_html
+from annotation.task_wording import task_wording
 
 ITEMS_CACHE_SECONDS = 600
 
@@ -61,6 +62,7 @@ def task_context(
         "progress": progress,
         "write_task": survey.task_type == "write",
         "pairwise_task": survey.task_type == "pairwise",
+        "wording": task_wording(survey),
         "error": error,
         "items_html": None,
     }

@@ -1,7 +1,10 @@
 """How a task is named to annotators, on RateLab's own start page and on the crowd platforms.
 
 One place, so that a pairwise or write survey is never advertised as a rating study: the entry
-page, MTurk's HIT title and description, and Prolific's study name and description all read it.
+pages (the survey's own, the link platforms' and Prolific's), the task page, the no-work page,
+MTurk's HIT title and description, and Prolific's study name and description all read it
+(templates a view gives no `wording` through the `task_wording` filter of
+annotation/templatetags/task_words.py).
 """
 
 from annotation.models import Survey
@@ -13,6 +16,8 @@ _WORDING = {
         "item": ("reply", "replies"),
         "verb": "rate",
         "page_title": "Join a rating study",
+        "study": "Rating study",
+        "task_title": "Rating task",
     },
     Survey.TaskType.PAIRWISE: {
         "heading": "Compare replies to conversations",
@@ -20,6 +25,8 @@ _WORDING = {
         "item": ("pair of replies", "pairs of replies"),
         "verb": "compare",
         "page_title": "Join a comparison study",
+        "study": "Comparison study",
+        "task_title": "Comparison task",
     },
     Survey.TaskType.WRITE: {
         "heading": "Write replies to conversations",
@@ -27,12 +34,15 @@ _WORDING = {
         "item": ("reply", "replies"),
         "verb": "write",
         "page_title": "Join a writing study",
+        "study": "Writing study",
+        "task_title": "Writing task",
     },
 }
 
 
 def task_wording(survey):
-    """`heading`, `title`, `item` (singular, plural), `verb` and `page_title` of the survey's task,
+    """`heading`, `title`, `item` (singular, plural), `verb`, `page_title`, `study` (a page heading)
+    and `task_title` (the task page's window title) of the survey's task,
     in the words its type calls for (no query: the start page is every annotator's first)."""
     return _WORDING.get(survey.task_type, _WORDING[Survey.TaskType.RATE])
 

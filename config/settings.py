@@ -119,8 +119,18 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "config.login_throttle.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["csrfmiddlewaretoken"]
-# How many proxies in front of the app append to X-Forwarded-For (0: the peer address is the client's).
-TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+# How many proxies in front of the app append to X-Forwarded-For (0: the peer address is the client's),
+# for every use of the client's address: login throttling and the annotator pages' hourly cap on
+# newcomers per address (config/login_throttle.py client_ip). RATELAB_TRUSTED_PROXIES is another name
+# for the same number: with two settings, a server that set one read every annotator (or every login)
+# as coming from its proxy's address, and the cap then refused all but the first few newcomers.
+_proxy_counts = {name: env_int(name, None, minimum=0) for name in ("TRUSTED_PROXY_COUNT", "RATELAB_TRUSTED_PROXIES")}
+if len({count for count in _proxy_counts.values() if count is not None}) > 1:
+    raise ImproperlyConfigured(
+        "TRUSTED_PROXY_COUNT and RATELAB_TRUSTED_PROXIES name the same number of proxies and differ "
+        f"({_proxy_counts['TRUSTED_PROXY_COUNT']} and {_proxy_counts['RATELAB_TRUSTED_PROXIES']}): set one."
+    )
+TRUSTED_PROXY_COUNT = next((count for count in _proxy_counts.values() if count is not None), 0)
 
 # Password reset by e-mail (/accounts/password_reset/). The console backend prints the mail to the
 # server's log, enough for development; production sets EMAIL_BACKEND to SMTP and the EMAIL_* below.
@@ -153,9 +163,7 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 # Trained models, encoder caches and VHRED checkpoints live here.
 RATELAB_DATA_DIR = Path(env_str("RATELAB_DATA_DIR", str(BASE_DIR / "var")))
-# Annotator pages: how many reverse proxies in front of the app append to X-Forwarded-For (0: use
-# REMOTE_ADDR), for the per-address cap on new annotators; a CSRF failure on them keeps the answers.
-RATELAB_TRUSTED_PROXIES = env_int("RATELAB_TRUSTED_PROXIES", 0, minimum=0)
+# Annotator pages: a CSRF failure on them keeps the answers (their client address: TRUSTED_PROXY_COUNT).
 CSRF_FAILURE_VIEW = "annotation.views.csrf_failure.csrf_failure"
 
 # Uploads of datasets and ratings can be large; files stream to disk beyond this.

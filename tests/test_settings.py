@@ -53,8 +53,21 @@ def manage(*args, **env):
         ({"DJANGO_DEBUG": "0"}, "SECRET_KEY must be set when DJANGO_DEBUG=0"),
         ({"CELERY_TASK_TIME_LIMIT": "ten"}, "CELERY_TASK_TIME_LIMIT='ten' is not an integer"),
         ({"JUDGE_TIMEOUT_SECONDS": "0"}, "JUDGE_TIMEOUT_SECONDS=0 is below the minimum of 1"),
+        (
+            {"TRUSTED_PROXY_COUNT": "1", "RATELAB_TRUSTED_PROXIES": "2"},
+            "TRUSTED_PROXY_COUNT and RATELAB_TRUSTED_PROXIES name the same number of proxies and differ (1 and 2)",
+        ),
     ],
-    ids=["database-scheme", "database-port", "broker-scheme", "debug-value", "secret-key", "integer", "minimum"],
+    ids=[
+        "database-scheme",
+        "database-port",
+        "broker-scheme",
+        "debug-value",
+        "secret-key",
+        "integer",
+        "minimum",
+        "proxies",
+    ],
 )
 def test_a_bad_environment_value_stops_start_up_with_a_clear_message(env, message):
     result = manage("check", **env)
@@ -120,3 +133,12 @@ def test_public_base_url_must_be_an_absolute_url(settings):
     assert check_ids() == ["ratelab.E002"]
     settings.PUBLIC_BASE_URL = "https://ratelab.example.org"
     assert check_ids() == []
+
+
+@pytest.mark.parametrize("name", ["TRUSTED_PROXY_COUNT", "RATELAB_TRUSTED_PROXIES"])
+def test_either_name_of_the_proxy_count_sets_it_for_every_use_of_the_client_address(name):
+    # Two settings for one number: a server that set one read its proxy's address for every client
+    # in the other use (all annotators capped together, or all logins throttled together).
+    code = "from django.conf import settings; print('proxies', settings.TRUSTED_PROXY_COUNT)"
+    result = manage("shell", "-c", code, **{name: "2"})
+    assert result.returncode == 0 and "proxies 2" in result.stdout, result.stderr

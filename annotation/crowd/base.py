@@ -14,15 +14,23 @@ class ProviderError(Exception):
     """A provider refused or failed an operation; the message is safe to show a researcher."""
 
 
-def typed_number(text, *, what):
-    """A finite number typed on a researcher's page (an amount, hours); ProviderError naming `what`
-    otherwise. float() alone takes "inf" and "nan", which then fail deep inside (or as a 500)."""
+# An amount of money typed for one person (a reward, a bonus), in dollars or pounds: its cents must
+# fit the integer columns (PostgreSQL's integer stops at 2**31 - 1, about 21 million dollars).
+MAX_AMOUNT = 10_000
+
+
+def typed_number(text, *, what, most=1e9):
+    """A finite number typed on a researcher's page (an amount, hours) of at most `most` either side
+    of 0; ProviderError naming `what` otherwise. float() alone takes "inf" and "nan", which then
+    fail deep inside (or as a 500), and a finite number too large for the column fails on saving."""
     try:
         value = float(text)
     except (TypeError, ValueError):
         value = math.nan
-    if not math.isfinite(value) or abs(value) > 1e9:
+    if not math.isfinite(value):
         raise ProviderError(f"{what} must be a number such as 2.50, not {str(text)[:40]!r}.")
+    if abs(value) > most:
+        raise ProviderError(f"{what} must be at most {most:g}, not {str(text)[:40]!r}.")
     return value
 
 

@@ -177,7 +177,15 @@ def mturk_expire(*, survey):
     return get_provider(survey).expire(survey=survey)
 
 
+MAX_EXTEND_HOURS = 365 * 24  # MTurk keeps a HIT available for a year at most
+
+
 def mturk_extend(*, survey, hours):
+    """Move every published HIT's expiry to `hours` from now. Zero or fewer hours would expire the
+    HITs (an irreversible action that asks first, under its own button), and past a year MTurk
+    refuses and the date arithmetic fails; both are refused in words."""
+    if not 0 < hours <= MAX_EXTEND_HOURS:
+        raise ProviderError(f"Hours to extend by must be more than 0 and at most {MAX_EXTEND_HOURS} (a year).")
     return get_provider(survey).extend(survey=survey, seconds=int(hours * 3600))
 
 

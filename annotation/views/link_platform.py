@@ -50,17 +50,6 @@ def link_entry(request, token):
     if request.method == "GET":
         context = {"survey": survey, "param": platform.participant_param, "participant": participant}
         return render(request, "annotation/link_platform/entry.html", context)
-    if (
-        worker_from_cookie(request) != participant
-        and survey.link_participants.filter(participant_id=participant).exists()
-    ):
-        # An id is no secret: whoever typed a started participant's id into the link would get their
-        # task (and their cookie) and hand in work the platform then lists as theirs.
-        message = (
-            f"The {platform.participant_param} {participant} has already started this study in another browser: "
-            "continue there. If that is not possible, contact the researcher."
-        )
-        return _refuse(request, survey, message, 409)
     address = client_address(request)
     try:
         with transaction.atomic():
@@ -68,9 +57,18 @@ def link_entry(request, token):
             if not survey.link_participants.filter(participant_id=participant).exists():
                 # ids are made up as easily as on the survey's own link: new ones are capped per address
                 newcomer_cap_check(survey=survey, address=address, joined=survey.link_participants.all())
-            LinkParticipant.objects.get_or_create(
+            _, created = LinkParticipant.objects.get_or_create(
                 survey=survey, participant_id=participant, defaults={"annotator": annotator, "address": address}
             )
+        if not created and worker_from_cookie(request) != participant:
+            # An id is no secret: whoever typed a started participant's id into the link would get their
+            # task (and their cookie) and hand in work the platform then lists as theirs. Asked of
+            # get_or_create's answer, so that an id recorded by another browser a moment ago counts too.
+            message = (
+                f"The {platform.participant_param} {participant} has already started this study in another "
+                "browser: continue there. If that is not possible, contact the researcher."
+            )
+            return _refuse(request, survey, message, 409)
         assignment = services.assignment_claim(
             survey=survey, worker_id=participant, provider=Survey.Provider.LINK, survey_is_current=True
         )

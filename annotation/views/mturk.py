@@ -11,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors
-from annotation.crowd.base import ProviderError, typed_number
+from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
 from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
 from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
 from annotation.forms_mturk import MTurkSettingsForm
@@ -229,7 +229,7 @@ def mturk_action(request, pk):
             elif action == "reject":
                 services.mturk_reject(assignment=slot, reason=post.get("reason", ""))
             else:
-                cents = round(typed_number(post.get("amount_dollars") or 0, what="The bonus") * 100)
+                cents = round(typed_number(post.get("amount_dollars") or 0, what="The bonus", most=MAX_AMOUNT) * 100)
                 services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", ""))
             note = f"{action.capitalize()}: {slot.external_id}."
         else:

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.crowd.base import ProviderError, typed_number
+from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
 from annotation.crowd.prolific import (
     MIN_REJECT_MESSAGE,
     REJECTION_CATEGORIES,
@@ -23,6 +23,8 @@ from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
 from annotation.models import Assignment, ProlificBlockList, Survey
 from annotation.services import surveys as survey_services
+
+MAX_MINUTES = 24 * 60  # one participant's estimated time; the column (an integer) takes no more than 2**31 - 1
 
 
 def _own_survey(request, pk, *, change=False):
@@ -82,11 +84,13 @@ def _save_settings(study, post):
     """Reward, time and currency, while the study is not on Prolific yet (Prolific fixes them then)."""
     if study.study_id:
         raise ProviderError("The study is on Prolific already: change its reward there.")
-    reward = round(typed_number(post.get("reward", ""), what="The reward") * 100)
+    reward = round(typed_number(post.get("reward", ""), what="The reward", most=MAX_AMOUNT) * 100)
     try:
         minutes = int(post.get("minutes", ""))
     except ValueError:
         raise ProviderError("Reward must be an amount such as 2.50 and minutes a whole number.") from None
+    if minutes > MAX_MINUTES:
+        raise ProviderError(f"The time must be at most {MAX_MINUTES} minutes (a day), not {minutes}.")
     currency = post.get("currency", "")
     if reward <= 0 or minutes <= 0 or currency not in ("GBP", "USD"):
         raise ProviderError("Reward and minutes must be more than 0, and the currency GBP or USD.")
@@ -143,7 +147,7 @@ def prolific_action(request, pk):
             note = f"Prolific listed {summary['listed']} submissions; {summary['confirmed']} confirmed."
         elif action in {"approve", "reject", "bonus"}:
             if action == "bonus":  # read before the submission: a bad amount is the message, not a 404
-                cents = round(typed_number(post.get("amount") or 0, what="The bonus") * 100)
+                cents = round(typed_number(post.get("amount") or 0, what="The bonus", most=MAX_AMOUNT) * 100)
             row, slot = _slot_of(survey, _submission_pk(post))
             if action == "approve":
                 provider.approve(assignment=slot)

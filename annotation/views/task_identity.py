@@ -5,6 +5,7 @@ import ipaddress
 from django.conf import settings
 
 from annotation.services.assignments import worker_id_valid
+from config.login_throttle import client_ip
 
 WORKER_COOKIE = "ratelab_worker"
 WORKER_SALT = "annotation.worker"
@@ -41,15 +42,9 @@ def with_identity_cookie(response, worker_id, code=""):
 
 
 def client_address(request):
-    """The client's network address: REMOTE_ADDR, or with RATELAB_TRUSTED_PROXIES = n the address
-    the n-th proxy from us saw (X-Forwarded-For, counted from the right: entries further left are
-    whatever the client chose to send)."""
-    proxies = settings.RATELAB_TRUSTED_PROXIES
-    if proxies:
-        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-        if len(forwarded) >= proxies:
-            return _address_or_none(forwarded[-proxies])
-    return _address_or_none(request.META.get("REMOTE_ADDR", ""))
+    """The client's network address as login throttling reads it (REMOTE_ADDR, or with
+    TRUSTED_PROXY_COUNT = n the address the n-th proxy from us saw), or None when it is no address."""
+    return _address_or_none(client_ip(request))
 
 
 def _address_or_none(text):

@@ -97,6 +97,9 @@ async def _judge_prompts(settings, prompts, parse):
         api_key=settings.api_key or NO_KEY,
         timeout=settings.timeout,
         max_retries=settings.max_retries,
+        # The SDK's own client follows redirects: a server on JUDGE_ALLOWED_HOSTS could then send
+        # the workers' requests to any host (an internal one); a redirect is an HTTP error instead.
+        http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False),
     )
     gate = asyncio.Semaphore(max(1, settings.concurrency))
     try:

@@ -67,7 +67,8 @@ def base_url_problem(url):
     host = (urlparse(url).hostname or "").lower().rstrip(".")
     if not host:
         return f"{url!r} names no host."
-    allowed = [entry.lower() for entry in django_settings.JUDGE_ALLOWED_HOSTS]
+    # Written as Django's ALLOWED_HOSTS are: "[::1]" for an IPv6 address, any case, maybe a final dot.
+    allowed = [entry.lower().strip("[]").rstrip(".") for entry in django_settings.JUDGE_ALLOWED_HOSTS]
     if allowed:
         if any(_host_matches(host, entry) for entry in allowed):
             return ""

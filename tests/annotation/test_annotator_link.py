@@ -105,7 +105,7 @@ def test_the_address_comes_from_the_trusted_proxy_only_when_configured(researche
     survey = make_survey(researcher)
     forwarded = {"HTTP_X_FORWARDED_FOR": "6.6.6.6, 10.1.2.3"}
     _start(survey, "direct", address="192.0.2.5", **forwarded)
-    settings.RATELAB_TRUSTED_PROXIES = 1
+    settings.TRUSTED_PROXY_COUNT = 1
     _start(survey, "proxied", address="192.0.2.5", **forwarded)
     addresses = dict(LinkIdentity.objects.values_list("annotator__worker_id", "address"))
     assert addresses == {"direct": "192.0.2.5", "proxied": "10.1.2.3"}

@@ -115,3 +115,45 @@ def test_new_participant_ids_from_one_address_are_capped_per_hour_and_a_started_
     assert start(here, survey, "W1").status_code == 302  # W1's own browser goes on
     assert start(elsewhere, survey, "W3").status_code == 302
     assert LinkParticipant.objects.get(participant_id="W3").address == "198.51.100.9"
+
+
+def test_behind_a_proxy_set_for_login_throttling_participants_are_capped_by_their_own_address(survey, settings):
+    # TRUSTED_PROXY_COUNT (README: login throttling) is the one proxy setting: the annotator pages
+    # read REMOTE_ADDR, the proxy's, for everyone when only it was set, so the second participant
+    # anywhere was refused as a newcomer from the first one's address.
+    settings.TRUSTED_PROXY_COUNT = 1
+    Survey.objects.filter(pk=survey.pk).update(new_annotators_per_address_hour=1)
+    proxy = "10.0.0.2"
+    first = Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="203.0.113.7")
+    second = Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="198.51.100.9")
+    assert start(first, survey, "W1").status_code == 302
+    assert start(second, survey, "W2").status_code == 302
+    assert dict(LinkParticipant.objects.values_list("participant_id", "address")) == {
+        "W1": "203.0.113.7",
+        "W2": "198.51.100.9",
+    }
+    again = start(Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="198.51.100.9"), survey, "W3")
+    assert again.status_code == 429
+
+
+def test_an_id_first_started_by_another_browser_at_the_same_moment_is_refused_too(survey, monkeypatch):
+    # The refusal read "already started?" before the transaction that records the id: a browser whose
+    # request reached get_or_create just after the participant's own had recorded it was handed their
+    # task and cookie. The participant's request is made to land in that window, deterministically.
+    from annotation.services import identities
+    from annotation.views import link_platform
+
+    owner = Client()
+    real_check = identities.newcomer_cap_check
+
+    def participant_lands_meanwhile(**kwargs):
+        if not LinkParticipant.objects.filter(participant_id="W1").exists():
+            monkeypatch.setattr(link_platform, "newcomer_cap_check", real_check)
+            assert start(owner, survey, "W1").status_code == 302
+        return real_check(**kwargs)
+
+    monkeypatch.setattr(link_platform, "newcomer_cap_check", participant_lands_meanwhile)
+    refused = start(Client(), survey, "W1")
+    assert refused.status_code == 409 and b"already started this study in another browser" in refused.content
+    assert "ratelab_worker" not in refused.cookies
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.checks import check_mturk_needs_public_url
 from annotation.models import Assignment, Survey
-from annotation.models.mturk import MTurkSettings
+from annotation.models.mturk import MTurkBonus, MTurkSettings
 from annotation.services import mturk as services
 from tests.annotation.mturk_helpers import (
     expect_create_hit,
@@ -189,3 +189,24 @@ def test_an_infinite_or_nan_number_on_the_page_is_refused_by_name_and_calls_noth
     )
     assert response.status_code == 200
     assert f"{what} must be a number such as 2.50" in response.content.decode().replace("&#x27;", "'")
+
+
+@pytest.mark.parametrize("hours", ["1e8", "-24", "0"])
+def test_hours_to_extend_by_out_of_range_are_refused_in_words_and_call_nothing(client, researcher, survey, hours):
+    # 1e8 hours passed the finite-number check and failed in datetime arithmetic (a 500); zero or
+    # negative hours "extended" every HIT into the past: an expiry without the expiry's confirmation.
+    client.force_login(researcher)
+    form = {"action": "extend", "hours": hours, "confirm": "yes"}
+    response = client.post(reverse("annotation:mturk_action", args=[survey.pk]), form, follow=True)
+    assert response.status_code == 200
+    assert "Hours to extend by must be more than 0 and at most 8760 (a year)" in response.content.decode()
+
+
+def test_a_bonus_too_large_to_store_is_refused_in_words_and_calls_nothing(client, researcher, survey):
+    # finite, so it passed the number check, and then overflowed PostgreSQL's integer column (a 500)
+    client.force_login(researcher)
+    form = {"action": "bonus", "assignment_id": "3ASGPAGE", "amount_dollars": "50000000", "reason": "thanks"}
+    url = reverse("annotation:mturk_action", args=[survey.pk])
+    response = client.post(url, {**form, "confirm": "yes"}, follow=True)
+    assert response.status_code == 200 and "The bonus must be at most 10000" in response.content.decode()
+    assert not MTurkBonus.objects.exists()

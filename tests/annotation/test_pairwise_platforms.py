@@ -114,3 +114,30 @@ def test_the_start_page_and_mturk_name_the_task_by_its_type(researcher, client):
     assert mturk_settings_for(rating).description == (
         "Read short conversations and judge how appropriate each candidate reply is."
     )
+
+
+def test_every_annotator_page_names_the_task_by_its_type(researcher, client, api):
+    """The platforms' entry pages, the no-work page and the task page said 'Rating study' /
+    'Rating task' (or worded their heading inline) whatever the survey's type."""
+    pairwise = _on(make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-heads"), "link")
+    platform_settings(pairwise, participant_param="workerId", completion_url=COMPLETE)
+    link_page = client.get(f"/l/{pairwise.token}/", {"workerId": "W1"}).content.decode()
+    assert "<h1>Comparison study</h1>" in link_page
+    refused = client.get(f"/s/{pairwise.token}/")  # a link survey's own start link is not active
+    assert "This link is not active." in refused.content.decode()
+    assert "<h1>Comparison study</h1>" in refused.content.decode() and "Rating study" not in refused.content.decode()
+    on_prolific = _on(make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="ab-p"), "prolific")
+    study_settings(on_prolific, reward_cents=150, minutes=10)
+    publish(api, on_prolific)
+    welcome = entry(client, on_prolific, participant=pid(1), session_id=session(1), method="get")
+    assert "<h1>Comparison study</h1>" in welcome.content.decode()
+    write = make_survey(
+        researcher, n_contexts=2, contexts_per_hit=2, name="w", task_type="write", write_system_name="crowd"
+    )
+    started = client.post(f"/s/{write.token}/", {"action": "start"})
+    page = client.get(started["Location"]).content.decode()
+    assert "<title>Writing task · RateLab</title>" in page and "<h1>Write replies to conversations</h1>" in page
+    rating = make_survey(researcher, n_contexts=3, name="r")
+    Survey.objects.filter(pk=rating.pk).update(status=Survey.Status.CLOSED)
+    closed = client.get(f"/s/{rating.token}/").content.decode()
+    assert "<h1>Rating study</h1>" in closed and "not accepting work" in closed

@@ -114,3 +114,23 @@ def test_places_that_are_no_whole_number_are_refused_in_words(researcher_client,
     url = f"/surveys/{survey.pk}/prolific/action/"
     text = researcher_client.post(url, {"action": "places", "places": places}, follow=True).content.decode()
     assert "Places must be a whole number" in text and "invalid literal" not in text and patched.call_count == 0
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"action": "settings", "reward": "50000000", "minutes": "10", "currency": "GBP"},
+        {"action": "settings", "reward": "2.50", "minutes": "9999999999", "currency": "GBP"},
+    ],
+)
+def test_a_reward_or_time_too_large_to_store_is_refused_in_words_and_changes_nothing(
+    researcher_client, survey, api, form
+):
+    # finite, so they passed the number check, and then overflowed PostgreSQL's integer column (a 500)
+    url = f"/surveys/{survey.pk}/prolific/action/"
+    response = researcher_client.post(url, form, follow=True)
+    assert response.status_code == 200 and "must be at most" in response.content.decode()
+    assert ProlificStudy.objects.get(survey=survey).reward_cents == 150
+    response = researcher_client.post(url, {"action": "bonus", "submission": "1", "amount": "50000000"}, follow=True)
+    assert response.status_code == 200 and "The bonus must be at most 10000" in response.content.decode()
+    assert not ProlificBonus.objects.exists()

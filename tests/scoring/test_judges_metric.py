@@ -13,7 +13,7 @@ from scoring.selectors import metric_scores
 from scoring.services import metrics as services
 from scoring.services.judges import base_url_problem
 from tests.factories import load_dataset_records
-from tests.scoring.chat_server import Scripted
+from tests.scoring.chat_server import ChatServer, Scripted
 from tests.scoring.judge_helpers import RECORDS, make_judge, score_for, scoring_server
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +172,33 @@ def test_an_operators_host_list_refuses_other_hosts_on_the_form_and_before_any_r
     assert base_url_problem("https://api.example.org.evil.test/v1") != ""
     settings.JUDGE_ALLOWED_HOSTS = ["*"]
     assert base_url_problem(chat_server.base_url) == ""
+
+
+def test_host_list_entries_are_read_as_djangos_allowed_hosts_are_written(settings):
+    # "[::1]" (ALLOWED_HOSTS' way of writing an IPv6 address) and a trailing dot matched nothing:
+    # the host they name was refused
+    settings.JUDGE_ALLOWED_HOSTS = ["[::1]", "API.Example.org.", ".Inference.example.net."]
+    assert base_url_problem("http://[::1]:8000/v1") == ""
+    assert base_url_problem("https://api.example.org/v1") == base_url_problem("https://api.example.org./v1") == ""
+    assert base_url_problem("https://eu.inference.example.net/v1") == ""
+    assert base_url_problem("http://[::2]:8000/v1") != "" and base_url_problem("https://example.org/v1") != ""
+
+
+def test_a_listed_host_cannot_redirect_the_workers_to_a_host_off_the_list(compute, dataset, chat_server, settings):
+    # The host list is checked on the base URL only: the SDK's client followed redirects, so a
+    # listed server answering 307 had the worker POST the prompt to any host (an internal one).
+    internal = ChatServer(answer=scoring_server).start()
+    try:
+        port = internal.httpd.server_address[1]
+        location = f"http://localhost:{port}/v1/chat/completions"
+        chat_server.answer = lambda body, n: Scripted(307, headers={"Location": location})
+        make_judge(dataset.owner, chat_server, name="local")
+        settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1"]  # "localhost" is not listed
+        with pytest.raises(JudgeRequestFailed, match="HTTP 307"):
+            compute(dataset=dataset, metrics=["judge:local"])
+        assert chat_server.requests and not internal.requests
+    finally:
+        internal.stop()
 
 
 def test_the_key_is_read_from_the_environment_sent_and_never_stored_or_shown(
