@@ -1,10 +1,22 @@
 """Reads for the researcher's survey pages and the survey_status command."""
 
-from django.db.models import Avg, Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from annotation.models import HIT, Annotator, Assignment, PairwiseJudgement, Rating, ReviewAction, WrittenResponse
 from annotation.services.reviews import annotators_excluded
+
+
+def _answers_per_annotator(survey):
+    """`{annotator id: {"n", "seconds"}}` of the survey's answers: ratings, a pairwise survey's
+    judgements or a write survey's written replies (which reach the survey through their assignment)."""
+    if survey.task_type == "write":
+        written = WrittenResponse.objects.filter(assignment__hit__survey=survey)
+        rows = written.values(annotator=F("assignment__annotator"))
+    else:
+        answers = PairwiseJudgement if survey.task_type == "pairwise" else Rating
+        rows = answers.objects.filter(survey=survey).values("annotator")
+    return {row["annotator"]: row for row in rows.annotate(n=Count("pk"), seconds=Avg("seconds")).order_by()}
 
 
 def survey_progress(*, survey):
@@ -31,18 +43,16 @@ def survey_progress(*, survey):
         .distinct()
         .count(),
         "flagged": Assignment.objects.filter(hit__survey=survey, flagged=True).count(),
-        # A pairwise survey's answers are its judgements.
-        "ratings": (PairwiseJudgement if survey.task_type == "pairwise" else Rating)
-        .objects.filter(survey=survey)
-        .count(),
+        # The survey's answers: ratings, judgements (pairwise) or written replies (write).
+        "ratings": sum(row["n"] for row in _answers_per_annotator(survey).values()),
         "excluded": len(annotators_excluded(survey=survey)),
         "written_pending": WrittenResponse.objects.filter(assignment__hit__survey=survey, status="pending").count(),
     }
 
 
 def survey_annotators(*, survey):
-    """One row per annotator: HITs done, ratings (a pairwise survey's judgements), flagged work, mean
-    seconds, excluded or not."""
+    """One row per annotator: HITs done, ratings (a pairwise survey's judgements, a write survey's
+    written replies), flagged work, mean seconds, excluded or not."""
     excluded = annotators_excluded(survey=survey)
     rows = (
         Annotator.objects.filter(assignments__hit__survey=survey)
@@ -66,13 +76,7 @@ def survey_annotators(*, survey):
         .distinct()
         .order_by("worker_id")
     )
-    answers = PairwiseJudgement if survey.task_type == "pairwise" else Rating  # a pairwise survey's answers
-    stats = {
-        row["annotator"]: row
-        for row in answers.objects.filter(survey=survey)
-        .values("annotator")
-        .annotate(n=Count("pk"), seconds=Avg("seconds"))
-    }
+    stats = _answers_per_annotator(survey)
     result = []
     for annotator in rows:
         row = stats.get(annotator.pk, {})
@@ -92,8 +96,9 @@ def survey_annotators(*, survey):
 
 def annotator_work(*, survey, annotator):
     """The annotator's assignments in the survey (answers and attention checks of each), the review
-    trail and the exclusion decision. `n_ratings` counts a pairwise survey's judgements."""
-    answers = "pairwise_judgements" if survey.task_type == "pairwise" else "ratings"
+    trail and the exclusion decision. `n_ratings` counts a pairwise survey's judgements and a write
+    survey's written replies."""
+    answers = {"pairwise": "pairwise_judgements", "write": "written_responses"}.get(survey.task_type, "ratings")
     assignments = (
         Assignment.objects.filter(hit__survey=survey, annotator=annotator)
         .select_related("hit", "mturk")

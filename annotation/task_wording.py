@@ -18,6 +18,8 @@ _WORDING = {
         "page_title": "Join a rating study",
         "study": "Rating study",
         "task_title": "Rating task",
+        "answers": "Ratings",
+        "answers_lower": "ratings",
     },
     Survey.TaskType.PAIRWISE: {
         "heading": "Compare replies to conversations",
@@ -27,6 +29,8 @@ _WORDING = {
         "page_title": "Join a comparison study",
         "study": "Comparison study",
         "task_title": "Comparison task",
+        "answers": "Judgements",
+        "answers_lower": "judgements",
     },
     Survey.TaskType.WRITE: {
         "heading": "Write replies to conversations",
@@ -36,13 +40,16 @@ _WORDING = {
         "page_title": "Join a writing study",
         "study": "Writing study",
         "task_title": "Writing task",
+        "answers": "Written replies",
+        "answers_lower": "written replies",
     },
 }
 
 
 def task_wording(survey):
-    """`heading`, `title`, `item` (singular, plural), `verb`, `page_title`, `study` (a page heading)
-    and `task_title` (the task page's window title) of the survey's task,
+    """`heading`, `title`, `item` (singular, plural), `verb`, `page_title`, `study` (a page heading),
+    `task_title` (the task page's window title) and `answers` / `answers_lower` (what its
+    annotators' answers are called on the researcher's pages) of the survey's task,
     in the words its type calls for (no query: the start page is every annotator's first)."""
     return _WORDING.get(survey.task_type, _WORDING[Survey.TaskType.RATE])
 

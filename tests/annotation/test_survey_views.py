@@ -201,6 +201,16 @@ def test_write_task_page_takes_written_replies_for_review(client, researcher_cli
     written = WrittenResponse.objects.order_by("pk").first()
     researcher_client.post(f"/surveys/{survey.pk}/written/", {"written": written.pk, "action": "accept"})
     assert Response.objects.get(system__name="crowd").text == written.text
+    # The researcher's pages count the written replies (they said "Ratings 0")
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert re.search(r'<dt>Written replies</dt><dd id="ratings-count" data-key="ratings">2</dd>', detail)
+    row = detail.split(">w1</a>", 1)[1].split("</tr>", 1)[0]
+    assert re.match(r'</td><td class="num">1</td><td class="num">2</td>', row), row
+    assert "Ratings" not in detail.split('id="progress"', 1)[-1].split("</table>", 1)[0]
+    annotator = WrittenResponse.objects.first().assignment.annotator
+    page = researcher_client.get(f"/surveys/{survey.pk}/annotators/{annotator.pk}/").content.decode()
+    assert "Written replies included in analysis" in page and "Exclude this annotator's written replies" in page
+    assert re.search(r'<td class="num">2</td><td class="num">0 / 0</td>', page)
 
 
 def test_two_annotators_of_one_hit_see_the_same_items_and_overlap_is_shown_once(researcher):

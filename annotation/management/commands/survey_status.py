@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.management.cli import add_owner_argument, survey_or_error
-from annotation.models import Survey
 from annotation.selectors_studies import survey_progress
+from annotation.task_wording import task_wording
 
 
 class Command(BaseCommand):
@@ -28,6 +28,6 @@ class Command(BaseCommand):
             f" ({progress['assignments']['active']} in progress)"
         )
         self.stdout.write(f"  Annotators:     {progress['annotators']}")
-        answers = "Judgements:" if survey.task_type == Survey.TaskType.PAIRWISE else "Ratings:"
+        answers = task_wording(survey)["answers"] + ":"  # ratings, judgements or written replies
         self.stdout.write(f"  {answers:<16}{progress['ratings']}")
         self.stdout.write(f"  Flagged:        {progress['flagged']}  excluded annotators: {progress['excluded']}")
