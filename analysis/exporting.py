@@ -29,6 +29,7 @@ TABLES = (
     *JUDGE_TABLES,
     *PAIRWISE_TABLES,
     "sensitivity",
+    "pairwise_sensitivity",
     "signatures",
     *exporting_metaeval.TABLES,
 )

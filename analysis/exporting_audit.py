@@ -37,6 +37,33 @@ def sensitivity_table(data):
     return SENSITIVITY_COLUMNS, [[row.get(column) for column in SENSITIVITY_COLUMNS] for row in rows]
 
 
+PAIRWISE_SENSITIVITY_COLUMNS = [
+    "setting",
+    "factor",
+    "value",
+    "metric",
+    "pairwise_accuracy",
+    "n_pairs",
+    "delta_accuracy",
+]
+PAIRWISE_SETTING_COLUMNS = ["n_judgements", "n_annotators", "same_order", "kendall_vs_study", "order"]
+
+
+def pairwise_sensitivity_table(data):
+    """One row per setting and metric, with the setting's judgements, annotators and system order."""
+    section = data.get("pairwise_sensitivity") or {}
+    settings = {setting["setting"]: setting for setting in section.get("settings", [])}
+    header = [*PAIRWISE_SENSITIVITY_COLUMNS[:3], *PAIRWISE_SETTING_COLUMNS, *PAIRWISE_SENSITIVITY_COLUMNS[3:]]
+    rows = []
+    for row in section.get("rows", []):
+        setting = settings.get(row["setting"], {})
+        summary = [setting.get(column) for column in PAIRWISE_SETTING_COLUMNS[:-1]]
+        order = " > ".join(setting.get("order") or [])
+        rows.append([*(row.get(c) for c in PAIRWISE_SENSITIVITY_COLUMNS[:3]), *summary, order,
+                     *(row.get(c) for c in PAIRWISE_SENSITIVITY_COLUMNS[3:])])  # fmt: skip
+    return header, rows
+
+
 def signatures_table(data):
     signatures = data.get("signatures") or {}
     return ["metric", "signature"], [
@@ -44,7 +71,11 @@ def signatures_table(data):
     ]
 
 
-AUDIT_TABLES = {"sensitivity": sensitivity_table, "signatures": signatures_table}
+AUDIT_TABLES = {
+    "sensitivity": sensitivity_table,
+    "pairwise_sensitivity": pairwise_sensitivity_table,
+    "signatures": signatures_table,
+}
 
 
 def latex_signatures(data, escape):

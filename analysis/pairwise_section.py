@@ -14,13 +14,13 @@ from scoring.services.judges_pairwise import cached_judge_statistics
 OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
 
-def _stats():
+def pairwise_stats():
     # scipy.stats and scipy.optimize are loaded when a report is computed, not when Django starts
     # (this module is imported by analysis.services, which views import).
     return importlib.import_module("analysis.stats.pairwise")
 
 
-def _arrays(rows):
+def judgement_arrays(rows):
     systems = sorted({row[1] for row in rows} | {row[2] for row in rows})
     index = {name: i for i, name in enumerate(systems)}
     contexts = {}
@@ -31,7 +31,7 @@ def _arrays(rows):
     return systems, context, a, b, outcome
 
 
-def _metric_table(rows, systems, strengths, scores):
+def metric_table(rows, systems, strengths, scores):
     """Per metric: tie-calibrated pairwise accuracy over the judgements both responses of which it
     scored, and Kendall's tau between its system ranking (mean score over the judged responses of
     each system) and the Bradley-Terry strengths. Judgements with the reference on one side are
@@ -48,7 +48,7 @@ def _metric_table(rows, systems, strengths, scores):
         if not pairs:
             continue
         score_a, score_b, human = (np.array(column, dtype=float) for column in zip(*pairs, strict=True))
-        accuracy, epsilon = _stats().tie_calibrated_accuracy(score_a, score_b, human)
+        accuracy, epsilon = pairwise_stats().tie_calibrated_accuracy(score_a, score_b, human)
         judged = {}
         for row in rows:
             for response, system in ((row[3], row[1]), (row[4], row[2])):
@@ -60,7 +60,7 @@ def _metric_table(rows, systems, strengths, scores):
                 "metric": metric,
                 "pairwise_accuracy": accuracy,
                 "n_pairs": len(pairs),
-                "kendall_vs_bt": _stats().kendall_tau(means, strengths),
+                "kendall_vs_bt": pairwise_stats().kendall_tau(means, strengths),
             }
         )
         epsilons[metric] = epsilon
@@ -82,14 +82,14 @@ def _metrics_note(n_with_reference):
     )
 
 
-def _kept(systems):
+def kept_systems(systems):
     """The system names a `systems` filter keeps (the reference side with them), or None for all."""
     return None if not systems else {*systems, REFERENCE_SYSTEM_NAME}
 
 
 def _judges(dataset, surveys, aspect, apply_exclusions, systems=None):
     """The judges' table over the same accepted judgements as the ranking (its filters applied)."""
-    kept = _kept(systems)
+    kept = kept_systems(systems)
 
     def pairs():
         rows = judged_pairs(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
@@ -114,15 +114,15 @@ def pairwise_section(
     "n_reference_judgements", "metrics_note", "method"}`.
     """
     judgements = accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
-    kept = _kept(systems)  # the report's systems filter, as every other section applies it
+    kept = kept_systems(systems)  # the report's systems filter, as every other section applies it
     if kept is not None:
         judgements = judgements.filter(response_a__system__name__in=kept, response_b__system__name__in=kept)
     rows = judgement_rows(judgements)
     if not rows:
         return None
-    systems, context, a, b, outcome = _arrays(rows)
-    result = _stats().ranking(systems, context, a, b, outcome, n_boot=n_boot, seed=seed)
-    metrics, epsilons = _metric_table(rows, systems, result["strengths"], metric_scores(dataset=dataset))
+    systems, context, a, b, outcome = judgement_arrays(rows)
+    result = pairwise_stats().ranking(systems, context, a, b, outcome, n_boot=n_boot, seed=seed)
+    metrics, epsilons = metric_table(rows, systems, result["strengths"], metric_scores(dataset=dataset))
     with_reference = sum(1 for row in rows if REFERENCE_SYSTEM_NAME in (row[1], row[2]))
     return {
         "systems": result["systems"],

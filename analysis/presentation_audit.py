@@ -102,6 +102,53 @@ def sensitivity_metrics_table(data):
     )
 
 
+def pairwise_sensitivity_table(data):
+    """One row per setting of the pairwise audit: what it keeps and whether the ranking moves."""
+    section = data.get("pairwise_sensitivity") or {}
+    rows = [
+        [
+            setting["label"],
+            count(setting.get("n_annotators")),
+            count(setting.get("n_judgements")),
+            " > ".join(setting.get("order") or []) or "–",
+            _same(setting.get("same_order")),
+            number(setting.get("kendall_vs_study")),
+            setting.get("top_metric") or "–",
+            number(setting.get("max_shift")),
+        ]
+        for setting in section.get("settings", [])
+    ]
+    return DisplayTable(
+        name="pairwise_sensitivity",
+        title="Pairwise filter sensitivity",
+        download="pairwise filter sensitivity",
+        columns=[
+            Column("Setting"),
+            Column("Annotators", True),
+            Column("Judgements", True),
+            Column("Systems, best first (Bradley-Terry)"),
+            Column("Order of systems"),
+            Column("τ with the study's", True),
+            Column("Best metric (accuracy)"),
+            Column("Largest |Δ accuracy|", True),
+        ],
+        rows=rows,
+        note=(
+            "Would the ranking change under another annotator filter? Order of systems: compared with the "
+            "study's settings; τ: Kendall's tau of the Bradley-Terry strengths with the study's; |Δ accuracy|: the "
+            "largest change of a metric's tie-calibrated pairwise accuracy. " + section.get("method", "")
+        ),
+        empty="No pairwise judgements.",
+    )
+
+
+def pairwise_sensitivity_display(data):
+    """The pairwise audit's table, or None when the report has none (no pairwise survey, or older)."""
+    if not (data or {}).get("pairwise_sensitivity"):
+        return None
+    return pairwise_sensitivity_table(data)
+
+
 def sensitivity_display(data):
     """The section's two tables, or None when the report has no audit (computed before it existed)."""
     if not (data or {}).get("sensitivity"):

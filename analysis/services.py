@@ -14,6 +14,7 @@ from analysis.inputs import report_inputs, stopword_pairs
 from analysis.judges import judges_section
 from analysis.models import Report
 from analysis.pairwise_section import pairwise_section
+from analysis.pairwise_sensitivity import pairwise_sensitivity_section
 from analysis.report_keys import params_hash, report_params  # noqa: F401 (callers import them from here too)
 from analysis.sections.metaeval import clusters_section, pairwise_accuracy_section, response_contexts
 from analysis.sections.planning import planning_section
@@ -309,6 +310,11 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         n_boot=n_boot,
         seed=SEED,
         systems=systems,
+    )
+    data["pairwise_sensitivity"] = (
+        pairwise_sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, systems=systems)
+        if data["pairwise"]
+        else None
     )
     if not with_vectors:
         return data, None

@@ -102,6 +102,7 @@ def _render_report(request, *, dataset, survey, filters):
         # Lazy: only evaluated when the cached fragment of the template is (re)rendered.
         "tables": lambda: presentation.display_tables(data) if data else [],
         "audit": lambda: presentation_audit.sensitivity_display(data),
+        "pairwise_audit": lambda: presentation_audit.pairwise_sensitivity_display(data),
         "signatures": lambda: presentation_audit.signature_lines(data),
         "signed_tables": presentation_audit.SIGNED_TABLES,
     }
