@@ -93,8 +93,8 @@ def ratings_simulate(*, survey, n_annotators, seed=0, careless_fraction=0.0, max
     """Let `n_annotators` simulated annotators work the live survey until no work is left for them.
 
     They take turns, one HIT each per round, so the work spreads as it would with a real crowd.
-    Returns a summary: annotators, careless, assignments, ratings (a pairwise survey's: judgements),
-    checks failed.
+    Returns a summary: annotators, careless, assignments, ratings (a pairwise survey's: judgements;
+    a write survey's: written), checks failed.
     """
     survey = Survey.objects.get(pk=survey.pk)
     rng = random.Random(seed)
@@ -105,8 +105,9 @@ def ratings_simulate(*, survey, n_annotators, seed=0, careless_fraction=0.0, max
         SimulatedAnnotator(f"{prefix}-{seed}-{i:03d}", i in careless_ids, random.Random(f"{seed}:{i}"))
         for i in range(n_annotators)
     ]
-    # A pairwise survey's answers are judgements: the summary names them so.
-    answers = "judgements" if survey.task_type == Survey.TaskType.PAIRWISE else "ratings"
+    # The summary names the answers as the survey's type does: judgements, written replies or ratings.
+    named = {Survey.TaskType.PAIRWISE: "judgements", Survey.TaskType.WRITE: "written"}
+    answers = named.get(survey.task_type, "ratings")
     summary = {"annotators": n_annotators, "careless": n_careless, "assignments": 0, answers: 0, "checks_failed": 0}
     done = dict.fromkeys(range(n_annotators), 0)
     active = list(range(n_annotators))
@@ -123,7 +124,7 @@ def ratings_simulate(*, survey, n_annotators, seed=0, careless_fraction=0.0, max
             result = assignment_submit(assignment=assignment, answers=annotator.answers(assignment, aspects))
             done[index] += 1
             summary["assignments"] += 1
-            summary[answers] += result.ratings
+            summary[answers] += result.written if answers == "written" else result.ratings
             summary["checks_failed"] += result.checks_failed
             still.append(index)
         active = still

@@ -7,10 +7,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation import services
-from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey
+from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey, WrittenResponse
 from annotation.simulation import latent_quality
 from annotation.tasks import expire_assignments
-from tests.annotation.studies_helpers import dataset_records
+from tests.annotation.studies_helpers import dataset_records, make_survey
 from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db
@@ -56,6 +56,13 @@ def test_a_pairwise_survey_is_simulated_and_reported_in_judgements(researcher):
     assert "ratings" not in summary and summary["judgements"] == PairwiseJudgement.objects.count() > 0
     text = _run("survey_status", "ab")
     assert f"Judgements:     {summary['judgements']}" in text and "Ratings:" not in text
+
+
+def test_a_write_survey_is_simulated_and_reported_in_written_replies(researcher):
+    survey = make_survey(researcher, n_contexts=4, contexts_per_hit=2, task_type="write", write_system_name="crowd")
+    summary = json.loads(_run("simulate_ratings", survey.name, "--annotators", "2", "--max-hits", "1"))
+    assert "ratings" not in summary and summary["written"] == WrittenResponse.objects.count() == 4
+    assert f"Written replies: {summary['written']}" in _run("survey_status", survey.name)
 
 
 def test_create_survey_refuses_unknown_dataset():

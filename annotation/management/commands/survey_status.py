@@ -29,5 +29,5 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  Annotators:     {progress['annotators']}")
         answers = task_wording(survey)["answers"] + ":"  # ratings, judgements or written replies
-        self.stdout.write(f"  {answers:<16}{progress['ratings']}")
+        self.stdout.write(f"  {answers:<15} {progress['ratings']}")
         self.stdout.write(f"  Flagged:        {progress['flagged']}  excluded annotators: {progress['excluded']}")
