@@ -36,6 +36,10 @@ def _extend_options(planning, survey):
 
 
 def planning_panel(request, survey):
+    if survey.task_type != "rate":
+        # Planning sizes a rating study (ratings per response for a target CI width); a pairwise
+        # or write survey's report has no ratings of its own to plan from.
+        return ""
     report = (
         Report.objects.defer("vectors")
         .filter(dataset_id=survey.dataset_id, survey=survey, params_hash=params_hash(report_params()))

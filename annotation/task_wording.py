@@ -51,7 +51,12 @@ def task_wording(survey):
     `task_title` (the task page's window title) and `answers` / `answers_lower` (what its
     annotators' answers are called on the researcher's pages) of the survey's task,
     in the words its type calls for (no query: the start page is every annotator's first)."""
-    return _WORDING.get(survey.task_type, _WORDING[Survey.TaskType.RATE])
+    return wording_of_type(survey.task_type)
+
+
+def wording_of_type(task_type):
+    """The same for a task type alone (a survey being planned, not yet saved)."""
+    return _WORDING.get(task_type, _WORDING[Survey.TaskType.RATE])
 
 
 def task_description(survey):

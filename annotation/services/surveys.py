@@ -12,6 +12,7 @@ from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.reserved import reserved_system_name_problem
 from annotation.services.hits import hits_generate
 from annotation.services.references import dataset_has_references
+from annotation.task_wording import wording_of_type
 from annotation.tasks_pages import render_hit_pages
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
@@ -227,7 +228,8 @@ def survey_estimate(
     reference_pairs="none",
     **_ignored,
 ):
-    """What a layout costs: HITs, assignments, ratings, annotator time and the total reward."""
+    """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
+    survey's written replies), annotator time and the total reward."""
     overlap = min(overlap_contexts, n_contexts)
     regular = max(n_contexts - overlap, 0)
     hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap else 0)
@@ -250,7 +252,7 @@ def survey_estimate(
     elif task_type == Survey.TaskType.WRITE:
         items_per_hit = contexts_in_first_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_WRITTEN_TURN
-        ratings = 0
+        ratings = n_contexts * assignments_per_hit  # written replies: one per context and annotator
     else:
         items_per_hit = contexts_in_first_hit * n_systems * n_aspects + attention_checks_per_hit
         seconds_per_hit = items_per_hit * SECONDS_PER_RATING
@@ -262,6 +264,7 @@ def survey_estimate(
         "items_per_hit": items_per_hit,
         "overlap": overlap,
         "ratings": ratings,
+        "answers": wording_of_type(task_type)["answers"],  # what `ratings` counts, in the type's words
         "minutes_per_hit": round(seconds_per_hit / 60, 1),
         "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
         "cost_cents": assignments * reward_cents,

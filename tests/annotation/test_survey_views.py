@@ -207,6 +207,10 @@ def test_write_task_page_takes_written_replies_for_review(client, researcher_cli
     row = detail.split(">w1</a>", 1)[1].split("</tr>", 1)[0]
     assert re.match(r'</td><td class="num">1</td><td class="num">2</td>', row), row
     assert "Ratings" not in detail.split('id="progress"', 1)[-1].split("</table>", 1)[0]
+    # nothing of a rating study: no ratings export, no planning of ratings, no scales or checks
+    assert 'id="export"' not in detail and 'id="planning-title"' not in detail
+    assert "<dt>Written replies collected</dt><dd>4</dd>" in detail  # 2 contexts x 2 annotators
+    assert 'id="write-settings"' in detail and "Scales:" not in detail
     annotator = WrittenResponse.objects.first().assignment.annotator
     page = researcher_client.get(f"/surveys/{survey.pk}/annotators/{annotator.pk}/").content.decode()
     assert "Written replies included in analysis" in page and "Exclude this annotator's written replies" in page
