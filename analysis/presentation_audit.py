@@ -102,6 +102,15 @@ def sensitivity_metrics_table(data):
     )
 
 
+def _order_cell(setting):
+    """The systems best first: written out for the study's settings and where another setting
+    changes it, "same" where it does not (a column of repeated orders would hide the one that moved)."""
+    order = " > ".join(setting.get("order") or []) or "–"
+    if setting.get("setting") == "study" or setting.get("same_order") is None:
+        return order
+    return "same" if setting["same_order"] else f"changed: {order}"
+
+
 def pairwise_sensitivity_table(data):
     """One row per setting of the pairwise audit: what it keeps and whether the ranking moves."""
     section = data.get("pairwise_sensitivity") or {}
@@ -110,8 +119,7 @@ def pairwise_sensitivity_table(data):
             setting["label"],
             count(setting.get("n_annotators")),
             count(setting.get("n_judgements")),
-            " > ".join(setting.get("order") or []) or "–",
-            _same(setting.get("same_order")),
+            _order_cell(setting),
             number(setting.get("kendall_vs_study")),
             setting.get("top_metric") or "–",
             number(setting.get("max_shift")),
@@ -126,16 +134,15 @@ def pairwise_sensitivity_table(data):
             Column("Setting"),
             Column("Annotators", True),
             Column("Judgements", True),
-            Column("Systems, best first (Bradley-Terry)"),
-            Column("Order of systems"),
+            Column("Systems, best first"),
             Column("τ with the study's", True),
             Column("Best metric (accuracy)"),
             Column("Largest |Δ accuracy|", True),
         ],
         rows=rows,
         note=(
-            "Would the ranking change under another annotator filter? Order of systems: compared with the "
-            "study's settings; τ: Kendall's tau of the Bradley-Terry strengths with the study's; |Δ accuracy|: the "
+            "Would the ranking change under another annotator filter? Systems: their Bradley-Terry order, "
+            "\"same\" where it is the study's; τ: Kendall's tau of the strengths with the study's; |Δ accuracy|: the "
             "largest change of a metric's tie-calibrated pairwise accuracy. " + section.get("method", "")
         ),
         empty="No pairwise judgements.",
