@@ -52,7 +52,7 @@ def settings_grid():
     ]  # fmt: skip
     grid += [
         (f"position={value}", "max_position_bias", value,
-         _off(value, "position rule") or f"left share within 0.5 ± {value:g}", {"max_position_bias": value})
+         _off(value, "position rule") or f"left share 0.5 ± {value:g}", {"max_position_bias": value})
         for value in POSITION_GRID
     ]  # fmt: skip
     grid += [

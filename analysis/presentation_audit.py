@@ -135,14 +135,14 @@ def pairwise_sensitivity_table(data):
             Column("Annotators", True),
             Column("Judgements", True),
             Column("Systems, best first"),
-            Column("τ with the study's", True),
-            Column("Best metric (accuracy)"),
-            Column("Largest |Δ accuracy|", True),
+            Column("τ vs study", True),
+            Column("Best metric"),
+            Column("Largest |Δ|", True),
         ],
         rows=rows,
         note=(
             "Would the ranking change under another annotator filter? Systems: their Bradley-Terry order, "
-            "\"same\" where it is the study's; τ: Kendall's tau of the strengths with the study's; |Δ accuracy|: the "
+            "\"same\" where it is the study's; τ: Kendall's tau of the strengths with the study's; largest |Δ|: the "
             "largest change of a metric's tie-calibrated pairwise accuracy. " + section.get("method", "")
         ),
         empty="No pairwise judgements.",
