@@ -111,6 +111,10 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     page_client(url)
     html = page_client(url).content.decode()
     assert "Pairwise ranking (Bradley-Terry)" in html and "Kendall τ vs BT" in html
+    # The report of a pairwise study has something to show: no "No ratings yet" above its ranking,
+    # and its summary line counts the judgements it ranks.
+    assert 'id="report-empty"' not in html
+    assert "180 accepted pairwise judgements (180 before exclusions)" in html
     assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
     report = Report.objects.get(dataset=dataset)
     plot = page_client(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"]))
@@ -124,3 +128,13 @@ def test_the_reports_systems_filter_applies_to_the_pairwise_section(study):
     pairwise = report_build(dataset=dataset, systems=["good", "bad"], n_boot=0)["pairwise"]
     assert [row["system"] for row in pairwise["systems"]] == ["good", "bad"]
     assert pairwise["n_judgements"] == 30 * 2  # only good-vs-bad pairs, two workers per context
+
+
+def test_a_pairwise_report_with_every_judgement_excluded_says_so(study, page_client):
+    _, survey = study
+    Survey.objects.filter(pk=survey.pk).update(kappa_threshold=0.99)  # both simulated judges fall below it
+    page_client(reverse("analysis:survey_report", args=[survey.pk]))  # queues the report (eager: computed now)
+    html = page_client(reverse("analysis:survey_report", args=[survey.pk])).content.decode()
+    empty = html.split('id="report-empty">', 1)[1].split("</p>", 1)[0]
+    assert empty.startswith("All 180 pairwise judgements were excluded by the quality rules")
+    assert "exclusions=0" in empty and "No ratings yet" not in html
