@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.models import Annotator, PairwiseJudgement, Rating, Survey
+from annotation.models import Annotator, HITItem, PairwiseJudgement, Rating, Survey
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
 from annotation.quality.selectors import cached_report, unconfirmed_platform_work
@@ -49,6 +49,10 @@ def _report_or_queue(survey):
         # Without a broker the task ran eagerly just now (development only); show its result.
         content, fresh = cached_report(survey=survey)
     return content, fresh
+
+
+def _kind_label(kind):
+    return HITItem.Kind(kind).label if kind in HITItem.Kind.values else kind
 
 
 def _kappa_band(value):
@@ -137,6 +141,8 @@ def survey_quality(request, survey_id):
             pairs=content["pairs"][:LIST_MAX_ROWS],
             weighting_key=agreement.WEIGHTINGS[content["settings"]["kappa_weighting"]],
             weighting_label=Survey.KappaWeighting(content["settings"]["kappa_weighting"]).label.lower(),
+            # The report keys the checks by item kind ("pair_gold"): the page names them as the annotator page does.
+            attention=[(_kind_label(kind), row) for kind, row in (content.get("attention") or {}).items()],
         )
     return render(request, "annotation/quality/survey.html", context)
 

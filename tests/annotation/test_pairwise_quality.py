@@ -61,6 +61,12 @@ def test_the_quality_page_shows_the_pairwise_figures(researcher, researcher_clie
     quality_recompute(survey=survey)
     html = researcher_client.get(reverse("annotation:quality_survey", args=[survey.pk])).content.decode()
     assert "Pairwise judgements" in html and "Position bias and checks" in html and "Fleiss" in html
+    # The checks by the names the annotator page uses (not the report's keys, "pair_gold"), and the
+    # time per item over judgements, not "ratings".
+    checks = html.split('id="attention"', 1)[1].split("<h2", 1)[0]
+    assert "Pair with a broken reply (attention check)" in checks and "pair_gold" not in checks
+    time_per_item = html.split('id="time"', 1)[1].split("</p>", 1)[0]
+    assert "per judged pair" in time_per_item and "timed judgements" in time_per_item
 
 
 def test_an_annotator_page_of_a_pairwise_survey_counts_judgements_and_choices(researcher, researcher_client):
