@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from analysis import views as report_views
 from analysis.models import Report
 from analysis.services import report_build
 from annotation.models import Annotator, ExclusionDecision, Response, Survey
@@ -115,6 +116,12 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     # and its summary line counts the judgements it ranks.
     assert 'id="report-empty"' not in html
     assert "180 accepted pairwise judgements (180 before exclusions)" in html
+    # A report cached before the count existed says nothing rather than "(0 before exclusions)".
+    cached = Report.objects.get(dataset=dataset)
+    del cached.data["filters"]["n_judgements_before_exclusions"]
+    cached.save(update_fields=["data"])
+    report_views._SCRUBBED.clear()  # the page's per-process copy of the report's data
+    assert "180 accepted pairwise judgements, " in client.get(url).content.decode()  # (page_client's login)
     assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
     report = Report.objects.get(dataset=dataset)
     plot = page_client(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"]))
