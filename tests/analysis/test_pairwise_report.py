@@ -145,3 +145,11 @@ def test_a_pairwise_report_with_every_judgement_excluded_says_so(study, page_cli
     empty = html.split('id="report-empty">', 1)[1].split("</p>", 1)[0]
     assert empty.startswith("All 180 pairwise judgements were excluded by the quality rules")
     assert "exclusions=0" in empty and "No ratings yet" not in html
+
+
+def test_the_survey_page_of_a_pairwise_study_offers_no_planning_of_ratings(study, researcher_client):
+    # The planning panel sizes 1-5 ratings per response: on a pairwise survey it said "how many more
+    # ratings?" and "Needs accepted ratings" beside 180 judgements.
+    _, survey = study
+    body = researcher_client.get(reverse("annotation:survey_detail", args=[survey.pk])).content.decode()
+    assert "180" in body and "planning-title" not in body
