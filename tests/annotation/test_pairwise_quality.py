@@ -105,3 +105,20 @@ def test_an_annotator_of_imported_pairwise_judgements_has_a_quality_page(researc
     response = researcher_client.get(url)
     assert response.status_code == 200
     assert "Judgements<strong>3</strong>" in response.content.decode()
+
+
+def test_the_quality_index_names_a_pairwise_surveys_answers_and_marks_what_is_not_computed(
+    researcher, researcher_client
+):
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
+    _work(survey, "w1", _better)
+    _work(survey, "w2", _better)
+    quality_recompute(survey=survey)
+    n = PairwiseJudgement.objects.filter(survey=survey).count()
+    pending = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, name="pending")
+    html = researcher_client.get(reverse("annotation:quality_index")).content.decode()
+    row = html.split(f">{survey.name}</a>", 1)[1].split("</tr>", 1)[0]
+    assert f'<td class="num">{n} judgements</td>' in row
+    # Not computed yet: a dash in every figure, no blank "Excluded" cell.
+    row = html.split(f">{pending.name}</a>", 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num"></td>' not in row and row.count("–") == 3
