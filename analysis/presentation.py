@@ -395,11 +395,19 @@ def why_empty(data):
         if not data.get("metrics"):
             return "No metric scores yet: compute metrics for this dataset, then the correlations appear here."
         return ""
+    excluded = filters.get("excluded_annotators") or []
+    who = f" (excluded: {', '.join(str(w) for w in excluded)})" if excluded else ""
     if before and filters.get("apply_exclusions"):
-        excluded = filters.get("excluded_annotators") or []
-        who = f" (excluded: {', '.join(str(w) for w in excluded)})" if excluded else ""
         return (
             f"All {plural(before, 'rating')} were excluded by the quality rules{who}, so there is nothing to "
             "correlate. See Quality to review the exclusions, or show this report with exclusions ignored."
         )
-    return "No ratings yet: the report fills in once annotators have rated responses."
+    if data.get("pairwise"):
+        return ""  # a pairwise study: its ranking and the metrics' pairwise accuracy are the report
+    judgements = filters.get("n_judgements_before_exclusions") or 0
+    if judgements and filters.get("apply_exclusions"):
+        return (
+            f"All {plural(judgements, 'pairwise judgement')} were excluded by the quality rules{who}, so there "
+            "is no ranking. See Quality to review the exclusions, or show this report with exclusions ignored."
+        )
+    return "No ratings or pairwise judgements yet: the report fills in once annotators have answered."

@@ -285,6 +285,10 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             "apply_exclusions": apply_exclusions,
             "excluded_annotators": excluded,
             "n_ratings_before_exclusions": all_ratings.count(),
+            # A pairwise survey's answers are judgements: counted so the page can say they were all excluded.
+            "n_judgements_before_exclusions": accepted_judgements(
+                dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False
+            ).count(),
             "exclusion_policy": (
                 "ratings of excluded annotators and rejected assignments left out (quality control)"
                 if apply_exclusions

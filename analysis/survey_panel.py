@@ -15,6 +15,7 @@ from analysis.models import Report
 from analysis.presentation_metaeval import planning_table
 from analysis.report_keys import params_hash, report_params
 from annotation.crowd.registry import assignment_ceiling, can_add_assignments
+from annotation.models import Survey
 from annotation.selectors import may_change_study
 from annotation.services.extend import MAX_EXTRA_PER_HIT
 
@@ -36,10 +37,8 @@ def _extend_options(planning, survey):
 
 
 def planning_panel(request, survey):
-    if survey.task_type != "rate":
-        # Planning sizes a rating study (ratings per response for a target CI width); a pairwise
-        # or write survey's report has no ratings of its own to plan from.
-        return ""
+    if survey.task_type != Survey.TaskType.RATE:
+        return ""  # planning sizes 1-5 ratings per response; a pairwise or writing survey has none
     report = (
         Report.objects.defer("vectors")
         .filter(dataset_id=survey.dataset_id, survey=survey, params_hash=params_hash(report_params()))

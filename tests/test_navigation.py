@@ -5,6 +5,8 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.contrib.staticfiles import finders
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 
@@ -391,3 +393,11 @@ def test_reject_asks_first_and_only_the_confirmed_post_rejects(researcher_client
 def test_survey_form_says_the_written_replies_system_is_for_writing_tasks_only(researcher_client):
     html = researcher_client.get(reverse("annotation:survey_new")).content.decode()
     assert "System for written replies (writing tasks only)" in html and "Write system name" not in html
+
+
+def test_favicon_ico_leads_to_the_apps_icon(client):
+    # The admin's pages name no icon, so browsers ask for /favicon.ico: it was a 404 (a console
+    # error on every admin page).
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302 and response["Location"] == static("img/favicon.svg")
+    assert finders.find("img/favicon.svg"), "the icon the pages name is a static file"

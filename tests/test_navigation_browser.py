@@ -157,6 +157,10 @@ def test_researcher_reaches_metrics_report_and_adem_models_by_clicking_from_home
     _click(page, f"main a:text-is('{live.name}')", "survey")
     _click(page, "#close", "survey-close-confirm")  # asks first: the survey is still live
     assert page.locator("h1").inner_text() == f"Close survey {live.name}?"
+    # The confirming <button> and the cancelling link styled as one are the same height (the
+    # button once took the browser's own line height: 37 px beside the link's 44).
+    heights = page.eval_on_selector_all("main button, main a.button", "els => els.map(e => e.offsetHeight)")
+    assert len(heights) == 2 and max(heights) - min(heights) <= 2, heights  # 2 px: the link's border
     _click(page, "main a:has-text('Cancel')", "survey")
     assert page.locator("#survey-status").inner_text() == "Live"
     _click(page, "main a:text-is('Quality control')", "survey-quality")

@@ -65,11 +65,15 @@ def _numbers_text(numbers):
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
-def missing_message(numbers):
-    """The summary of a submission with items left out, naming them by the numbers the page shows."""
+def missing_message(numbers, *, pairwise=False):
+    """The summary of a submission with items left out, naming them by the numbers the page shows.
+
+    A pairwise page's items are pairs (each of reply A and reply B; "pair 5" in its item message).
+    """
+    one, many = ("pair", "pairs") if pairwise else ("reply", "replies")
     if len(numbers) == 1:
-        return f"Please answer every item: reply {numbers[0]} is still unanswered (marked below)."
-    return f"Please answer every item: replies {_numbers_text(numbers)} are still unanswered (marked below)."
+        return f"Please answer every item: {one} {numbers[0]} is still unanswered (marked below)."
+    return f"Please answer every item: {many} {_numbers_text(numbers)} are still unanswered (marked below)."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -449,7 +453,8 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     if missing:
         # Numbered as the page numbers them: the items shown, in order, from 1.
         numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]
-        raise SubmissionRefused(missing_message(numbers), missing=missing)
+        pairwise = survey.task_type == Survey.TaskType.PAIRWISE
+        raise SubmissionRefused(missing_message(numbers, pairwise=pairwise), missing=missing)
     if survey.task_type == Survey.TaskType.PAIRWISE:
         try:
             judgements, checks = pairwise_rows(

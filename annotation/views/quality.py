@@ -7,12 +7,13 @@ or missing, queue a recompute (debounced) and say so.
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.models import Annotator, Rating, Survey
+from annotation.models import Annotator, HITItem, PairwiseJudgement, Rating, Survey
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
 from annotation.quality.selectors import cached_report, unconfirmed_platform_work
@@ -48,6 +49,10 @@ def _report_or_queue(survey):
         # Without a broker the task ran eagerly just now (development only); show its result.
         content, fresh = cached_report(survey=survey)
     return content, fresh
+
+
+def _kind_label(kind):
+    return HITItem.Kind(kind).label if kind in HITItem.Kind.values else kind
 
 
 def _kappa_band(value):
@@ -136,6 +141,8 @@ def survey_quality(request, survey_id):
             pairs=content["pairs"][:LIST_MAX_ROWS],
             weighting_key=agreement.WEIGHTINGS[content["settings"]["kappa_weighting"]],
             weighting_label=Survey.KappaWeighting(content["settings"]["kappa_weighting"]).label.lower(),
+            # The report keys the checks by item kind ("pair_gold"): the page names them as the annotator page does.
+            attention=[(_kind_label(kind), row) for kind, row in (content.get("attention") or {}).items()],
         )
     return render(request, "annotation/quality/survey.html", context)
 
@@ -144,9 +151,10 @@ def survey_quality(request, survey_id):
 def annotator_quality(request, survey_id, annotator_id):
     survey = _survey_for(request, survey_id)
     annotator = get_object_or_404(Annotator, pk=annotator_id)
-    did_work = (
-        annotator.ratings.filter(survey=survey).exists() or annotator.assignments.filter(hit__survey=survey).exists()
-    )
+    ratings = Rating.objects.filter(survey=survey, annotator=annotator)
+    judgements = PairwiseJudgement.objects.filter(survey=survey, annotator=annotator)
+    # Imported work has no assignment: an imported pairwise annotator has only judgements.
+    did_work = ratings.exists() or judgements.exists() or annotator.assignments.filter(hit__survey=survey).exists()
     if not did_work:
         raise Http404("This annotator did no work in this survey.")
     content, fresh = _report_or_queue(survey)
@@ -165,10 +173,17 @@ def annotator_quality(request, survey_id, annotator_id):
         .select_related("item", "assignment__hit")
         .order_by("assignment__hit__position", "item__position")
     )
-    ratings = Rating.objects.filter(survey=survey, annotator=annotator)
-    distribution = dict.fromkeys((content or {}).get("scale", data.DEFAULT_SCALE), 0)
-    for score in ratings.values_list("score", flat=True):
-        distribution[score] = distribution.get(score, 0) + 1
+    if survey.task_type == Survey.TaskType.PAIRWISE:
+        # A pairwise annotator gives choices, not 1-5 scores: count those instead.
+        counts = dict(judgements.order_by().values_list("winner").annotate(n=Count("pk")))
+        distribution = [(label, counts.get(value, 0)) for value, label in PairwiseJudgement.Winner.choices]
+        n_answers = sum(counts.values())
+    else:
+        scores = dict.fromkeys((content or {}).get("scale", data.DEFAULT_SCALE), 0)
+        for score in ratings.values_list("score", flat=True):
+            scores[score] = scores.get(score, 0) + 1
+        distribution = sorted(scores.items())
+        n_answers = ratings.count()
     context = {
         "survey": survey,
         "annotator": annotator,
@@ -177,8 +192,8 @@ def annotator_quality(request, survey_id, annotator_id):
         "entry": entry,
         "pairs": pairs,
         "answers": answers,
-        "distribution": sorted(distribution.items()),
-        "n_ratings": ratings.count(),
+        "distribution": distribution,
+        "n_answers": n_answers,
         "assignments": annotator.assignments.filter(hit__survey=survey).select_related("hit"),
         "history": data.decision_history(survey=survey, annotator=annotator),
         # No choice is pre-selected: a decision about a person is made on purpose, not by pressing Enter.

@@ -14,6 +14,8 @@ from annotation.exporting_pairwise import pairwise_export
 from annotation.extensions import survey_panels
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, Survey, WrittenResponse
+from annotation.quality.selectors import cached_report
+from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
 from annotation.task_display import task_context
 
@@ -72,16 +74,34 @@ def survey_new(request):
     return render(request, "annotation/surveys/new.html", {"form": form, "estimate": estimate})
 
 
+def _exclusions_current(survey, progress):
+    """Whether the exclusions the page shows are those the survey's answers call for.
+
+    They come from the quality report; a stale one is queued for a recompute (debounced; with eager
+    Celery, development only, it runs now), as the quality pages do. Without this the page said
+    "0 excluded" after new work until someone opened Quality.
+    """
+    if not progress["ratings"]:
+        return True
+    _, fresh = cached_report(survey=survey)
+    if not fresh:
+        quality_queue_recompute(survey=survey)
+        _, fresh = cached_report(survey=survey)
+    return fresh
+
+
 @login_required
 def survey_detail(request, pk):
     survey = _survey(request, pk)
+    progress = selectors_studies.survey_progress(survey=survey)
+    progress["exclusions_current"] = _exclusions_current(survey, progress)
     return render(
         request,
         "annotation/surveys/detail.html",
         {
             "survey": survey,
             "link": _link(request, survey),
-            "progress": selectors_studies.survey_progress(survey=survey),
+            "progress": progress,
             "annotators": selectors_studies.survey_annotators(survey=survey),
             "estimate": services.survey_estimate_for(survey=survey),
             "aspects": survey.aspects.all(),
@@ -118,8 +138,11 @@ def survey_extend_view(request, pk):
 
 @login_required
 def survey_progress_json(request, pk):
-
-    return JsonResponse(selectors_studies.survey_progress(survey=_survey(request, pk)))
+    survey = _survey(request, pk)
+    progress = selectors_studies.survey_progress(survey=survey)
+    # The page polls this: a recompute queued now answers a later poll.
+    progress["exclusions_current"] = _exclusions_current(survey, progress)
+    return JsonResponse(progress)
 
 
 ACTIONS = {

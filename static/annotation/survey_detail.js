@@ -14,7 +14,7 @@
         set("annotators", String(p.annotators));
         set("ratings", String(p.ratings));
         set("flagged", String(p.flagged));
-        set("excluded", String(p.excluded));
+        set("excluded", String(p.excluded) + (p.exclusions_current === false ? " (being checked…)" : ""));
       })
       .catch(function () {});
   }

@@ -109,7 +109,10 @@
   function showSummary(missingItems) {
     var numbers = missingItems.map(function (item) { return item.dataset.number; });
     summary.textContent = "";
-    summary.appendChild(document.createTextNode("Please answer every item: " + (numbers.length === 1 ? "reply " : "replies ")));
+    // Named as the server names them: a pairwise page's items are pairs (each of reply A and B).
+    var pairs = missingItems.some(function (item) { return !!item.querySelector(".pair"); });
+    var noun = pairs ? (numbers.length === 1 ? "pair " : "pairs ") : (numbers.length === 1 ? "reply " : "replies ");
+    summary.appendChild(document.createTextNode("Please answer every item: " + noun));
     missingItems.forEach(function (item, index) {
       if (index > 0) { summary.appendChild(document.createTextNode(index === missingItems.length - 1 ? " and " : ", ")); }
       var link = document.createElement("a");

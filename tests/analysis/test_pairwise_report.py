@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from analysis import views as report_views
 from analysis.models import Report
 from analysis.services import report_build
 from annotation.models import Annotator, ExclusionDecision, Response, Survey
@@ -111,6 +112,16 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     page_client(url)
     html = page_client(url).content.decode()
     assert "Pairwise ranking (Bradley-Terry)" in html and "Kendall τ vs BT" in html
+    # The report of a pairwise study has something to show: no "No ratings yet" above its ranking,
+    # and its summary line counts the judgements it ranks.
+    assert 'id="report-empty"' not in html
+    assert "180 accepted pairwise judgements (180 before exclusions)" in html
+    # A report cached before the count existed says nothing rather than "(0 before exclusions)".
+    cached = Report.objects.get(dataset=dataset)
+    del cached.data["filters"]["n_judgements_before_exclusions"]
+    cached.save(update_fields=["data"])
+    report_views._SCRUBBED.clear()  # the page's per-process copy of the report's data
+    assert "180 accepted pairwise judgements, " in client.get(url).content.decode()  # (page_client's login)
     assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
     report = Report.objects.get(dataset=dataset)
     plot = page_client(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"]))
@@ -124,3 +135,21 @@ def test_the_reports_systems_filter_applies_to_the_pairwise_section(study):
     pairwise = report_build(dataset=dataset, systems=["good", "bad"], n_boot=0)["pairwise"]
     assert [row["system"] for row in pairwise["systems"]] == ["good", "bad"]
     assert pairwise["n_judgements"] == 30 * 2  # only good-vs-bad pairs, two workers per context
+
+
+def test_a_pairwise_report_with_every_judgement_excluded_says_so(study, page_client):
+    _, survey = study
+    Survey.objects.filter(pk=survey.pk).update(kappa_threshold=0.99)  # both simulated judges fall below it
+    page_client(reverse("analysis:survey_report", args=[survey.pk]))  # queues the report (eager: computed now)
+    html = page_client(reverse("analysis:survey_report", args=[survey.pk])).content.decode()
+    empty = html.split('id="report-empty">', 1)[1].split("</p>", 1)[0]
+    assert empty.startswith("All 180 pairwise judgements were excluded by the quality rules")
+    assert "exclusions=0" in empty and "No ratings yet" not in html
+
+
+def test_the_survey_page_of_a_pairwise_study_offers_no_planning_of_ratings(study, researcher_client):
+    # The planning panel sizes 1-5 ratings per response: on a pairwise survey it said "how many more
+    # ratings?" and "Needs accepted ratings" beside 180 judgements.
+    _, survey = study
+    body = researcher_client.get(reverse("annotation:survey_detail", args=[survey.pk])).content.decode()
+    assert "180" in body and "planning-title" not in body

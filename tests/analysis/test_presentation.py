@@ -76,7 +76,13 @@ def test_why_empty_explains_exclusions_and_missing_metrics_once():
     )
     assert [t.name for t in presentation.display_tables(excluded)] == ["agreement_annotators", "agreement_pairs"]
     assert presentation.why_empty(report(metrics=[])).startswith("No metric scores yet")
-    assert presentation.why_empty(report(n_ratings=0, filters={})).startswith("No ratings yet")
+    assert presentation.why_empty(report(n_ratings=0, filters={})).startswith("No ratings or pairwise judgements yet")
+    # A pairwise study: its ranking is the report; all of its judgements excluded is said as such.
+    assert presentation.why_empty(report(n_ratings=0, filters={}, pairwise={"n_judgements": 8})) == ""
+    all_pairs_out = {"apply_exclusions": True, "n_judgements_before_exclusions": 48, "excluded_annotators": ["A1"]}
+    assert presentation.why_empty(report(n_ratings=0, filters=all_pairs_out)).startswith(
+        "All 48 pairwise judgements were excluded by the quality rules (excluded: A1)"
+    )
     assert presentation.why_empty(report()) == ""
 
 

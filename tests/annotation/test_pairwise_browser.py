@@ -39,6 +39,9 @@ def test_a_pairwise_hit_is_rated_on_a_phone(live_server, browser, researcher):  
     page.focus(f'input[name="score-{first_pair}-overall"][value="a"]')
     page.keyboard.press("2")
     assert page.is_checked(f'input[name="score-{first_pair}-overall"][value="b"]'), "2 chooses B"
+    page.click("#submit-hit")  # the rest unanswered: named as pairs (there is no "reply 5" on this page)
+    summary = page.inner_text("#error-summary")
+    assert summary.startswith("Please answer every item: pairs ") and "replies" not in summary, summary
     for item_id, answer in answers.items():
         for aspect, value in answer["scores"].items():
             page.click(f'input[name="score-{item_id}-{aspect}"][value="{value}"] >> xpath=..')

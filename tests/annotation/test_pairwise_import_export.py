@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from annotation.models import PairwiseJudgement, Survey
 from annotation.services.imports_pairwise import pairwise_import
@@ -112,3 +113,12 @@ def test_export_writes_workers_as_dataset_pseudonyms_unless_real_ids_are_asked_f
         record = json.loads(line)
         by_pseudonym.setdefault(record["worker"], set()).add(first_real.get(record["context_id"] + record["system_a"]))
     assert all(len(workers) == 1 for workers in by_pseudonym.values()), "one pseudonym stands for one worker"
+
+
+def test_the_dataset_page_counts_a_pairwise_surveys_judgements(dataset, researcher, client):
+    # The surveys table said "0" ratings for a pairwise survey: its answers are judgements.
+    pairwise_import(file=io.BytesIO(_jsonl(GOOD)), dataset=dataset, owner=researcher, fmt="jsonl")
+    client.force_login(researcher)
+    html = client.get(reverse("annotation:dataset_detail", args=[dataset.pk])).content.decode()
+    row = html.split("ds-pairwise</a>", 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num">3 judgements</td>' in row

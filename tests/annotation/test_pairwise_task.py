@@ -155,3 +155,16 @@ def test_the_survey_page_counts_judgements_and_its_export_writes_them(researcher
     assert len(lines) == 18 and all('"winner": "a"' in line for line in lines)
     client.force_login(outsider)
     assert client.get(f"/surveys/{survey.pk}/ratings.jsonl").status_code == 404
+
+
+def test_a_pairwise_submission_with_pairs_left_out_names_them_as_pairs(researcher):
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
+    assignment = services.assignment_claim(survey=survey, worker_id="w4")
+    answers = pairwise_answers(assignment)
+    first, *_, last = answers
+    del answers[first], answers[last]
+    with pytest.raises(services.SubmissionRefused) as refused:
+        services.assignment_submit(assignment=assignment, answers=answers)
+    n = len(answers) + 2
+    assert str(refused.value) == f"Please answer every item: pairs 1 and {n} are still unanswered (marked below)."
+    assert not PairwiseJudgement.objects.exists()

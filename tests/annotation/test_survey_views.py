@@ -2,12 +2,13 @@ import json
 import re
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
 from annotation import services
 from annotation.models import Assignment, Rating, Response, Survey, WrittenResponse
 from tests.annotation.link_helpers import start_task
-from tests.annotation.studies_helpers import SYSTEMS, make_survey
+from tests.annotation.studies_helpers import SYSTEMS, good_answers, make_survey
 from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db
@@ -253,3 +254,22 @@ def test_a_hit_page_cached_without_the_overlap_still_shows_it_to_a_newcomer(rese
     )
     assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 1
     assert len(set(re.findall(r'name="(score-[\w-]+)"', newcomer))) == 4 * 4 + 1
+
+
+def test_the_survey_page_shows_the_exclusions_of_the_work_submitted_so_far(
+    researcher_client, researcher, django_capture_on_commit_callbacks
+):
+    # Exclusions come from the quality report, recomputed after new work; the survey page said
+    # "0 excluded" (and "no" per annotator) until someone opened the quality page.
+    cache.clear()  # a recompute is queued once per survey id per 30 s; earlier tests reused this id
+    survey = make_survey(researcher)
+    for worker in ("w1", "w2"):
+        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+        services.assignment_submit(assignment=assignment, answers=good_answers(assignment, seconds=0.1))
+    with django_capture_on_commit_callbacks(execute=True):  # the queued recompute (eager Celery) runs
+        detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert '<dd data-key="excluded">0 (being checked…)</dd>' in detail  # not a bare "0"
+    progress = researcher_client.get(f"/surveys/{survey.pk}/progress.json").json()
+    assert progress["excluded"] == 2 and progress["exclusions_current"] is True  # both too fast
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert '<dd data-key="excluded">2</dd>' in detail
