@@ -23,6 +23,7 @@ class LinkIdentity(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["survey", "address", "created_at"], name="linkidentity_cap")]
+        verbose_name_plural = "link identities"
 
     def __str__(self):
         return f"link identity of {self.annotator}"

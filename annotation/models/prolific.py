@@ -64,6 +64,7 @@ class ProlificSubmission(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["study", "participant_id"], name="prolificsubmission_one_per_participant")
         ]
+        verbose_name = "Prolific submission"
 
     def __str__(self):
         return f"{self.session_id} ({self.status or 'unseen'})"
@@ -102,6 +103,9 @@ class ProlificWebhookEvent(models.Model):
     event_type = models.CharField(max_length=60)
     received_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = "Prolific webhook event"
+
     def __str__(self):
         return f"{self.event_type} {self.event_id}"
 
@@ -117,6 +121,9 @@ class ProlificBlockList(models.Model):
     owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prolific_block_list")
     group_id = models.CharField(max_length=64, blank=True, help_text="Prolific's participant group id.")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Prolific block list"
 
     def __str__(self):
         return f"Prolific block list of {self.owner} ({self.group_id or 'not created'})"

@@ -73,6 +73,7 @@ class JudgeCacheEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["judge", "template_version", "prompt_hash"], name="judgecache_unique_key")
         ]
+        verbose_name_plural = "judge cache entries"
 
     def __str__(self):
         return f"{self.judge} {self.prompt_hash[:12]}: {self.values}"

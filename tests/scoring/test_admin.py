@@ -107,3 +107,14 @@ def test_deleting_a_judge_in_the_admin_deletes_its_scores_as_the_researchers_pag
     assert client.post(url, {"post": "yes"}).status_code == 302
     assert not Judge.objects.exists() and not MetricScore.objects.filter(metric=judge.metric_name).exists()
     assert MetricScore.objects.filter(metric="bleu1").exists()
+
+
+def test_the_admin_index_names_every_model_in_proper_english(client, admin_user):
+    # Django adds an "s" to a model's name unless told otherwise: "link identitys", "judge cache entrys".
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:index")).content.decode()
+    assert "Link identities" in page and "Judge cache entries" in page and "Prolific submissions" in page
+    for app in ("annotation", "scoring", "analysis"):
+        for model in apps.get_app_config(app).get_models():
+            plural = str(model._meta.verbose_name_plural)
+            assert not plural.endswith(("ys", "ss")), f"{model.__name__}: {plural}"
