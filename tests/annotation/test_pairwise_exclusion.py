@@ -92,6 +92,7 @@ def test_the_quality_page_says_which_rule_excluded_the_pairwise_annotator(study,
     excluded = html.split('id="excluded"', 1)[1].split("</table>", 1)[0]
     assert "careless" in excluded and "kappa, speed" in excluded and "below 1 s" in excluded
     assert 'id="pairwise-rules"' in html and "Krippendorff's alpha (nominal)" in html
+    assert "Split-half" not in html  # it correlates mean 1-5 scores, which a pairwise survey has not
 
 
 def test_the_dataset_wide_agreement_leaves_pairwise_kappas_out_of_the_rating_scale_figures(study):
