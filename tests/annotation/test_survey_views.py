@@ -76,6 +76,10 @@ def test_create_form_shows_an_estimate_then_creates_a_draft(researcher_client, r
     assert "<dd>6</dd>" in page and "$2.40" in page and not Survey.objects.exists()
     bad = researcher_client.post("/surveys/new/", {**form, "gold_checks": "no arrows here"}).content.decode()
     assert "Line 1" in bad and not Survey.objects.exists()
+    # said at the top too, with a link to the field: on a phone the field is screens below
+    summary = bad.split('id="form-errors"', 1)[1].split("</div>", 1)[0]
+    assert "The survey was not created." in summary and 'href="#id_gold_checks"' in summary and "Line 1" in summary
+    assert 'id="form-errors"' not in page  # an estimate is no error
     form["gold_checks"] = "Is fire cold? | Why? => Yes, freezing. => 1,2"
     response = researcher_client.post("/surveys/new/", form)
     survey = Survey.objects.get(name="pilot")
