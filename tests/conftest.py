@@ -1,17 +1,22 @@
 """Shared test fixtures: named users who must not see each other's data, and the shared data folder."""
 
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import signals
+from django.db import connections
 
 from config import background
 from config.celery import app as celery_app
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 PASSWORD = "correct-horse-battery-staple"
+# Debian's chromium, driven by Playwright (`playwright install` cannot download browsers here).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 def _user(username, **extra):
@@ -118,3 +123,18 @@ def embedded_background(monkeypatch):
         background.drain()
         signals.request_started.disconnect(dispatch_uid="embedded-background-test")
         signals.request_finished.disconnect(dispatch_uid="embedded-background-test")
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    """Headless Chromium through Playwright's sync API, for the page tests (one per test)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls stay synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
+        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
+        connections.close_all()

@@ -7,8 +7,6 @@ collected; a page that needs inline script or style, or loads anything from anot
 import re
 
 import pytest
-from django.db import connections
-from playwright.sync_api import sync_playwright
 
 from annotation import services
 from annotation.models import Survey
@@ -19,7 +17,6 @@ from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 # Runs in every document before its own scripts (through the DevTools protocol, so the policy
 # does not apply to it): keeps each violation the page reports.
 LISTEN = """
@@ -28,16 +25,6 @@ document.addEventListener("securitypolicyviolation", (e) => {
   window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`);
 });
 """
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-        connections.close_all()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import pytest
 
 from annotation.models import Assignment, Rating
 from tests.annotation.studies_helpers import make_survey
-from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +35,7 @@ def _checked(page):
     return page.eval_on_selector_all("input[type=radio]:checked", "els => els.map(e => e.name + '=' + e.value)")
 
 
-def test_answers_survive_a_reload_and_leaving_asks_first(live_server, browser, researcher):  # noqa: F811
+def test_answers_survive_a_reload_and_leaving_asks_first(live_server, browser, researcher):
     survey = make_survey(researcher)
     page = browser.new_context().new_page()
     url = _started(page, survey, live_server.url)
@@ -65,7 +64,7 @@ def test_answers_survive_a_reload_and_leaving_asks_first(live_server, browser, r
     assert Rating.objects.count() == 12
 
 
-def test_an_untouched_task_page_leaves_without_asking(live_server, browser, researcher):  # noqa: F811
+def test_an_untouched_task_page_leaves_without_asking(live_server, browser, researcher):
     survey = make_survey(researcher)
     page = browser.new_context().new_page()
     _started(page, survey, live_server.url)
@@ -77,7 +76,7 @@ def test_an_untouched_task_page_leaves_without_asking(live_server, browser, rese
 
 def test_submit_with_missing_items_marks_them_names_them_and_focuses_the_summary(
     live_server,
-    browser,  # noqa: F811
+    browser,
     researcher,
 ):
     survey = make_survey(researcher)
@@ -106,7 +105,7 @@ def test_submit_with_missing_items_marks_them_names_them_and_focuses_the_summary
     assert Rating.objects.count() == 12
 
 
-def test_two_tabs_of_a_first_visit_lose_nothing(live_server, browser, researcher):  # noqa: F811
+def test_two_tabs_of_a_first_visit_lose_nothing(live_server, browser, researcher):
     """Two tabs opened at once each receive a CSRF cookie and the last one wins. The race is made
     certain here by dropping the cookie between the tabs' first loads, which is what it leaves."""
     survey = make_survey(researcher)
@@ -139,7 +138,7 @@ def test_two_tabs_of_a_first_visit_lose_nothing(live_server, browser, researcher
     assert second.url.endswith("/done/"), "the other tab now shows the task as done"
 
 
-def test_the_keyboard_hint_shows_on_a_desktop_and_not_on_a_touch_screen(live_server, browser, researcher):  # noqa: F811
+def test_the_keyboard_hint_shows_on_a_desktop_and_not_on_a_touch_screen(live_server, browser, researcher):
     survey = make_survey(researcher, assignments_per_hit=2)
     desktop = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
     _started(desktop, survey, live_server.url)
@@ -149,7 +148,7 @@ def test_the_keyboard_hint_shows_on_a_desktop_and_not_on_a_touch_screen(live_ser
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scroll on a phone"
 
 
-def test_the_id_field_says_what_it_expects_and_the_focus_ring_is_dark(live_server, browser, researcher):  # noqa: F811
+def test_the_id_field_says_what_it_expects_and_the_focus_ring_is_dark(live_server, browser, researcher):
     survey = make_survey(researcher)
     page = browser.new_context().new_page()
     page.goto(f"{live_server.url}/s/{survey.token}/")

@@ -6,8 +6,6 @@ import json
 import re
 
 import pytest
-from django.db import connections
-from playwright.sync_api import sync_playwright
 
 from annotation.models import Rating
 from tests.annotation.studies_helpers import dataset_records
@@ -15,21 +13,6 @@ from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still sync.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
-        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
-        connections.close_all()
 
 
 def _rate_with_keyboard(page):

@@ -5,8 +5,6 @@ import os
 from pathlib import Path
 
 import pytest
-from django.db import connections
-from playwright.sync_api import sync_playwright
 
 from annotation.models import Dataset
 from tests.annotation.test_import_errors import BROKEN_ON_3_AND_5, EXPECTED_3_AND_5
@@ -14,19 +12,8 @@ from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 # Set to a folder to keep the screenshots (e.g. for a review); the test checks the page either way.
 SHOTS_DIR = os.environ.get("RATELAB_SHOTS_DIR")
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-        connections.close_all()
 
 
 @pytest.mark.parametrize("viewport", [(1366, 900), (390, 844)], ids=["laptop", "phone"])

@@ -14,7 +14,6 @@ from annotation.crowd.link_platform import platform_settings
 from annotation.models import Annotator, LinkParticipant, Survey
 from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.mturk_helpers import make_survey
-from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,7 +31,7 @@ def platform(researcher):
 
 def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_phone(
     live_server,
-    browser,  # noqa: F811
+    browser,
     platform,
     tmp_path,
 ):
@@ -67,7 +66,7 @@ def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_
 
 def test_the_researchers_link_page_is_reached_from_the_survey_page_andfits(
     live_server,
-    browser,  # noqa: F811
+    browser,
     platform,
     tmp_path,
 ):

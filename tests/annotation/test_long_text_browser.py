@@ -3,26 +3,13 @@ inside the window: the dataset page once grew as wide as the word (18,937,635 px
 in real headless Chromium at a laptop's and a phone's width."""
 
 import pytest
-from django.db import connections
-from playwright.sync_api import sync_playwright
 
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 WORD = "https://example.org/" + "x" * 3000
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-        connections.close_all()
 
 
 @pytest.mark.parametrize("width", [1366, 390])

@@ -9,7 +9,6 @@ MTurk requires an https ExternalURL.
 from urllib.parse import parse_qs
 
 import pytest
-from django.db import connections
 from django.urls import reverse
 
 from annotation.models import Assignment, Rating
@@ -17,23 +16,8 @@ from tests.annotation.mturk_helpers import make_survey
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
 SANDBOX = "https://workersandbox.mturk.com"
 APP = "https://ratelab.test"
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls stay synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
-        # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
-        # does not close; on PostgreSQL it kept the test database from being dropped at the end.
-        connections.close_all()
 
 
 def open_page(browser, live_server):

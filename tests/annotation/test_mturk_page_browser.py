@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from botocore.stub import ANY
-from django.db import connections
 from django.urls import reverse
 
 from annotation.crowd.mturk import MTurkProvider
@@ -19,19 +18,7 @@ from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
-        connections.close_all()
 
 
 def _submit(hit, *, assignment, worker):

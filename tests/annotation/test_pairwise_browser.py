@@ -8,13 +8,12 @@ import pytest
 
 from annotation.models import Assignment, HITItem, PairwiseJudgement
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
-from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 390, "height": 844}
 
 
-def test_a_pairwise_hit_is_rated_on_a_phone(live_server, browser, researcher):  # noqa: F811
+def test_a_pairwise_hit_is_rated_on_a_phone(live_server, browser, researcher):
     survey = make_pairwise_survey(researcher, n_contexts=2, contexts_per_hit=2, ask_reason=True, ask_strength=True)
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()

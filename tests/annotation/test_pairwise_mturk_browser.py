@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, HITItem, MTurkDraft, PairwiseJudgement, Survey
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
-from tests.annotation.test_mturk_browser import APP, SANDBOX, browser, open_page  # noqa: F401 (fixture)
+from tests.annotation.test_mturk_browser import APP, SANDBOX, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 KEPT = "ratelab-task:"
@@ -60,7 +60,7 @@ def _first_pair(answers):
 
 
 def test_the_mturk_frame_keeps_the_reason_across_a_reload_and_drops_it_on_submit(
-    browser,  # noqa: F811
+    browser,
     live_server,
     researcher,
 ):
@@ -111,7 +111,7 @@ def test_the_mturk_frame_keeps_the_reason_across_a_reload_and_drops_it_on_submit
 
 
 def test_where_the_browser_allows_storage_the_answers_saved_page_clears_the_kept_copy(
-    browser,  # noqa: F811
+    browser,
     live_server,
     researcher,
 ):

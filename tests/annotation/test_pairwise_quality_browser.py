@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.quality.recompute import quality_recompute
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
-from tests.annotation.test_mturk_page_browser import SIZES, browser  # noqa: F401 (fixture)
+from tests.annotation.test_mturk_page_browser import SIZES
 from tests.annotation.test_pairwise_rules import _always_left_and_careless_on_repeats, _better, _submit
 from tests.conftest import PASSWORD
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_pairwise_quality_page_shows_reasons_and_per_question_agreement_and_fits(
-    browser,  # noqa: F811
+    browser,
     live_server,
     researcher,
     tmp_path,

@@ -12,7 +12,6 @@ import pytest
 from annotation.models import Annotator, Assignment, ProlificStudy, ProlificSubmission
 from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.prolific_helpers import STUDY_ID, make_prolific_survey, pid, session
-from tests.annotation.test_browser_flow import browser  # noqa: F401 (the fixture)
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,7 +26,7 @@ def study(researcher):
 
 def test_a_participant_walks_from_the_study_url_to_prolifics_completion_page_on_a_phone(
     live_server,
-    browser,  # noqa: F811
+    browser,
     study,
     tmp_path,
 ):
@@ -67,7 +66,7 @@ def test_a_participant_walks_from_the_study_url_to_prolifics_completion_page_on_
     desktop.screenshot(path=str(shots / "prolific-entry-1366x900.png"))
 
 
-def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, browser, study, tmp_path):  # noqa: F811
+def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, browser, study, tmp_path):
     # One participant Prolific confirmed, with a task handed in, and one it never listed.
     for n, confirmed in ((1, True), (2, False)):
         annotator = Annotator.objects.create(provider="prolific", worker_id=pid(n))

@@ -4,11 +4,9 @@ Set RATELAB_SHOTS=/some/folder to keep the screenshots (the helper's review look
 """
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from django.db import connections
 
 from scoring.models import ApiToken, TrainingRun
 from scoring.services.adem import adem_train
@@ -18,21 +16,7 @@ from tests.shared_loaders import usr_personachat
 
 pytestmark = [pytest.mark.browser, pytest.mark.shared_data, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the test's ORM calls beside Playwright's loop
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not shutil.which(CHROMIUM):
-        pytest.skip("chromium not installed")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield browser
-        browser.close()
-        connections.close_all()  # else PostgreSQL keeps the test database in use
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from scoring.judges import prompts
-from tests.annotation.test_mturk_page_browser import SIZES, browser  # noqa: F401 (fixture)
+from tests.annotation.test_mturk_page_browser import SIZES
 from tests.conftest import PASSWORD
 from tests.scoring.judge_helpers import make_judge
 from tests.scoring.test_judges_pairwise_study import picks_the_good_reply, study  # noqa: F401 (fixture)
@@ -31,7 +31,7 @@ def judged(study, researcher, chat_server):  # noqa: F811
 
 def test_the_pairwise_judge_page_speaks_of_pairs_and_fits_desktop_and_phone(
     judged,
-    browser,  # noqa: F811
+    browser,
     live_server,
     tmp_path,
 ):
