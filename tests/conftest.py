@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import signals
+from django.core.cache import cache
 from django.db import connections
 
 from config import background
@@ -138,3 +139,12 @@ def browser(monkeypatch):
         # The test's ORM calls while Playwright runs leave a connection pytest-django's teardown
         # does not close; on PostgreSQL it kept the test database from being dropped at the end.
         connections.close_all()
+
+
+@pytest.fixture
+def fresh_cache():
+    """An empty cache before and after: debounce keys and cached pages live in the cache, which
+    outlives a test's database (`pytest.mark.usefixtures("fresh_cache")`)."""
+    cache.clear()
+    yield
+    cache.clear()

@@ -8,7 +8,6 @@ position-bias rule excludes lefty; turning it off brings exactly lefty back.
 
 import numpy as np
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from analysis.exporting import table
@@ -23,15 +22,8 @@ from tests.annotation.collected import build_collected_survey
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.test_pairwise_rules import _always_left_and_careless_on_repeats, _in_turn, _submit
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 CAREFUL = ("w1", "w2", "w3")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_debounce():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ attention policy `exclude`: each of the three rules excludes exactly one annotat
 
 import numpy as np
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 from scipy import stats as scipy_stats
 
@@ -25,14 +24,7 @@ from scoring.models import MetricScore
 from tests.annotation.collected import CAREFUL, build_collected_survey
 from tests.factories import load_rating_records
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_debounce():
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 
 
 @pytest.fixture

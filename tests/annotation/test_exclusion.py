@@ -1,7 +1,6 @@
 """Exclusion rules, decisions and overrides, and their effect on the human scores used downstream."""
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 
 from annotation.models import Annotator, Assignment, Dataset, ExclusionDecision, Rating, Survey
@@ -20,13 +19,7 @@ from tests.annotation.collected import CAREFUL, build_collected_survey
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
-
-@pytest.fixture(autouse=True)
-def _fresh_debounce():
-    # The debounce key lives in the cache, which outlives a test's database.
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 @pytest.fixture

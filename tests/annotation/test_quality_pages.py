@@ -1,7 +1,6 @@
 """The quality pages: cached report only, owner isolation, overrides with a reason."""
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from annotation.models import Annotator, ExclusionDecision
@@ -10,12 +9,7 @@ from tests.annotation.collected import build_collected_survey
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
-
-@pytest.fixture(autouse=True)
-def _fresh_debounce():
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 @pytest.fixture
