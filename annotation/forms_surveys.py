@@ -1,9 +1,16 @@
 """The researcher's survey form."""
 
+import json
+
 from django import forms
 
 from annotation.models import Survey, System
-from annotation.services.surveys import aspect_key_problem, reference_pairs_problem
+from annotation.services.surveys import (
+    PAIRWISE_QUESTION,
+    aspect_key_problem,
+    instructions_by_type,
+    reference_pairs_problem,
+)
 
 
 class SystemChoiceField(forms.MultipleChoiceField):
@@ -142,6 +149,13 @@ class SurveyForm(forms.Form):
         self.fields["dataset"].queryset = datasets
         self.owner = owner
         self._systems_as_checkboxes(datasets)
+        # The page's script offers each task type's default texts as the type changes, where the
+        # researcher has not written their own (survey_form.js); the service decides again on save.
+        self.fields["instructions"].widget.attrs["data-defaults"] = json.dumps(instructions_by_type())
+        self.fields["question"].widget.attrs["data-defaults"] = json.dumps(
+            {Survey.TaskType.RATE: self.fields["question"].initial, Survey.TaskType.PAIRWISE: PAIRWISE_QUESTION,
+             Survey.TaskType.WRITE: ""}
+        )  # fmt: skip
 
     def _systems_as_checkboxes(self, datasets):
         """Where the dataset is known (chosen, or ?dataset= from its page), its systems are ticked

@@ -51,6 +51,11 @@ PAIRWISE_INSTRUCTIONS = (
     "is better. Some items are attention checks: read every item."
 )
 
+WRITE_INSTRUCTIONS = (
+    "You will read short conversations. For each one, write the next turn: a reply that fits the "
+    "conversation so far, in your own words, as a person taking part in it would."
+)
+
 DEFAULT_SCALE_LABELS = {"1": "Not appropriate or sensible", "5": "Very reasonable"}
 # Used for the researcher's estimate only: a careful rating of one response takes about this long.
 SECONDS_PER_RATING = 10
@@ -128,15 +133,7 @@ def survey_create(
     if Survey.objects.filter(name=name, owner=owner).exists():  # unique per owner: others' names stay unknown
         raise SurveyError(f"A survey named {name!r} already exists.")
     survey = Survey(dataset=dataset, name=name, owner=owner, **settings)
-    if (
-        survey.task_type == Survey.TaskType.PAIRWISE
-        and survey.instructions == Survey._meta.get_field("instructions").default
-    ):
-        survey.instructions = (
-            PAIRWISE_INSTRUCTIONS
-            if survey.allow_tie
-            else PAIRWISE_INSTRUCTIONS.replace(", or 'about the same' when neither is better", "")
-        )
+    survey.instructions = default_instructions(survey)
     try:
         survey.full_clean(exclude=["owner"])
     except ValidationError as error:
@@ -211,6 +208,28 @@ def reference_pairs_problem(*, dataset, task_type, reference_pairs, systems=()):
 def survey_selected_systems(*, survey):
     systems = survey.systems.all()
     return systems if systems.exists() else System.objects.filter(dataset=survey.dataset)
+
+
+def instructions_by_type(*, allow_tie=True):
+    """The default instructions of each task type (the survey form offers them as the type changes)."""
+    pairwise = PAIRWISE_INSTRUCTIONS
+    if not allow_tie:
+        pairwise = pairwise.replace(", or 'about the same' when neither is better", "")
+    return {
+        Survey.TaskType.RATE: Survey._meta.get_field("instructions").default,
+        Survey.TaskType.PAIRWISE: pairwise,
+        Survey.TaskType.WRITE: WRITE_INSTRUCTIONS,
+    }
+
+
+def default_instructions(survey):
+    """The survey's instructions, or, where they are one of the defaults (the form's, whatever type
+    it showed), those of its own task type: a comparison or writing task must not tell annotators
+    to judge one reply's appropriateness, nor a comparison without ties offer "about the same"."""
+    defaults = {*instructions_by_type().values(), *instructions_by_type(allow_tie=False).values()}
+    if survey.instructions not in defaults:
+        return survey.instructions
+    return instructions_by_type(allow_tie=survey.allow_tie)[survey.task_type]
 
 
 def survey_estimate(

@@ -304,3 +304,18 @@ def test_claim_can_be_pinned_to_one_hit(researcher):
     assert assignment.hit == last and assignment.annotator.provider == "mturk"
     with pytest.raises(services.NoWorkAvailable):
         services.assignment_claim(survey=survey, worker_id="other", hit=last)
+
+
+def test_each_task_type_gets_instructions_of_its_own_unless_the_researcher_wrote_some(researcher):
+    rating = make_survey(researcher, name="r", launch=False)
+    write = make_survey(researcher, name="w", launch=False, task_type="write", write_system_name="crowd")
+    pairs = make_survey(researcher, name="p", launch=False, task_type="pairwise")
+    assert "judge how appropriate" in rating.instructions
+    # a write task asks for a reply; it has no candidate replies to judge and no attention checks
+    assert "write the next turn" in write.instructions
+    assert "judge" not in write.instructions and "attention" not in write.instructions
+    assert "reply A and reply B" in pairs.instructions
+    own = make_survey(
+        researcher, name="own", launch=False, task_type="write", write_system_name="crowd", instructions="Be kind."
+    )
+    assert own.instructions == "Be kind."

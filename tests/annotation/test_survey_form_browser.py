@@ -1,0 +1,53 @@
+"""The survey form in real headless Chromium: as the task type changes, the question and the
+instructions follow it (a comparison or writing task is not introduced with the rating texts),
+except where the researcher wrote their own; what is saved is the task type's own."""
+
+import pytest
+
+from annotation.models import Survey
+from annotation.services.surveys import PAIRWISE_QUESTION, WRITE_INSTRUCTIONS, instructions_by_type
+from tests.annotation.studies_helpers import dataset_records
+from tests.conftest import PASSWORD
+from tests.factories import load_dataset_records
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _form(browser, live_server, researcher, width):
+    page = browser.new_context(viewport={"width": width, "height": 844}).new_page()
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.goto(f"{live_server.url}/surveys/new/")
+    return page
+
+
+def test_the_texts_follow_the_task_type_unless_the_researcher_wrote_their_own(live_server, browser, researcher):
+    dataset = load_dataset_records(records=dataset_records(4), name="texts", owner=researcher)
+    page = _form(browser, live_server, researcher, 390)
+    rating = instructions_by_type()["rate"]
+    assert page.input_value("#id_instructions") == rating
+    page.select_option("#id_task_type", "pairwise")
+    assert page.input_value("#id_question") == PAIRWISE_QUESTION
+    assert "reply A and reply B" in page.input_value("#id_instructions")
+    page.select_option("#id_task_type", "write")
+    assert page.input_value("#id_instructions") == WRITE_INSTRUCTIONS
+    page.select_option("#id_task_type", "rate")
+    assert page.input_value("#id_instructions") == rating
+    page.fill("#id_instructions", "Our own words.")
+    page.select_option("#id_task_type", "pairwise")
+    assert page.input_value("#id_instructions") == "Our own words."  # the researcher's text stays
+
+    page.fill("#id_instructions", "")
+    page.select_option("#id_task_type", "rate")
+    page.select_option("#id_task_type", "pairwise")  # an emptied field takes the type's default again
+    page.select_option("#id_dataset", str(dataset.pk))
+    page.fill("#id_name", "ab")
+    page.uncheck("#id_allow_tie")
+    page.click("#create-survey")
+    page.wait_for_url("**/surveys/*/")
+    survey = Survey.objects.get(name="ab")
+    # the form showed the version with ties; without them the saved text offers no "about the same"
+    assert survey.instructions == instructions_by_type(allow_tie=False)["pairwise"]
+    assert survey.aspects.get(key="overall").question == PAIRWISE_QUESTION
