@@ -26,11 +26,13 @@ class SystemChoiceField(forms.MultipleChoiceField):
 
 
 class SurveyForm(forms.Form):
-    dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses to rate.")
+    dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses the study shows.")
     name = forms.CharField(max_length=200)
     task_type = forms.ChoiceField(choices=Survey.TaskType.choices, initial=Survey.TaskType.RATE)
     systems = forms.CharField(
-        required=False, help_text="Comma-separated system names to rate; empty means all of the dataset's systems."
+        required=False,
+        help_text="Comma-separated names of the systems whose replies are shown; empty means all of the dataset's "
+        "systems.",
     )
     question = forms.CharField(
         required=False, initial="How appropriate is this response to the conversation?", widget=forms.TextInput
@@ -169,7 +171,7 @@ class SurveyForm(forms.Form):
             required=False,
             choices=[(name, name) for name in names],
             widget=forms.CheckboxSelectMultiple,
-            help_text=f"Systems of {dataset.name} to rate; none ticked means all of them.",
+            help_text=f"Systems of {dataset.name} whose replies are shown; none ticked means all of them.",
         )
 
     def clean_systems(self):
