@@ -121,15 +121,19 @@ class ProlificClient:
             "POST", "study-cost-calculator/", json={"reward": reward_cents, "total_available_places": places}
         )
 
-    def submissions(self, study_id):
-        """Every submission of the study, following Prolific's pagination links."""
-        results, page = [], self._call("GET", f"studies/{study_id}/submissions/")
+    def _every_page(self, path, params=None):
+        """The `results` of a list call and of every page after it (Prolific's `_links.next`)."""
+        results, page = [], self._call("GET", path, params=params)
         while True:
-            results.extend(page.get("results", []))
+            results.extend(page.get("results") or [])
             following = ((page.get("_links") or {}).get("next") or {}).get("href")
             if not following:
                 return results
             page = self._call("GET", following)
+
+    def submissions(self, study_id):
+        """Every submission of the study, following Prolific's pagination links."""
+        return self._every_page(f"studies/{study_id}/submissions/")
 
     def submission(self, submission_id):
         return self._call("GET", f"submissions/{submission_id}/")
@@ -166,8 +170,9 @@ class ProlificClient:
         Documented: `GET participant-groups/?filter[workspace_id]=<id>` (and `active`), answering
         {"results": [{"id", "name", "workspace_id", "is_deleted", ...}]}.
         """
-        page = self._call("GET", "participant-groups/", params={"filter[workspace_id]": workspace_id, "active": "true"})
-        return [group for group in page.get("results") or [] if not group.get("is_deleted")]
+        # Every page: a group on a later page missed here would be created a second time.
+        groups = self._every_page("participant-groups/", {"filter[workspace_id]": workspace_id, "active": "true"})
+        return [group for group in groups if not group.get("is_deleted")]
 
     def add_to_participant_group(self, group_id, participant_ids):
         # Documented: members already in the group are ignored, so a repeat is harmless.

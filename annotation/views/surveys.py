@@ -17,6 +17,7 @@ from annotation.models import Annotator, Assignment, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
+from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
 
 
@@ -74,27 +75,31 @@ def survey_new(request):
     return render(request, "annotation/surveys/new.html", {"form": form, "estimate": estimate})
 
 
-def _exclusions_current(survey, progress):
-    """Whether the exclusions the page shows are those the survey's answers call for.
+def _progress(survey):
+    """The survey's live numbers, with whether the exclusions shown are those its answers call for.
 
     They come from the quality report; a stale one is queued for a recompute (debounced; with eager
     Celery, development only, it runs now), as the quality pages do. Without this the page said
-    "0 excluded" after new work until someone opened Quality.
+    "0 excluded" after new work until someone opened Quality. A recompute that ran at once (outside a
+    transaction, as in development) changed the exclusions: they are counted again.
     """
-    if not progress["ratings"]:
-        return True
-    _, fresh = cached_report(survey=survey)
-    if not fresh:
-        quality_queue_recompute(survey=survey)
+    progress = selectors_studies.survey_progress(survey=survey)
+    fresh = True
+    if progress["ratings"]:
         _, fresh = cached_report(survey=survey)
-    return fresh
+        if not fresh:
+            quality_queue_recompute(survey=survey)
+            _, fresh = cached_report(survey=survey)
+            if fresh:
+                progress["excluded"] = len(annotators_excluded(survey=survey))
+    progress["exclusions_current"] = fresh
+    return progress
 
 
 @login_required
 def survey_detail(request, pk):
     survey = _survey(request, pk)
-    progress = selectors_studies.survey_progress(survey=survey)
-    progress["exclusions_current"] = _exclusions_current(survey, progress)
+    progress = _progress(survey)
     return render(
         request,
         "annotation/surveys/detail.html",
@@ -139,10 +144,8 @@ def survey_extend_view(request, pk):
 @login_required
 def survey_progress_json(request, pk):
     survey = _survey(request, pk)
-    progress = selectors_studies.survey_progress(survey=survey)
     # The page polls this: a recompute queued now answers a later poll.
-    progress["exclusions_current"] = _exclusions_current(survey, progress)
-    return JsonResponse(progress)
+    return JsonResponse(_progress(survey))
 
 
 ACTIONS = {

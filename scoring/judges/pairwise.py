@@ -57,8 +57,10 @@ def verdict_from_picks(a_first_pick, b_first_pick):
 
 
 def pair_key(item):
-    """What makes two items the same pair for the judge: the same context and replies, in order."""
-    return json.dumps(item.context, sort_keys=True, default=str), item.reply_a, item.reply_b
+    """What makes two items the same pair for the judge: the same context and the same two replies,
+    in either order. Shown the other way round (another survey's layout, an imported file's order),
+    a pair is asked the same two prompts, so its verdicts are the same ones, mirrored."""
+    return json.dumps(item.context, sort_keys=True, default=str), *sorted((item.reply_a, item.reply_b))
 
 
 def pairwise_statistics(items, verdicts):

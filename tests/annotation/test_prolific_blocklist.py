@@ -212,3 +212,33 @@ def test_staff_and_other_researchers_cannot_block(client, survey, api, other_res
         )
         assert response.status_code == 404
     assert not ReviewAction.objects.exists()
+
+
+def test_the_lookup_reads_every_page_of_groups_so_a_group_on_a_later_page_is_found_not_made_again(
+    researcher_client, survey, api, researcher
+):
+    """A workspace with many groups is listed in pages (Prolific's `_links.next`, as for submissions):
+    the researcher's group, made by a block whose answer was lost, may be on the second."""
+    rows = two_confirmed_participants(survey, api)
+    name = f"RateLab block list #{researcher.pk} (alice)"
+    second = api.get("participant-groups/", params={"filter[workspace_id]": WORKSPACE_ID, "page": "2"}).mock(
+        return_value=httpx.Response(
+            200, json={"results": [{"id": GROUP_ID, "name": name, "is_deleted": False}], "_links": {"next": {}}}
+        )
+    )
+    first_page = {
+        "results": [{"id": f"0000other{n}", "name": f"Pilot {n}", "is_deleted": False} for n in range(3)],
+        "_links": {"next": {"href": f"participant-groups/?filter[workspace_id]={WORKSPACE_ID}&page=2"}},
+    }
+    api.get("participant-groups/", params={"filter[workspace_id]": WORKSPACE_ID}).mock(
+        return_value=httpx.Response(200, json=first_page)
+    )
+    created = api.post("participant-groups/").mock(return_value=httpx.Response(201, json={"id": "0000second"}))
+    added = api.post(f"participant-groups/{GROUP_ID}/participants/").mock(
+        return_value=httpx.Response(200, json={"results": [{"participant_id": pid(1)}]})
+    )
+    text = block(researcher_client, survey, rows[pid(1)]).content.decode()
+    assert f"blocked here and in Prolific participant group {GROUP_ID}" in text
+    assert second.call_count == 1 and created.call_count == 0
+    assert [json.loads(call.request.content) for call in added.calls] == [{"participant_ids": [pid(1)]}]
+    assert ProlificBlockList.objects.get(owner=researcher).group_id == GROUP_ID

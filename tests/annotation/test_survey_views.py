@@ -277,3 +277,16 @@ def test_the_survey_page_shows_the_exclusions_of_the_work_submitted_so_far(
     assert progress["excluded"] == 2 and progress["exclusions_current"] is True  # both too fast
     detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
     assert '<dd data-key="excluded">2</dd>' in detail
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("fresh_cache")
+def test_a_recompute_that_runs_at_once_shows_its_exclusions_on_the_same_page(researcher_client, researcher):
+    # Outside a transaction (development: eager Celery, no ATOMIC_REQUESTS) the queued recompute runs
+    # inside the request: the count read before it was the old report's ("0" with no "being checked").
+    survey = make_survey(researcher)
+    for worker in ("w1", "w2"):
+        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+        services.assignment_submit(assignment=assignment, answers=good_answers(assignment, seconds=0.1))
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert '<dd data-key="excluded">2</dd>' in detail

@@ -212,6 +212,17 @@ def test_a_pair_judged_by_several_people_counts_once_for_the_judges_own_behaviou
     assert stats["agreement_with_humans"] == pytest.approx(1 / 4) and stats["n_with_human_winner"] == 4
 
 
+def test_a_pair_shown_the_other_way_round_is_the_same_pair_for_the_judges_own_behaviour():
+    # One survey showed x on the left, another (or an imported file) y: the same two prompts, so
+    # the judge's cached verdicts are the same ones, mirrored, and count once.
+    items = [pairwise.PairItem(["c"], "x", "y", "A"), pairwise.PairItem(["c"], "y", "x", "B")]
+    # x first: picked the first shown (x); y first: picked the first shown (y)
+    verdicts = [pairwise.verdict_from_picks("A", "A"), pairwise.verdict_from_picks("A", "A")]
+    stats = pairwise.pairwise_statistics(items, verdicts)
+    assert (stats["n_pairs"], stats["n_judgements"], stats["n_verdicts"]) == (1, 2, 2)
+    assert stats["position_bias"] == 1.0 and stats["self_consistency"] == 0.0
+
+
 def test_pairwise_judging_against_the_server_finds_a_judge_that_always_picks_the_first_reply(chat_server):
     chat_server.answer = lambda body, n: "Winner: A"
     template = prompts.get_template(prompts.PAIRWISE)
