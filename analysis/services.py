@@ -315,10 +315,10 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         seed=SEED,
         systems=systems,
     )
-    data["pairwise_sensitivity"] = (
-        pairwise_sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, systems=systems)
-        if data["pairwise"]
-        else None
+    # Also when the study's own settings leave no judgement (no pairwise section): that is where
+    # seeing what another filter would keep helps most.
+    data["pairwise_sensitivity"] = pairwise_sensitivity_section(
+        dataset=dataset, surveys=surveys, aspect=aspect, systems=systems
     )
     if not with_vectors:
         return data, None

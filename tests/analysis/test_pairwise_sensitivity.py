@@ -15,7 +15,7 @@ from analysis.models import Report
 from analysis.pairwise_section import OUTCOME
 from analysis.services import report_build
 from analysis.stats.pairwise import bradley_terry, tie_calibrated_accuracy, win_counts
-from annotation.models import ExclusionDecision, PairwiseJudgement, QualityReport, Response
+from annotation.models import ExclusionDecision, PairwiseJudgement, QualityReport, Response, Survey
 from annotation.quality.recompute import quality_recompute
 from scoring.models import MetricScore
 from tests.annotation.collected import build_collected_survey
@@ -128,3 +128,23 @@ def test_the_audit_is_on_the_page_and_in_the_csv(survey, researcher_client, djan
 
 def _report_pk(survey):
     return Report.objects.get(dataset=survey.dataset, survey=None).pk
+
+
+def test_a_study_whose_own_settings_keep_no_judgement_still_shows_what_other_filters_keep(
+    survey, researcher_client, django_capture_on_commit_callbacks
+):
+    # every careful annotator answers in 3 s an item: a 100 s minimum excludes them all (lefty too)
+    Survey.objects.filter(pk=survey.pk).update(min_seconds_per_item=100.0)
+    quality_recompute(survey=survey)
+    data = report_build(dataset=survey.dataset, n_boot=0)
+    assert data["pairwise"] is None
+    settings = by_setting(data["pairwise_sensitivity"])
+    assert (settings["study"]["n_judgements"], settings["study"]["order"]) == (0, [])
+    assert settings["min_seconds=None"]["n_annotators"] == 3  # the time rule off: the careful three are back
+    assert settings["min_seconds=None"]["same_order"] is None  # nothing to compare with
+    url = reverse("analysis:dataset_report", args=[survey.dataset.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.get(url)
+    body = researcher_client.get(url).content.decode()
+    assert "pairwise judgements were excluded" in body  # the page says why the ranking is missing
+    assert 'id="t-pairwise-sensitivity"' in body and "time rule off" in body
