@@ -16,10 +16,13 @@ def report_state(*, dataset, survey=None):
     The newest report of the dataset (or of the survey) whatever its filters: the bar says whether
     there is anything to read, the page itself says whether its own filters' report is current.
     """
+    return _state_of_newest(Report.objects.filter(dataset=dataset, survey=survey))
+
+
+def _state_of_newest(reports):
     # One small query (a dataset has a report per filter set, a handful): the bar's budget is tight.
     rows = list(
-        Report.objects.filter(dataset=dataset, survey=survey)
-        .order_by("-pk")
+        reports.order_by("-pk")
         .values("status", "computed_at", "requested_at")[:REPORTS_CONSIDERED]
     )
     computed = [row for row in rows if row["computed_at"] is not None]
@@ -43,12 +46,20 @@ def report_state(*, dataset, survey=None):
 def analysis_steps(dataset, user):
     """Pipeline-step provider for the Report (registered in AnalysisConfig.ready)."""
     state, done = report_state(dataset=dataset)
+    state = f"report {state}"
+    if not done:
+        # A researcher reading a survey's report saw the bar say "report not computed yet" beside it:
+        # the dataset-wide report was not computed, but there is a report to read.
+        surveys_reports = Report.objects.filter(dataset=dataset, survey__owner=user)
+        survey_state, survey_done = _state_of_newest(surveys_reports)
+        if survey_done:
+            state, done = f"survey report {survey_state}", True
     return [
         PipelineStep(
             key="report",
             label="Report",
             url=reverse("analysis:dataset_report", args=[dataset.pk]),
-            state=f"report {state}",
+            state=state,
             done=done,
             order=60,
         )

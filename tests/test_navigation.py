@@ -139,6 +139,25 @@ def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher,
     )
 
 
+def test_pipeline_bar_reports_a_survey_report_when_the_dataset_wide_one_is_not_computed(researcher_client, researcher):
+    survey = make_survey(researcher, name="read-by-survey")
+    url = reverse("analysis:survey_report", args=[survey.pk])
+    assert _pipeline(_page(researcher_client, url))["Report"][0] == "report not computed yet"
+    Report.objects.create(
+        dataset=survey.dataset,
+        survey=survey,
+        params={},
+        params_hash="h",
+        status="ready",
+        data={},
+        computed_at=timezone.now() - timedelta(minutes=2),
+    )
+    assert _pipeline(_page(researcher_client, url))["Report"] == (
+        "survey report computed 2\xa0minutes ago",
+        reverse("analysis:dataset_report", args=[survey.dataset.pk]),
+    )
+
+
 def test_pipeline_bar_says_when_metrics_are_out_of_date_or_computing(researcher_client, dataset):
     old = {**_current_versions(), "bleu4": "an-old-version"}
     MetricRun.objects.create(dataset=dataset, metrics=list(old), versions=old, status="done")
