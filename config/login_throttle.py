@@ -1,5 +1,7 @@
 """Login throttling with django-axes: who the client is, and the page a locked-out client sees."""
 
+import ipaddress
+
 from axes.backends import AxesStandaloneBackend
 from axes.helpers import get_client_username
 from axes.models import AccessAttempt
@@ -22,7 +24,18 @@ class LoginThrottleBackend(AxesStandaloneBackend):
         return super().authenticate(request, username, password, **kwargs)
 
 
+# A subscriber is given a whole IPv6 /64 (RFC 6177 recommends at least that much per site) and may
+# send from any of its 2**64 addresses: per single address, each try could come from a new one.
+IPV6_CLIENT_PREFIX = 64
+
+
 def client_ip(request):
+    """The client's address as every per-client limit counts it (login throttling, the hourly cap
+    on new annotators): `client_peer_address`, an IPv6 one as the first address of its /64."""
+    return client_network(client_peer_address(request))
+
+
+def client_peer_address(request):
     """The client's address: the peer's, or the one TRUSTED_PROXY_COUNT proxies wrote before it.
 
     Each trusted proxy appends the address it received the request from to X-Forwarded-For, so
@@ -35,6 +48,21 @@ def client_ip(request):
         if len(forwarded) >= count:
             return forwarded[-count]
     return request.META.get("REMOTE_ADDR", "")
+
+
+def client_network(text):
+    """IPv4 as it is (also when a dual-stack socket wrote it as ::ffff:a.b.c.d); IPv6 as the first
+    address of its /64, a valid address that the address columns store; anything else unchanged."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return text
+    if address.version == 4:
+        return str(address)
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    # from the integer, so that a zone ("fe80::1%eth0") does not reach the network's parser
+    return str(ipaddress.IPv6Network((int(address), IPV6_CLIENT_PREFIX), strict=False).network_address)
 
 
 def retry_at(request, credentials):

@@ -43,7 +43,8 @@ def with_identity_cookie(response, worker_id, code=""):
 
 def client_address(request):
     """The client's network address as login throttling reads it (REMOTE_ADDR, or with
-    TRUSTED_PROXY_COUNT = n the address the n-th proxy from us saw), or None when it is no address."""
+    TRUSTED_PROXY_COUNT = n the address the n-th proxy from us saw; an IPv6 one as the first address
+    of its /64, which one subscriber holds whole), or None when it is no address."""
     return _address_or_none(client_ip(request))
 
 

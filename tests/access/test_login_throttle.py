@@ -9,6 +9,7 @@ from django.db.models import F
 from django.test import Client
 from django.urls import reverse
 
+from config.login_throttle import client_network
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -57,6 +58,32 @@ def test_the_lock_holds_one_username_at_one_address_only(client, researcher, oth
     assert logged_in(elsewhere)
     colleague = Client()
     assert attempt(colleague, "bob", PASSWORD).status_code == 302  # same address, another user
+
+
+def test_wrong_passwords_from_one_ipv6_64_network_count_together_whatever_the_address(client, researcher):
+    for n in range(12):
+        attempt(client, "alice", WRONG, address=f"2001:db8:77:1::{n + 1:x}")
+    assert attempt(Client(), "alice", PASSWORD, address="2001:db8:77:1:9999::1").status_code == 429
+    assert AccessAttempt.objects.get(username="alice").ip_address == "2001:db8:77:1::"
+    elsewhere = Client()
+    assert attempt(elsewhere, "alice", PASSWORD, address="2001:db8:77:2::1").status_code == 302
+    assert logged_in(elsewhere), "another /64 is another client"
+
+
+@pytest.mark.parametrize(
+    ("text", "counted_as"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+        ("2001:db8::1", "2001:db8::"),
+        ("2001:DB8:0:0:1234:5678:9abc:def0", "2001:db8::"),
+        ("fe80::1%eth0", "fe80::"),
+        ("not an address", "not an address"),
+        ("", ""),
+    ],
+)
+def test_the_client_is_counted_by_its_ipv4_address_or_its_ipv6_64_network(text, counted_as):
+    assert client_network(text) == counted_as
 
 
 def test_the_lock_ends_after_fifteen_minutes(client, researcher):

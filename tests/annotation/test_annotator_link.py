@@ -101,6 +101,24 @@ def test_the_cap_refuses_the_next_new_identity_from_one_address(researcher):
     assert again.status_code == 302, "an annotator who has an identity is no new identity"
 
 
+def test_the_cap_counts_an_ipv6_client_by_its_64_network_not_by_each_address(researcher):
+    """A subscriber holds a whole /64: a new address from it for each identity must not slip past."""
+    survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=2)
+    for n, address in enumerate(("2001:db8:1:2::1", "2001:db8:1:2:ffff:0:0:7")):
+        assert _start(survey, f"v6-{n}", address=address)[1].status_code == 302
+    _client, refused = _start(survey, "v6-2", address="2001:db8:1:2:abcd::99")
+    assert refused.status_code == 429 and not Annotator.objects.filter(worker_id="v6-2").exists()
+    assert _start(survey, "next-network", address="2001:db8:1:3::1")[1].status_code == 302
+    assert set(survey.link_identities.values_list("address", flat=True)) == {"2001:db8:1:2::", "2001:db8:1:3::"}
+
+
+def test_an_ipv4_client_on_a_dual_stack_socket_is_counted_as_its_ipv4_address(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=1)
+    assert _start(survey, "mapped", address="::ffff:198.51.100.4")[1].status_code == 302
+    assert _start(survey, "plain", address="198.51.100.4")[1].status_code == 429
+    assert _start(survey, "other", address="::ffff:198.51.100.5")[1].status_code == 302, "not one shared ::ffff:0:0/64"
+
+
 def test_the_address_comes_from_the_trusted_proxy_only_when_configured(researcher, settings):
     survey = make_survey(researcher)
     forwarded = {"HTTP_X_FORWARDED_FOR": "6.6.6.6, 10.1.2.3"}
