@@ -146,11 +146,33 @@ class SurveyForm(forms.Form):
         "min_repeats",
     )
 
+    # Fields that only one task type reads: the page shows them for that type only (survey_form.js;
+    # without the script every field shows, each labelled with its type).
+    TASK_TYPE_OF_FIELD = {
+        **dict.fromkeys(
+            (
+                "pair_budget",
+                "reference_pairs",
+                "allow_tie",
+                "ask_strength",
+                "ask_reason",
+                "max_position_bias",
+                "min_position_judgements",
+                "min_repeat_consistency",
+                "min_repeats",
+            ),
+            Survey.TaskType.PAIRWISE,
+        ),
+        "write_system_name": Survey.TaskType.WRITE,
+    }
+
     def __init__(self, *args, datasets, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
         self.owner = owner
         self._systems_as_checkboxes(datasets)
+        for name, task_type in self.TASK_TYPE_OF_FIELD.items():
+            self.fields[name].task_type = task_type  # read by the template, as the field's data-task-type
         # The page's script offers each task type's default texts as the type changes, where the
         # researcher has not written their own (survey_form.js); the service decides again on save.
         self.fields["instructions"].widget.attrs["data-defaults"] = json.dumps(instructions_by_type())

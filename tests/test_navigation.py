@@ -409,9 +409,19 @@ def test_reject_asks_first_and_only_the_confirmed_post_rejects(researcher_client
     assert assignment.status == "rejected"
 
 
-def test_survey_form_says_the_written_replies_system_is_for_writing_tasks_only(researcher_client):
+def test_survey_form_says_the_written_replies_system_is_for_writing_tasks_only(researcher_client, dataset):
     html = researcher_client.get(reverse("annotation:survey_new")).content.decode()
     assert "System for written replies (writing tasks only)" in html and "Write system name" not in html
+    assert 'data-task-type="write"' in html and html.count('data-task-type="pairwise"') == 9
+
+
+def test_survey_form_without_a_dataset_leads_to_uploading_one_instead_of_an_empty_choice(
+    researcher_client, other_researcher
+):
+    load_dataset_records(records=dataset_records(2), name="not-yours", owner=other_researcher)
+    html = researcher_client.get(reverse("annotation:survey_new")).content.decode()
+    assert 'id="no-dataset"' in html and reverse("annotation:dataset_upload") in html
+    assert 'id="id_dataset"' not in html and "Create survey" not in html
 
 
 def test_favicon_ico_leads_to_the_apps_icon(client):

@@ -72,7 +72,8 @@ def survey_new(request):
             else:
                 messages.success(request, f"Survey {survey.name} created as a draft. Preview it, then launch.")
                 return redirect("annotation:survey_detail", pk=survey.pk)
-    return render(request, "annotation/surveys/new.html", {"form": form, "estimate": estimate})
+    context = {"form": form, "estimate": estimate, "has_datasets": datasets.exists()}
+    return render(request, "annotation/surveys/new.html", context)
 
 
 def _progress(survey):

@@ -1,5 +1,6 @@
 // The survey form: as the task type changes, the question and instructions follow it, unless the
-// researcher has written their own (a field still holding one of the defaults is replaced).
+// researcher has written their own (a field still holding one of the defaults is replaced), and the
+// fields only another task type reads are hidden (one the server refused stays, with its message).
 (function () {
   "use strict";
   const type = document.getElementById("id_task_type");
@@ -16,5 +17,15 @@
       }
     }
   }
-  type.addEventListener("change", follow);
+  const specific = document.querySelectorAll("[data-task-type]");
+  function showOwnFields() {
+    for (const field of specific) {
+      field.hidden = field.dataset.taskType !== type.value && !field.querySelector(".errorlist");
+    }
+  }
+  type.addEventListener("change", () => {
+    follow();
+    showOwnFields();
+  });
+  showOwnFields();
 })();

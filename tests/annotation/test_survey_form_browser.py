@@ -51,3 +51,27 @@ def test_the_texts_follow_the_task_type_unless_the_researcher_wrote_their_own(li
     # the form showed the version with ties; without them the saved text offers no "about the same"
     assert survey.instructions == instructions_by_type(allow_tie=False)["pairwise"]
     assert survey.aspects.get(key="overall").question == PAIRWISE_QUESTION
+
+
+def test_fields_only_another_task_type_reads_are_hidden_until_that_type_is_chosen(live_server, browser, researcher):
+    load_dataset_records(records=dataset_records(4), name="fields", owner=researcher)
+    page = _form(browser, live_server, researcher, 390)
+
+    def visible(field_id):
+        return page.is_visible(f"#{field_id}")
+
+    assert visible("id_aspects") and not visible("id_allow_tie") and not visible("id_pair_budget")
+    assert not visible("id_write_system_name")
+    page.select_option("#id_task_type", "pairwise")
+    assert visible("id_allow_tie") and visible("id_max_position_bias") and not visible("id_write_system_name")
+    page.select_option("#id_task_type", "write")
+    assert visible("id_write_system_name") and not visible("id_allow_tie")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    # A write survey without its system is refused: the page comes back with the field shown, its
+    # message beside it, whatever the type a script would pick.
+    page.fill("#id_name", "no-system")
+    page.click("#create-survey")
+    page.wait_for_selector("#form-errors")
+    assert visible("id_write_system_name") and "needs the system name" in page.inner_text("#form-errors")
+    assert not Survey.objects.filter(name="no-system").exists()
