@@ -25,6 +25,19 @@ class SystemChoiceField(forms.MultipleChoiceField):
         forms.Field.validate(self, value)
 
 
+PAIRWISE_SETTINGS = (
+    "pair_budget",
+    "reference_pairs",
+    "allow_tie",
+    "ask_strength",
+    "ask_reason",
+    "max_position_bias",
+    "min_position_judgements",
+    "min_repeat_consistency",
+    "min_repeats",
+)
+
+
 class SurveyForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses the study shows.")
     name = forms.CharField(max_length=200)
@@ -135,34 +148,12 @@ class SurveyForm(forms.Form):
         "reward_cents",
         "attention_policy",
         "write_system_name",
-        "pair_budget",
-        "reference_pairs",
-        "allow_tie",
-        "ask_strength",
-        "ask_reason",
-        "max_position_bias",
-        "min_position_judgements",
-        "min_repeat_consistency",
-        "min_repeats",
+        *PAIRWISE_SETTINGS,
     )
-
     # Fields that only one task type reads: the page shows them for that type only (survey_form.js;
     # without the script every field shows, each labelled with its type).
     TASK_TYPE_OF_FIELD = {
-        **dict.fromkeys(
-            (
-                "pair_budget",
-                "reference_pairs",
-                "allow_tie",
-                "ask_strength",
-                "ask_reason",
-                "max_position_bias",
-                "min_position_judgements",
-                "min_repeat_consistency",
-                "min_repeats",
-            ),
-            Survey.TaskType.PAIRWISE,
-        ),
+        **dict.fromkeys(PAIRWISE_SETTINGS, Survey.TaskType.PAIRWISE),
         "write_system_name": Survey.TaskType.WRITE,
     }
 

@@ -75,11 +75,9 @@ def test_metrics_index_lists_own_datasets_with_their_metric_state_and_link(
     assert "bobs-study" not in page
 
 
-def test_reports_index_lists_datasets_and_launched_surveys_with_report_state(researcher_client, researcher):
-    survey = make_survey(researcher, name="launched")
-    draft = make_survey(researcher, name="drafted", launch=False)
+def _report_computed_two_minutes_ago(dataset, survey=None):
     Report.objects.create(
-        dataset=survey.dataset,
+        dataset=dataset,
         survey=survey,
         params={},
         params_hash="h",
@@ -87,6 +85,12 @@ def test_reports_index_lists_datasets_and_launched_surveys_with_report_state(res
         data={},
         computed_at=timezone.now() - timedelta(minutes=2),
     )
+
+
+def test_reports_index_lists_datasets_and_launched_surveys_with_report_state(researcher_client, researcher):
+    survey = make_survey(researcher, name="launched")
+    draft = make_survey(researcher, name="drafted", launch=False)
+    _report_computed_two_minutes_ago(survey.dataset, survey)
     page = _page(researcher_client, reverse("analysis:reports_index"))
     assert reverse("analysis:dataset_report", args=[survey.dataset.pk]) in page
     assert reverse("analysis:survey_report", args=[survey.pk]) in page
@@ -118,14 +122,7 @@ def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher,
     )
     AdemModel.objects.create(name="mine", owner=researcher, dataset=dataset, status="ready")
     AdemModel.objects.create(name="bobs", owner=other_researcher, dataset=dataset, status="ready")
-    Report.objects.create(
-        dataset=dataset,
-        params={},
-        params_hash="h",
-        status="ready",
-        data={},
-        computed_at=timezone.now() - timedelta(minutes=2),
-    )
+    _report_computed_two_minutes_ago(dataset)
     steps = _pipeline(_page(researcher_client, reverse("annotation:dataset_detail", args=[dataset.pk])))
     assert steps["Surveys"][0] == "3 surveys, 1 live"
     assert steps["Metrics"] == (
@@ -143,15 +140,7 @@ def test_pipeline_bar_reports_a_survey_report_when_the_dataset_wide_one_is_not_c
     survey = make_survey(researcher, name="read-by-survey")
     url = reverse("analysis:survey_report", args=[survey.pk])
     assert _pipeline(_page(researcher_client, url))["Report"][0] == "report not computed yet"
-    Report.objects.create(
-        dataset=survey.dataset,
-        survey=survey,
-        params={},
-        params_hash="h",
-        status="ready",
-        data={},
-        computed_at=timezone.now() - timedelta(minutes=2),
-    )
+    _report_computed_two_minutes_ago(survey.dataset, survey)
     assert _pipeline(_page(researcher_client, url))["Report"] == (
         "survey report computed 2\xa0minutes ago",
         reverse("analysis:dataset_report", args=[survey.dataset.pk]),
