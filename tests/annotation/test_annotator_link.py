@@ -222,7 +222,8 @@ def test_a_csrf_failure_on_the_start_page_asks_to_press_again_and_elsewhere_is_d
     assert login.status_code == 403 and "open in another tab" not in login.content.decode()
 
 
-def test_the_cap_is_a_field_of_the_survey_form(researcher_client):
+def test_the_cap_is_a_field_of_the_survey_form(researcher_client, researcher):
+    make_survey(researcher)  # the form is shown to a researcher who has a dataset
     page = researcher_client.get("/surveys/new/").content.decode()
     assert 'name="new_annotators_per_address_hour"' in page and "per network address per hour" in page
 
