@@ -262,9 +262,28 @@ class ProlificProvider(CrowdProvider):
             raise ProviderError("This survey has no Prolific study yet: publishing creates it with every place.")
         if places <= study.places:
             raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
-        answer = self.client.set_places(study.study_id, places)
+        try:
+            answer = self.client.set_places(study.study_id, places)
+        except ProviderError as error:
+            # The PATCH sets an absolute number, so repeating it is harmless; but when an earlier
+            # try was carried out and its answer lost, Prolific may refuse the repeat (places only
+            # increase). Prolific's own count decides whether the study already has these places.
+            answer = self._study_with_places(study, places)
+            if answer is None:
+                raise error
         ProlificStudy.objects.filter(pk=study.pk).update(places=answer.get("total_available_places", places))
         return {"places": places}
+
+    def _study_with_places(self, study, places):
+        """Prolific's answer for the study when it already has at least `places` places, else None."""
+        try:
+            answer = self.client.get_study(study.study_id)
+        except ProviderError:
+            return None
+        have = answer.get("total_available_places")
+        if isinstance(have, int) and not isinstance(have, bool) and have >= places:
+            return answer
+        return None
 
     can_add_assignments = True
 
@@ -334,10 +353,27 @@ class ProlificProvider(CrowdProvider):
             hit__survey=row.study.survey, annotator=row.annotator, status__in=Assignment.FINISHED
         ).update(status=assignment_status)
 
+    def _decide(self, row, body, status):
+        """Send a review decision; a repeat of one Prolific already carried out counts as done.
+
+        A decision whose answer was lost (a timeout, a worker killed before the row was saved) is
+        sent again by the next try, and Prolific refuses to move a submission to the status it
+        already has: its own state of the submission decides, so the page does not report a
+        refusal for a decision that was made."""
+        try:
+            self.client.transition_submission(row.session_id, body)
+        except ProviderError as error:
+            try:
+                now = self.client.submission(row.session_id).get("status")
+            except ProviderError:
+                now = None
+            if now != status:
+                raise error
+
     def approve(self, *, assignment, feedback=""):
         row = self._confirmed_submission(assignment)
         if row.status != "APPROVED":
-            self.client.transition_submission(row.session_id, {"action": "APPROVE"})
+            self._decide(row, {"action": "APPROVE"}, "APPROVED")
         self._finish(row, "APPROVED", Assignment.Status.APPROVED)
 
     def reject(self, *, assignment, reason, category="LOW_EFFORT"):
@@ -351,8 +387,8 @@ class ProlificProvider(CrowdProvider):
             )
         row = self._confirmed_submission(assignment)
         if row.status != "REJECTED":
-            self.client.transition_submission(
-                row.session_id, {"action": "REJECT", "message": reason.strip(), "rejection_category": category}
+            self._decide(
+                row, {"action": "REJECT", "message": reason.strip(), "rejection_category": category}, "REJECTED"
             )
         self._finish(row, "REJECTED", Assignment.Status.REJECTED)
 
@@ -372,9 +408,17 @@ class ProlificProvider(CrowdProvider):
         if bonus.pay_sent_at:
             return self._reconcile_bonus(bonus)
         if not bonus.bulk_id:
-            answer = self.client.create_bonus(
-                study_id=row.study.study_id, participant_id=row.participant_id, amount_cents=amount_cents
-            )
+            try:
+                answer = self.client.create_bonus(
+                    study_id=row.study.study_id, participant_id=row.participant_id, amount_cents=amount_cents
+                )
+            except PaymentOutcomeUnknown:
+                # Setting a bonus up pays nothing: a set-up whose answer was lost is never paid,
+                # and the next try sets up (and pays) a fresh one.
+                raise ProviderError(
+                    "Prolific did not answer when the bonus was being set up; nothing was paid. "
+                    "Send the same form again to set it up and pay it once."
+                ) from None
             ProlificBonus.objects.filter(pk=bonus.pk).update(bulk_id=answer["id"])
             bonus.refresh_from_db()
         # Recorded before the call: if the answer is lost, no retry sends it again.
