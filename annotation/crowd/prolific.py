@@ -18,10 +18,11 @@ from django.utils import timezone
 
 from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.blocks import block_for_owner
-from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
+from annotation.crowd.prolific_api import ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
+from annotation.crowd.prolific_bonus import bonus_pay, study_bonuses_reconcile
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
-from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
+from annotation.models import Assignment, ProlificStudy, ProlificSubmission
 from annotation.slots import assignments_expire
 from annotation.task_wording import task_description, task_wording
 
@@ -330,6 +331,8 @@ class ProlificProvider(CrowdProvider):
                 study_id=item.get("study_id", study.study_id),
             )
             confirmed += row.confirmed
+        # Bonuses whose pay call's answer was lost: Prolific's list of each submission's bonuses says.
+        study_bonuses_reconcile(client=self.client, study=study)
         median = measured_median_seconds(listed)
         ProlificStudy.objects.filter(pk=study.pk).update(last_synced_at=timezone.now(), measured_median_seconds=median)
         return {"listed": len(listed), "confirmed": confirmed, "unknown": unknown, "median_seconds": median}
@@ -399,63 +402,7 @@ class ProlificProvider(CrowdProvider):
             raise ProviderError("A bonus must be more than 0.")
         row = self._confirmed_submission(assignment)
         key = key or f"assignment-{assignment.pk}-{amount_cents}"
-        with transaction.atomic():
-            bonus, _ = ProlificBonus.objects.select_for_update().get_or_create(
-                key=key, defaults={"submission": row, "amount_cents": amount_cents, "reason": reason}
-            )
-        if bonus.paid_at:
-            return bonus
-        if bonus.pay_sent_at:
-            return self._reconcile_bonus(bonus)
-        if not bonus.bulk_id:
-            try:
-                answer = self.client.create_bonus(
-                    study_id=row.study.study_id, participant_id=row.participant_id, amount_cents=amount_cents
-                )
-            except PaymentOutcomeUnknown:
-                # Setting a bonus up pays nothing: a set-up whose answer was lost is never paid,
-                # and the next try sets up (and pays) a fresh one.
-                raise ProviderError(
-                    "Prolific did not answer when the bonus was being set up; nothing was paid. "
-                    "Send the same form again to set it up and pay it once."
-                ) from None
-            ProlificBonus.objects.filter(pk=bonus.pk).update(bulk_id=answer["id"])
-            bonus.refresh_from_db()
-        # Recorded before the call: if the answer is lost, no retry sends it again.
-        claimed = ProlificBonus.objects.filter(pk=bonus.pk, pay_sent_at__isnull=True).update(pay_sent_at=timezone.now())
-        if not claimed:
-            bonus.refresh_from_db()
-            return bonus
-        try:
-            self.client.pay_bonus(bonus.bulk_id)
-        except PaymentOutcomeUnknown:
-            bonus.refresh_from_db()
-            return self._reconcile_bonus(bonus)
-        except ProviderError:
-            # Prolific answered with a refusal: nothing was paid, so the intent may be sent again.
-            ProlificBonus.objects.filter(pk=bonus.pk).update(pay_sent_at=None)
-            raise
-        ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
-        bonus.refresh_from_db()
-        return bonus
-
-    def _reconcile_bonus(self, bonus):
-        """A pay call whose answer was lost: paid if Prolific lists more bonuses of this amount on the
-        submission than we know to be paid. Never sends the pay call again."""
-        submission = self.client.submission(bonus.submission.session_id)
-        listed = [round(float(value)) for value in submission.get("bonus_payments") or []]
-        known = ProlificBonus.objects.filter(
-            submission=bonus.submission, amount_cents=bonus.amount_cents, paid_at__isnull=False
-        ).count()
-        if listed.count(bonus.amount_cents) > known:
-            ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
-        bonus.refresh_from_db()
-        if bonus.paid_at is None:
-            raise ProviderError(
-                "Prolific did not confirm this bonus yet (its payments are made within minutes). "
-                "It will not be sent again; sync later to see it, or check the study on Prolific."
-            )
-        return bonus
+        return bonus_pay(client=self.client, submission=row, amount_cents=amount_cents, reason=reason, key=key)
 
     def block(self, *, annotator, reason, owner=None):
         # The owner's later RateLab studies refuse them at claim time (assignment_claim reads blocks).

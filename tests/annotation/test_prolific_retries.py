@@ -5,10 +5,12 @@ requests and answers, and plays the case where Prolific carried a request out bu
 arrived. A payment must be made once; a decision Prolific already made must not read as a refusal.
 """
 
+import datetime as dt
 import json
 
 import httpx
 import pytest
+from django.utils import timezone
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
@@ -18,9 +20,11 @@ from tests.annotation.prolific_helpers import (
     STUDY_ID,
     confirmed_assignment,
     make_prolific_survey,
+    pid,
     provider,
     publish,
     session,
+    submissions_answer,
 )
 
 pytestmark = pytest.mark.django_db
@@ -261,3 +265,60 @@ def test_an_extension_whose_places_were_set_but_not_seen_is_finished_by_the_same
     survey_extend(survey=survey, per_hit=1, from_assignments=per_hit)
     assert Assignment.objects.filter(hit__survey=survey).count() == before + hits
     assert ProlificStudy.objects.get(survey=survey).places == before + hits
+
+
+# --- a sent bonus whose answer was lost: read back by sync, shown on the page ----------------------
+
+
+def lost_bonus(api, confirmed, *, key="form-1"):
+    """A bonus whose pay call timed out after it was sent (Prolific had not listed it when asked)."""
+    _, paid = bonus_routes(api, pay=httpx.ReadTimeout("lost"))
+    listed_bonuses(api, [])
+    with pytest.raises(ProviderError, match="will not be sent again"):
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key=key)
+    return paid
+
+
+def sync_listing(api, *bonus_lists):
+    """A sync's calls: the study's submissions, then the submission with its `bonus_payments`."""
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    return listed_bonuses(api, *bonus_lists)
+
+
+def test_a_sync_marks_paid_a_bonus_whose_pay_answer_was_lost_once_prolific_lists_it(confirmed, api):
+    paid = lost_bonus(api, confirmed)
+    sync_listing(api, [], [50])
+    provider().sync(survey=confirmed.hit.survey)
+    assert ProlificBonus.objects.get().paid_at is None  # Prolific pays within minutes: not listed yet
+    provider().sync(survey=confirmed.hit.survey)
+    assert ProlificBonus.objects.get().paid_at is not None
+    assert paid.call_count == 1
+
+
+def test_two_lost_bonuses_of_one_amount_are_paid_only_as_many_times_as_prolific_lists(confirmed, api):
+    lost_bonus(api, confirmed, key="form-1")
+    api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-2"}))
+    api.post("bulk-bonus-payments/bulk-2/pay/").mock(side_effect=httpx.ReadTimeout("lost"))
+    listed_bonuses(api, [])
+    with pytest.raises(ProviderError, match="will not be sent again"):
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-2")
+    sync_listing(api, [50])
+    provider().sync(survey=confirmed.hit.survey)
+    first, second = ProlificBonus.objects.order_by("pay_sent_at", "pk")
+    assert first.paid_at is not None and second.paid_at is None
+
+
+def test_the_page_shows_each_bonus_paid_waiting_or_probably_not_paid(researcher_client, confirmed, api):
+    submission = ProlificSubmission.objects.get()
+    now = timezone.now()
+    ProlificBonus.objects.create(submission=submission, key="a", amount_cents=25, pay_sent_at=now, paid_at=now)
+    ProlificBonus.objects.create(submission=submission, key="b", amount_cents=40, pay_sent_at=now)
+    ProlificBonus.objects.create(
+        submission=submission, key="c", amount_cents=60, pay_sent_at=now - dt.timedelta(hours=2)
+    )
+    text = researcher_client.get(f"/surveys/{confirmed.hit.survey_id}/prolific/").content.decode()
+    assert "£0.25 bonus paid." in text
+    assert "£0.40 bonus sent; Prolific has not listed it yet" in text
+    assert "£0.60 bonus sent" in text and "it was probably not paid" in text
