@@ -50,7 +50,9 @@ def bonus_pay(*, client, submission, amount_cents, reason, key):
                 "Prolific did not answer when the bonus was being set up; nothing was paid. "
                 "Send the same form again to set it up and pay it once."
             ) from None
-        ProlificBonus.objects.filter(pk=bonus.pk).update(bulk_id=answer["id"])
+        # The first set-up saved is the one paid: a concurrent request's set-up (a double click)
+        # is left unpaid instead of overwriting the id, so the row always names what was paid.
+        ProlificBonus.objects.filter(pk=bonus.pk, bulk_id="").update(bulk_id=answer["id"])
         bonus.refresh_from_db()
     # Recorded (and committed) before the call: if the answer is lost, no retry sends it again.
     claimed = ProlificBonus.objects.filter(pk=bonus.pk, pay_sent_at__isnull=True).update(pay_sent_at=timezone.now())
