@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.blocks import block_for_owner
-from annotation.crowd.prolific_api import ProlificClient
+from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import bonus_pay, study_bonuses_reconcile
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
@@ -198,7 +198,17 @@ class ProlificProvider(CrowdProvider):
             study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
             if study.study_id:
                 return study
-            answer = self.client.create_study(self.study_body(survey, study))
+            try:
+                answer = self.client.create_study(self.study_body(survey, study))
+            except PaymentOutcomeUnknown:
+                # Nothing is recorded, so the next launch sends a new draft; say where a stray one
+                # would be (a draft costs nothing and is never published by RateLab).
+                raise ProviderError(
+                    "Prolific did not answer when the draft study was being created; it may have made it. "
+                    "Launching again creates the draft RateLab will use; a stray unpublished draft named "
+                    f"{self.study_body(survey, study)['internal_name']!r} may then be left in your Prolific "
+                    "account (delete it there; drafts cost nothing)."
+                ) from None
             ProlificStudy.objects.filter(pk=study.pk).update(
                 study_id=answer["id"],
                 status=answer.get("status", "UNPUBLISHED"),

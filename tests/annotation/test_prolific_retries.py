@@ -322,3 +322,14 @@ def test_the_page_shows_each_bonus_paid_waiting_or_probably_not_paid(researcher_
     assert "£0.25 bonus paid." in text
     assert "£0.40 bonus sent; Prolific has not listed it yet" in text
     assert "£0.60 bonus sent" in text and "it was probably not paid" in text
+
+
+def test_a_draft_creation_whose_answer_was_lost_says_a_stray_draft_may_be_left_and_records_nothing(
+    researcher, api
+):
+    survey = make_prolific_survey(researcher, name="lost-draft")
+    created = api.post("studies/").mock(side_effect=httpx.ReadTimeout("lost"))
+    with pytest.raises(ProviderError, match=r"stray unpublished draft named 'RateLab survey \d+: lost-draft'"):
+        provider().publish(survey=survey)
+    assert created.call_count == 1  # never repeated by the client: a repeat makes a second draft
+    assert ProlificStudy.objects.get(survey=survey).study_id == ""
