@@ -168,7 +168,15 @@ def prolific_action(request, pk):
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
                 key = f"page-{post.get('bonus_key', '')}-{row.pk}"
-                provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
+                bonus = provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
+                if bonus.amount_cents != cents:
+                    # The same form sent again with another amount (back, edit, send): the form's
+                    # bonus stands; said in words, so the new amount is not taken for paid.
+                    raise ProviderError(
+                        f"This form already paid {row.participant_id} a bonus of "
+                        f"{money(bonus.amount_cents, study_settings(survey).currency)}; nothing more was sent. "
+                        "Pay a further bonus from the page as it is now."
+                    )
             note = f"{action.capitalize()}: {row.participant_id}."
         elif action == "block":
             study = study_settings(survey)
