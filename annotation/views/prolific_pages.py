@@ -11,17 +11,11 @@ from django.views.decorators.http import require_POST
 
 from annotation import selectors
 from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
-from annotation.crowd.prolific import (
-    MIN_REJECT_MESSAGE,
-    REJECTION_CATEGORIES,
-    ProlificProvider,
-    pay_check,
-    slot_count,
-    study_settings,
-)
+from annotation.crowd.prolific import ProlificProvider, pay_check, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_bonus import bonus_state
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
+from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
 
