@@ -46,6 +46,22 @@ class MTurkReviewMixin:
             Assignment.objects.filter(pk=assignment.pk).update(status=app_status, external_status=mturk_status)
         assignment.status, assignment.external_status = app_status, mturk_status
 
+    def _send_decision(self, operation, params, assignment, mturk_status):
+        """Approve or reject on MTurk; a refusal for a decision MTurk already made counts as done.
+
+        A decision whose answer was lost (or whose process died before recording it) is sent again
+        by the next click, and MTurk refuses to decide an assignment that is no longer Submitted:
+        MTurk's own status of the assignment (GetAssignment) decides."""
+        try:
+            self._call(operation, **params)
+        except MTurkRequestError:
+            try:
+                listed = self._call("get_assignment", AssignmentId=assignment.external_id)["Assignment"]
+            except ProviderError:
+                listed = {}
+            if listed.get("AssignmentStatus") != mturk_status:
+                raise
+
     def approve(self, *, assignment, feedback=""):
         self._record_for(assignment)
         if assignment.external_status == "Approved":
@@ -54,7 +70,7 @@ class MTurkReviewMixin:
         params = {"AssignmentId": assignment.external_id}
         if feedback:
             params["RequesterFeedback"] = feedback[:1024]
-        self._call("approve_assignment", **params)
+        self._send_decision("approve_assignment", params, assignment, "Approved")
         self._decided(assignment, record, "Approved", Assignment.Status.APPROVED)
         return True
 
@@ -65,21 +81,31 @@ class MTurkReviewMixin:
         if assignment.external_status == "Rejected":
             return False
         record = self._confirmed_record(assignment)
-        self._call("reject_assignment", AssignmentId=assignment.external_id, RequesterFeedback=reason[:1024])
+        params = {"AssignmentId": assignment.external_id, "RequesterFeedback": reason[:1024]}
+        self._send_decision("reject_assignment", params, assignment, "Rejected")
         self._decided(assignment, record, "Rejected", Assignment.Status.REJECTED)
         return True
 
     def bonus(self, *, assignment, amount_cents, reason):
+        """Pay a bonus once; False when this bonus (same assignment, amount and reason) was paid already.
+
+        The UniqueRequestToken keeps MTurk from paying a repeat only for 24 hours, and MTurk answers
+        a repeat with an error whose wording it does not document. So a bonus tried before (its row
+        exists: an earlier request, or one running now) or refused is checked against MTurk's own
+        list of the assignment's bonuses (ListBonusPayments) before anything is sent or reported.
+        """
         if amount_cents <= 0 or not reason.strip():
             raise ProviderError("A bonus needs a positive amount and a reason.")
         # Pay only the worker MTurk itself named for this assignment.
         record = self._confirmed_record(assignment)
         token = pure.request_token("bonus", record.mturk_id, amount_cents, reason)
-        bonus, _ = MTurkBonus.objects.get_or_create(
+        bonus, created = MTurkBonus.objects.get_or_create(
             request_token=token, defaults={"mturk_assignment": record, "amount_cents": amount_cents, "reason": reason}
         )
         if bonus.sent_at:
             return False
+        if not created and self._bonus_listed(bonus):
+            return self._bonus_sent(bonus, paid_now=False)
         try:
             self._call(
                 "send_bonus",
@@ -89,12 +115,27 @@ class MTurkReviewMixin:
                 Reason=reason,
                 UniqueRequestToken=token,
             )
-        except MTurkRequestError as error:
-            # Paid on an earlier try whose answer was lost; the token kept MTurk from paying twice.
-            if "already" not in str(error).lower():
+        except MTurkRequestError:
+            # Paid on an earlier try whose answer was lost (the token kept MTurk from paying twice):
+            # MTurk lists it. Otherwise the refusal stands and nothing was paid.
+            if not self._bonus_listed(bonus):
                 raise
-        MTurkBonus.objects.filter(pk=bonus.pk).update(sent_at=timezone.now())
-        return True
+            return self._bonus_sent(bonus, paid_now=False)
+        return self._bonus_sent(bonus, paid_now=True)
+
+    def _bonus_listed(self, bonus):
+        """Whether MTurk lists a bonus of this amount and reason on the bonus's assignment."""
+        listed = self._pages("list_bonus_payments", "BonusPayments", AssignmentId=bonus.mturk_assignment.mturk_id)
+        return any(
+            pure.cents_from_dollars(paid.get("BonusAmount") or "0") == bonus.amount_cents
+            and paid.get("Reason", "") == bonus.reason
+            for paid in listed
+        )
+
+    @staticmethod
+    def _bonus_sent(bonus, *, paid_now):
+        MTurkBonus.objects.filter(pk=bonus.pk, sent_at__isnull=True).update(sent_at=timezone.now())
+        return paid_now
 
     def block(self, *, annotator, reason, owner=None):
         # MTurk applies the exclusion qualification to every HIT of the account, whoever blocked.

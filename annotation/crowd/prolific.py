@@ -20,28 +20,15 @@ from annotation.crowd.base import CrowdProvider, ProviderError
 from annotation.crowd.blocks import block_for_owner
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
+from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
-from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
+from annotation.crowd.prolific_review import ProlificReviewMixin
+from annotation.models import Assignment, ProlificStudy, ProlificSubmission
 from annotation.slots import assignments_expire
 from annotation.task_wording import task_description, task_wording
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
-MIN_REJECT_MESSAGE = 100
 DEFAULT_MINUTES = 10
-REJECTION_CATEGORIES = (
-    "TOO_QUICKLY",
-    "TOO_SLOWLY",
-    "FAILED_INSTRUCTIONS",
-    "INCOMP_LONGITUDINAL",
-    "FAILED_CHECK",
-    "LOW_EFFORT",
-    "MALINGERING",
-    "NO_CODE",
-    "BAD_CODE",
-    "NO_DATA",
-    "UNSUPP_DEVICE",
-    "OTHER",
-)
 # Prolific's statuses after which the participant no longer holds the study place.
 PLACE_FREED = {"RETURNED", "TIMED-OUT", "REJECTED"}
 FINISHED_STATUSES = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
@@ -139,7 +126,9 @@ def apply_submission_status(submission, *, status, participant_id, study_id):
     return submission
 
 
-class ProlificProvider(CrowdProvider):
+class ProlificProvider(ProlificReviewMixin, CrowdProvider):
+    """Publishes and syncs here; approve, reject and bonus live in prolific_review.py."""
+
     name = "prolific"
 
     def __init__(self, *, client=None):
@@ -197,7 +186,17 @@ class ProlificProvider(CrowdProvider):
             study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
             if study.study_id:
                 return study
-            answer = self.client.create_study(self.study_body(survey, study))
+            try:
+                answer = self.client.create_study(self.study_body(survey, study))
+            except PaymentOutcomeUnknown:
+                # Nothing is recorded, so the next launch sends a new draft; say where a stray one
+                # would be (a draft costs nothing and is never published by RateLab).
+                raise ProviderError(
+                    "Prolific did not answer when the draft study was being created; it may have made it. "
+                    "Launching again creates the draft RateLab will use; a stray unpublished draft named "
+                    f"{self.study_body(survey, study)['internal_name']!r} may then be left in your Prolific "
+                    "account (delete it there; drafts cost nothing)."
+                ) from None
             ProlificStudy.objects.filter(pk=study.pk).update(
                 study_id=answer["id"],
                 status=answer.get("status", "UNPUBLISHED"),
@@ -262,9 +261,28 @@ class ProlificProvider(CrowdProvider):
             raise ProviderError("This survey has no Prolific study yet: publishing creates it with every place.")
         if places <= study.places:
             raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
-        answer = self.client.set_places(study.study_id, places)
+        try:
+            answer = self.client.set_places(study.study_id, places)
+        except ProviderError as error:
+            # The PATCH sets an absolute number, so repeating it is harmless; but when an earlier
+            # try was carried out and its answer lost, Prolific may refuse the repeat (places only
+            # increase). Prolific's own count decides whether the study already has these places.
+            answer = self._study_with_places(study, places)
+            if answer is None:
+                raise error
         ProlificStudy.objects.filter(pk=study.pk).update(places=answer.get("total_available_places", places))
         return {"places": places}
+
+    def _study_with_places(self, study, places):
+        """Prolific's answer for the study when it already has at least `places` places, else None."""
+        try:
+            answer = self.client.get_study(study.study_id)
+        except ProviderError:
+            return None
+        have = answer.get("total_available_places")
+        if isinstance(have, int) and not isinstance(have, bool) and have >= places:
+            return answer
+        return None
 
     can_add_assignments = True
 
@@ -311,107 +329,11 @@ class ProlificProvider(CrowdProvider):
                 study_id=item.get("study_id", study.study_id),
             )
             confirmed += row.confirmed
+        # Bonuses whose pay call's answer was lost: Prolific's list of each submission's bonuses says.
+        study_bonuses_reconcile(client=self.client, study=study)
         median = measured_median_seconds(listed)
         ProlificStudy.objects.filter(pk=study.pk).update(last_synced_at=timezone.now(), measured_median_seconds=median)
         return {"listed": len(listed), "confirmed": confirmed, "unknown": unknown, "median_seconds": median}
-
-    # --- review -----------------------------------------------------------------------------
-    def _confirmed_submission(self, assignment):
-        row = (
-            ProlificSubmission.objects.select_related("study__survey", "annotator")
-            .filter(study__survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
-            .first()
-        )
-        if row is None or not row.confirmed:
-            raise ProviderError(
-                "Prolific has not confirmed this participant's submission yet: sync the survey before reviewing it."
-            )
-        return row
-
-    def _finish(self, row, status, assignment_status):
-        ProlificSubmission.objects.filter(pk=row.pk).update(status=status)
-        Assignment.objects.filter(
-            hit__survey=row.study.survey, annotator=row.annotator, status__in=Assignment.FINISHED
-        ).update(status=assignment_status)
-
-    def approve(self, *, assignment, feedback=""):
-        row = self._confirmed_submission(assignment)
-        if row.status != "APPROVED":
-            self.client.transition_submission(row.session_id, {"action": "APPROVE"})
-        self._finish(row, "APPROVED", Assignment.Status.APPROVED)
-
-    def reject(self, *, assignment, reason, category="LOW_EFFORT"):
-        if category not in REJECTION_CATEGORIES:
-            known = ", ".join(REJECTION_CATEGORIES)
-            raise ProviderError(f"Unknown rejection category {category!r}: use one of {known}.")
-        if len(reason.strip()) < MIN_REJECT_MESSAGE:
-            raise ProviderError(
-                f"Prolific needs a rejection message of at least {MIN_REJECT_MESSAGE} characters "
-                f"(this one has {len(reason.strip())})."
-            )
-        row = self._confirmed_submission(assignment)
-        if row.status != "REJECTED":
-            self.client.transition_submission(
-                row.session_id, {"action": "REJECT", "message": reason.strip(), "rejection_category": category}
-            )
-        self._finish(row, "REJECTED", Assignment.Status.REJECTED)
-
-    def bonus(self, *, assignment, amount_cents, reason, key=None):
-        """Pay a bonus once. `key` names the intent (default: one bonus per assignment and amount),
-        so a retried request, page or worker finds the row and does not pay again."""
-        if amount_cents <= 0:
-            raise ProviderError("A bonus must be more than 0.")
-        row = self._confirmed_submission(assignment)
-        key = key or f"assignment-{assignment.pk}-{amount_cents}"
-        with transaction.atomic():
-            bonus, _ = ProlificBonus.objects.select_for_update().get_or_create(
-                key=key, defaults={"submission": row, "amount_cents": amount_cents, "reason": reason}
-            )
-        if bonus.paid_at:
-            return bonus
-        if bonus.pay_sent_at:
-            return self._reconcile_bonus(bonus)
-        if not bonus.bulk_id:
-            answer = self.client.create_bonus(
-                study_id=row.study.study_id, participant_id=row.participant_id, amount_cents=amount_cents
-            )
-            ProlificBonus.objects.filter(pk=bonus.pk).update(bulk_id=answer["id"])
-            bonus.refresh_from_db()
-        # Recorded before the call: if the answer is lost, no retry sends it again.
-        claimed = ProlificBonus.objects.filter(pk=bonus.pk, pay_sent_at__isnull=True).update(pay_sent_at=timezone.now())
-        if not claimed:
-            bonus.refresh_from_db()
-            return bonus
-        try:
-            self.client.pay_bonus(bonus.bulk_id)
-        except PaymentOutcomeUnknown:
-            bonus.refresh_from_db()
-            return self._reconcile_bonus(bonus)
-        except ProviderError:
-            # Prolific answered with a refusal: nothing was paid, so the intent may be sent again.
-            ProlificBonus.objects.filter(pk=bonus.pk).update(pay_sent_at=None)
-            raise
-        ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
-        bonus.refresh_from_db()
-        return bonus
-
-    def _reconcile_bonus(self, bonus):
-        """A pay call whose answer was lost: paid if Prolific lists more bonuses of this amount on the
-        submission than we know to be paid. Never sends the pay call again."""
-        submission = self.client.submission(bonus.submission.session_id)
-        listed = [round(float(value)) for value in submission.get("bonus_payments") or []]
-        known = ProlificBonus.objects.filter(
-            submission=bonus.submission, amount_cents=bonus.amount_cents, paid_at__isnull=False
-        ).count()
-        if listed.count(bonus.amount_cents) > known:
-            ProlificBonus.objects.filter(pk=bonus.pk).update(paid_at=timezone.now())
-        bonus.refresh_from_db()
-        if bonus.paid_at is None:
-            raise ProviderError(
-                "Prolific did not confirm this bonus yet (its payments are made within minutes). "
-                "It will not be sent again; sync later to see it, or check the study on Prolific."
-            )
-        return bonus
 
     def block(self, *, annotator, reason, owner=None):
         # The owner's later RateLab studies refuse them at claim time (assignment_claim reads blocks).

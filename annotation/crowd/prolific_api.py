@@ -76,11 +76,28 @@ class ProlificClient:
                 if attempt == self._attempts:
                     raise ProviderError(f"Prolific did not answer {method} {path} in time.") from None
                 continue
+            except (httpx.ConnectError, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as error:
+                # Failed before the request left this machine: Prolific never saw it.
+                raise ProviderError(f"Cannot reach Prolific ({type(error).__name__}).") from None
             except httpx.HTTPError as error:
+                # The connection broke after the request may have reached Prolific (a reset, a
+                # truncated answer): for a call that must not be repeated, its outcome is unknown.
+                if not repeatable:
+                    raise PaymentOutcomeUnknown(
+                        f"Prolific's answer to {method} {path} was lost ({type(error).__name__}); "
+                        "it may have been carried out."
+                    ) from None
                 raise ProviderError(f"Cannot reach Prolific ({type(error).__name__}).") from None
             if response.status_code == 429 and attempt < self._attempts:
                 self._sleep(_retry_after(response))
                 continue
+            if response.status_code >= 500 and not repeatable:
+                # A 5xx (a gateway timing out, a crash after the work) says nothing about whether
+                # Prolific carried the request out: treating it as a refusal would send it again.
+                raise PaymentOutcomeUnknown(
+                    f"Prolific answered {method} {path} with a server error ({response.status_code}); "
+                    "it may have been carried out."
+                )
             return self._answer(method, path, response)
         raise ProviderError(f"Prolific kept refusing {method} {path} as too many requests (429).")
 

@@ -19,7 +19,6 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.answer_seconds import seconds_or_none
-from annotation.crowd import get_provider
 from annotation.crowd.blocks import blocks_applying_to
 from annotation.models import (
     HIT,
@@ -617,10 +616,14 @@ def _apply_attention_policy(assignment, survey, failed):
     elif policy == Survey.AttentionPolicy.REJECT and survey.provider != Survey.Provider.MTURK:
         # On MTurk a rejection waits until sync confirms the assignment (mturk_apply_attention_policy):
         # at submit time MTurk has not yet received the work, so there is nothing to reject there.
+        # Nor is anything sent to a platform here: a link platform's participant and a Prolific
+        # session are not confirmed yet when they submit (their providers refuse to reject, and
+        # Prolific wants a 100-character message), and such a refusal raised after the commit
+        # showed the participant a server error for work that was stored. Prolific is told by the
+        # FAILED_ATTENTION_CHECK completion code; the researcher decides on the platforms' pages.
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.REJECTED)
         ReviewAction.objects.create(
             survey=survey, annotator=assignment.annotator, assignment=assignment, action="reject", reason=reason
         )
-        transaction.on_commit(lambda: get_provider(survey).reject(assignment=assignment, reason=reason))
         return Assignment.Status.REJECTED
     return Assignment.Status.SUBMITTED

@@ -230,7 +230,14 @@ def mturk_action(request, pk):
                 services.mturk_reject(assignment=slot, reason=post.get("reason", ""))
             else:
                 cents = round(typed_number(post.get("amount_dollars") or 0, what="The bonus", most=MAX_AMOUNT) * 100)
-                services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", ""))
+                if not services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", "")):
+                    # Said in words: a success message here would read as a second payment.
+                    messages.warning(
+                        request,
+                        f"A bonus of ${cents / 100:.2f} with this reason was already paid for {slot.external_id}; "
+                        "nothing was sent. Give another reason to pay a further bonus.",
+                    )
+                    return redirect("annotation:mturk_survey", pk=survey.pk)
             note = f"{action.capitalize()}: {slot.external_id}."
         else:
             return HttpResponseBadRequest("Unknown action.")

@@ -4,24 +4,19 @@ import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
 from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
-from annotation.crowd.prolific import (
-    MIN_REJECT_MESSAGE,
-    REJECTION_CATEGORIES,
-    ProlificProvider,
-    pay_check,
-    slot_count,
-    study_settings,
-)
+from annotation.crowd.prolific import ProlificProvider, pay_check, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
+from annotation.crowd.prolific_bonus import bonus_state
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
-from annotation.models import Assignment, ProlificBlockList, Survey
+from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
+from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
 
 MAX_MINUTES = 24 * 60  # one participant's estimated time; the column (an integer) takes no more than 2**31 - 1
@@ -38,9 +33,21 @@ def _submissions(study):
     finished = Q(annotator__assignments__hit__survey=study.survey) & Q(
         annotator__assignments__status__in=Assignment.FINISHED
     )
-    return study.submissions.select_related("annotator").annotate(
-        tasks=Count("annotator__assignments", filter=finished)
+    return (
+        study.submissions.select_related("annotator")
+        .annotate(tasks=Count("annotator__assignments", filter=finished))
+        .prefetch_related(Prefetch("bonuses", queryset=ProlificBonus.objects.order_by("created_at", "pk")))
     )
+
+
+def _bonus_states(submissions, currency):
+    """Each submission's bonuses as the page says them: paid, waiting for Prolific, or not paid.
+
+    A bonus whose pay call's answer was lost is never sent again on its own, so the page is where
+    the researcher sees it waiting (and, past an hour, that it was probably not paid)."""
+    for row in submissions:
+        row.bonus_states = [bonus_state(bonus, currency=currency) for bonus in row.bonuses.all()]
+    return submissions
 
 
 @login_required
@@ -53,7 +60,7 @@ def prolific_survey(request, pk):
             cost = ProlificProvider().cost_preview(survey=survey)
         except ProviderError as error:
             cost_error = str(error)
-    submissions = list(_submissions(study))
+    submissions = _bonus_states(list(_submissions(study)), study.currency)
     places = slot_count(survey)
     context = {
         "survey": survey,
@@ -155,7 +162,15 @@ def prolific_action(request, pk):
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
                 key = f"page-{post.get('bonus_key', '')}-{row.pk}"
-                provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
+                bonus = provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
+                if bonus.amount_cents != cents:
+                    # The same form sent again with another amount (back, edit, send): the form's
+                    # bonus stands; said in words, so the new amount is not taken for paid.
+                    raise ProviderError(
+                        f"This form already paid {row.participant_id} a bonus of "
+                        f"{money(bonus.amount_cents, study_settings(survey).currency)}; nothing more was sent. "
+                        "Pay a further bonus from the page as it is now."
+                    )
             note = f"{action.capitalize()}: {row.participant_id}."
         elif action == "block":
             study = study_settings(survey)

@@ -113,3 +113,13 @@ def signed(body, *, timestamp, secret=WEBHOOK_SECRET):
     raw = json.dumps(body).encode()
     signature = base64.b64encode(hmac.new(secret.encode(), str(timestamp).encode() + raw, hashlib.sha256).digest())
     return raw, signature.decode()
+
+
+def confirmed_assignment(client, survey, api, *, n=1):
+    """Participant n does a task and a sync finds Prolific listing their session: their submitted slot."""
+    do_task(client, entry(client, survey, participant=pid(n), session_id=session(n)))
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(n), pid(n), "AWAITING REVIEW")))
+    )
+    provider().sync(survey=survey)
+    return Assignment.objects.get(annotator__worker_id=pid(n), status=Assignment.Status.SUBMITTED)

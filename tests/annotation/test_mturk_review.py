@@ -112,6 +112,12 @@ def test_bonus_lost_answer_is_not_paid_twice(stubber, submitted):
     with pytest.raises(ProviderError):
         services.mturk_bonus(assignment=slot, amount_cents=25, reason="Great agreement")
     token = MTurkBonus.objects.get().request_token
+    # Tried before: MTurk's list of the assignment's bonuses is read first, and shows none.
+    stubber.add_response(
+        "list_bonus_payments",
+        {"NumResults": 0, "BonusPayments": []},
+        {"AssignmentId": assignment_id(1), "MaxResults": 100},
+    )
     stubber.add_response(
         "send_bonus",
         {},

@@ -5,11 +5,13 @@ Prolific's own completion page is the one outside address: Playwright's routing 
 the test sees exactly where the browser was sent. Screenshots go to $SCREENSHOT_DIR when set.
 """
 
+import datetime as dt
 import re
 
 import pytest
+from django.utils import timezone
 
-from annotation.models import Annotator, Assignment, ProlificStudy, ProlificSubmission
+from annotation.models import Annotator, Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
 from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.prolific_helpers import STUDY_ID, make_prolific_survey, pid, session
 from tests.conftest import PASSWORD
@@ -74,6 +76,12 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         slot = Assignment.objects.filter(hit__survey=study.survey, status="open").first()
         Assignment.objects.filter(pk=slot.pk).update(status="submitted", annotator=annotator)
     ProlificStudy.objects.filter(pk=study.pk).update(places=4)
+    # Bonuses in each state the page tells apart, the longest sentences included.
+    now = timezone.now()
+    paid_to = study.submissions.get(confirmed=True)
+    ProlificBonus.objects.create(submission=paid_to, key="a", amount_cents=25, pay_sent_at=now, paid_at=now)
+    ProlificBonus.objects.create(submission=paid_to, key="b", amount_cents=40, pay_sent_at=now)
+    ProlificBonus.objects.create(submission=paid_to, key="c", amount_cents=60, pay_sent_at=now - dt.timedelta(hours=3))
     shots = screenshot_dir(tmp_path)
     for label, viewport in (("1366x900", DESKTOP), ("390x844", PHONE)):
         page = browser.new_context(viewport=viewport).new_page()
@@ -86,6 +94,7 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
         approve = page.get_by_role("button", name="Approve", exact=True)
         assert approve.count() == 1, "only confirmed work can be reviewed"
+        assert "probably not paid" in page.inner_text(".bonuses >> nth=0")
         assert fits(page), f"the Prolific page is wider than {label}"
         page.screenshot(path=str(shots / f"prolific-researcher-{label}.png"), full_page=True)
         page.click("text=Exclude and block…")

@@ -37,6 +37,9 @@ def test_a_refusal_from_prolific_adds_no_slots(survey, api):
     api.patch(f"studies/{STUDY_ID}/").mock(
         return_value=httpx.Response(400, json={"error": {"detail": "Study is completed"}})
     )
+    api.get(f"studies/{STUDY_ID}/").mock(
+        return_value=httpx.Response(200, json={"id": STUDY_ID, "status": "COMPLETED", "total_available_places": before})
+    )
     with pytest.raises(ProviderError):
         survey_extend(survey=survey, per_hit=1, from_assignments=per_hit)
     assert Assignment.objects.filter(hit__survey=survey).count() == before

@@ -13,6 +13,7 @@ from annotation.models import Assignment, ProlificBonus, ProlificStudy, Prolific
 from annotation.quality.selectors import accepted_ratings
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
+    confirmed_assignment,
     do_task,
     entry,
     make_prolific_survey,
@@ -173,12 +174,7 @@ def test_a_second_session_of_the_same_participant_is_told_to_continue_the_first(
 
 @pytest.fixture
 def confirmed(client, survey, api):
-    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
-    api.get(f"studies/{STUDY_ID}/submissions/").mock(
-        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
-    )
-    provider().sync(survey=survey)
-    return Assignment.objects.get(annotator__worker_id=pid(1), status=Assignment.Status.SUBMITTED)
+    return confirmed_assignment(client, survey, api)
 
 
 def test_unconfirmed_work_cannot_be_approved(client, survey, api):

@@ -134,3 +134,24 @@ def test_a_reward_or_time_too_large_to_store_is_refused_in_words_and_changes_not
     response = researcher_client.post(url, {"action": "bonus", "submission": "1", "amount": "50000000"}, follow=True)
     assert response.status_code == 200 and "The bonus must be at most 10000" in response.content.decode()
     assert not ProlificBonus.objects.exists()
+
+
+def test_a_bonus_form_sent_again_with_another_amount_says_what_it_paid_and_pays_nothing_more(
+    researcher_client, client, survey, api
+):
+    publish(api, survey)
+    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(
+        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
+    )
+    provider().sync(survey=survey)
+    api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
+    paid = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
+    row = ProlificStudy.objects.get(survey=survey).submissions.get()
+    form = {"action": "bonus", "submission": row.pk, "amount": "0.40", "bonus_key": "key-from-one-page"}
+    researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
+    again = researcher_client.post(
+        f"/surveys/{survey.pk}/prolific/action/", {**form, "amount": "0.20"}, follow=True
+    ).content.decode()
+    assert "This form already paid" in again and "£0.40" in again and "nothing more was sent" in again
+    assert paid.call_count == 1 and ProlificBonus.objects.get().amount_cents == 40
