@@ -299,3 +299,18 @@ def test_a_reply_written_under_an_unconfirmed_prolific_id_cannot_join_the_datase
     provider().sync(survey=survey)
     researcher_client.post(f"/surveys/{survey.pk}/written/", {"written": written.pk, "action": "accept"})
     assert Response.objects.get(system__name="crowd").text == written.text
+
+
+# --- the participant who finds the study full ----------------------------------------------------
+
+
+def test_a_participant_who_found_no_task_is_asked_to_return_the_study_not_given_a_code(researcher, api):
+    survey = make_prolific_survey(researcher, n_hits=1, assignments=1, name="one-place")
+    publish(api, survey)
+    worker = Client()
+    do_task(worker, entry(worker, survey, participant=pid(1), session_id=session(1)))
+    again = entry(worker, survey, participant=pid(1), session_id=session(1)).content.decode()
+    assert 'id="prolific-finish"' in again and "prolific-return" not in again
+    late = entry(Client(), survey, participant=pid(2), session_id=session(2)).content.decode()
+    assert 'id="prolific-finish"' not in late and "/finish/" not in late
+    assert 'id="prolific-return"' in late and "<strong>return</strong> the study" in late
