@@ -72,6 +72,9 @@ def prolific_survey(request, pk):
         "cost": money(cost["total_cost_cents"], study.currency) if cost else "",
         "cost_error": cost_error,
         "setup_problems": setup_problems(),
+        # The layout's own time per task, beside the estimate Prolific is given (a default of 10
+        # minutes otherwise): the researcher sets the estimate knowing what a participant will do.
+        "task_minutes": survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"],
         # What the study can still do, as Prolific last said (a stopped study cannot restart).
         "stopped": study.status == "COMPLETED" or survey.status == Survey.Status.CLOSED,
         "paused": study.status == "PAUSED" or survey.status == Survey.Status.PAUSED,

@@ -314,3 +314,10 @@ def test_a_participant_who_found_no_task_is_asked_to_return_the_study_not_given_
     late = entry(Client(), survey, participant=pid(2), session_id=session(2)).content.decode()
     assert 'id="prolific-finish"' not in late and "/finish/" not in late
     assert 'id="prolific-return"' in late and "<strong>return</strong> the study" in late
+
+
+def test_the_prolific_page_shows_the_layouts_own_time_per_task_beside_the_estimate(researcher_client, survey):
+    minutes = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
+    text = page(researcher_client, survey)
+    cell = text.split('id="task-minutes">', 1)[1].split("</td>", 1)[0]
+    assert f"about {minutes} min per task" in cell and f"up to {survey.max_hits_per_annotator} task" in cell
