@@ -24,9 +24,16 @@ EXPORTS = {
 }
 
 
+def _safe(name):
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:80].strip("-")
+
+
 def download_name(report, suffix, extension):
-    """A file name from the dataset's name: its letters, digits, - and _; the rest become -."""
-    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in report.dataset.name)[:80].strip("-") or "dataset"
+    """A file name from the dataset's name, and the survey's for a survey's report (so it does not
+    overwrite the dataset-wide report's file in a downloads folder): letters, digits, - and _."""
+    stem = _safe(report.dataset.name) or "dataset"
+    if report.survey_id:
+        stem = f"{stem}-{_safe(report.survey.name) or 'survey'}"
     return f"report-{stem}{'-' + suffix if suffix else ''}.{extension}"
 
 

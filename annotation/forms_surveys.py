@@ -4,6 +4,7 @@ import json
 
 from django import forms
 
+from annotation.crowd.prolific import setup_problems
 from annotation.models import Survey, System
 from annotation.services.surveys import (
     PAIRWISE_QUESTION,
@@ -46,6 +47,17 @@ class SurveyForm(forms.Form):
         required=False,
         help_text="Comma-separated names of the systems whose replies are shown; empty means all of the dataset's "
         "systems.",
+    )
+    provider = forms.ChoiceField(
+        required=False,  # a script's POST without it makes a survey on the built-in link, as before
+        # The platforms a survey can be made for here; MTurk (closed to new requesters) and other
+        # link-and-code platforms are made with `create_survey --provider`.
+        choices=[(Survey.Provider.LOCAL, "Built-in link (you share it)"), (Survey.Provider.PROLIFIC, "Prolific")],
+        initial=Survey.Provider.LOCAL,
+        label="Participants from",
+        help_text="Prolific: RateLab creates and publishes the study for you; you set the reward and estimated "
+        "time on the survey's Prolific page before publishing. The server needs PROLIFIC_API_TOKEN and an https "
+        "PUBLIC_BASE_URL in its environment (docs/prolific.md).",
     )
     question = forms.CharField(
         required=False, initial="How appropriate is this response to the conversation?", widget=forms.TextInput
@@ -137,6 +149,7 @@ class SurveyForm(forms.Form):
 
     SETTINGS = (
         "task_type",
+        "provider",
         "instructions",
         "contexts_per_hit",
         "assignments_per_hit",
@@ -235,6 +248,13 @@ class SurveyForm(forms.Form):
             and data.get("question") == self.fields["question"].initial
         ):
             data["question"] = ""  # the pairwise question ("Which reply is better?") replaces the rating one
+        data["provider"] = data.get("provider") or Survey.Provider.LOCAL
+        if data["provider"] == Survey.Provider.PROLIFIC and setup_problems():
+            self.add_error(
+                "provider",
+                f"Prolific is not set up on this server: {'; '.join(setup_problems())}. Whoever runs RateLab sets "
+                "them in its environment and restarts it (docs/prolific.md); until then choose the built-in link.",
+            )
         if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
             self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
         return data

@@ -7,6 +7,10 @@ the placeholders filled in) and comes back through the completion URL with a cod
 submission waits for review, its `time_taken` measured). It knows nothing of RateLab's client.
 
     python bench/prolific_server.py --port 8899      # serve until interrupted
+
+A browser plays a participant through `GET /participant/start?study=ID&PROLIFIC_PID=PID` (a redirect
+to the study URL, its session id in `X-Prolific-Session`), `/participant/return?session=ID` and
+`/participant/complete?session=ID&cc=CODE[&seconds=N]`.
 """
 
 import argparse
@@ -67,6 +71,14 @@ class ProlificState:
                 url = url.replace("{{%" + name + "%}}", value)
             return session_id, url
 
+    def participant_return(self, session_id):
+        """The participant presses "Return submission" on Prolific: the place is free again."""
+        with self.lock:
+            submission = self.submissions[session_id]
+            if submission["status"] != "ACTIVE":
+                raise ValueError(f"submission {session_id} is {submission['status']}, not ACTIVE")
+            submission["status"] = "RETURNED"
+
     def participant_complete(self, session_id, code, *, seconds=None):
         """The participant lands on app.prolific.com/submissions/complete?cc=<code>."""
         with self.lock:
@@ -97,8 +109,37 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return json.loads(self.rfile.read(length) or b"{}") if length else {}
 
+    def _participant(self):
+        """Prolific's participant side over HTTP, so a browser can play a participant against a
+        standalone server: /participant/start?study=ID&PROLIFIC_PID=PID redirects to the study URL
+        with the placeholders filled in; /participant/return?session=ID and
+        /participant/complete?session=ID&cc=CODE&seconds=N do what the participant's buttons do."""
+        url = urlparse(self.path)
+        query = {key: values[0] for key, values in parse_qs(url.query).items()}
+        try:
+            if url.path == "/participant/start":
+                session_id, target = self.state.participant_start(query["study"], query["PROLIFIC_PID"])
+                self.send_response(302)
+                self.send_header("Location", target)
+                self.send_header("X-Prolific-Session", session_id)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
+            if url.path == "/participant/return":
+                self.state.participant_return(query["session"])
+                return self._send(200, {"status": "RETURNED"})
+            if url.path == "/participant/complete":
+                seconds = int(query["seconds"]) if query.get("seconds") else None
+                known = self.state.participant_complete(query["session"], query["cc"], seconds=seconds)
+                return self._send(200, {"status": "AWAITING REVIEW", "known_code": known})
+        except (KeyError, ValueError, PermissionError) as error:
+            return self._send(400, {"error": {"detail": str(error)}})
+        return self._send(404, {"error": {"detail": "Not found."}})
+
     def _route(self, method):
         path = urlparse(self.path).path
+        if method == "GET" and path.startswith("/participant/"):
+            return self._participant()
         if not path.startswith("/api/v1/"):
             return self._send(404, {"error": {"detail": "Not found."}})
         if self.headers.get(TOKEN_HEADER) != f"Token {self.state.token}":
@@ -239,7 +280,9 @@ if __name__ == "__main__":
     args = parser.parse_args()
     server, _ = serve(args.token, args.port)
     print(
-        f"Prolific-compatible server on http://127.0.0.1:{args.port}/api/v1/ (token {args.token!r}); Ctrl-C stops it."
+        f"Prolific-compatible server on http://127.0.0.1:{args.port}/api/v1/ (token {args.token!r}); "
+        f"participants start at http://127.0.0.1:{args.port}/participant/start?study=ID&PROLIFIC_PID=PID. "
+        "Ctrl-C stops it."
     )
     try:
         threading.Event().wait()

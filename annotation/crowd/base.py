@@ -74,6 +74,15 @@ class CrowdProvider(abc.ABC):
     def expire(self, *, survey):
         """Stop handing out the survey's remaining work."""
 
+    def pause(self, *, survey):
+        """Stop the platform recruiting while the survey is paused. Default: nothing to do, as the
+        app checks the survey's status on every claim (the built-in link, link platforms, MTurk)."""
+        return {}
+
+    def resume(self, *, survey):
+        """Let the platform recruit again when a paused survey is launched again. Default: nothing."""
+        return {}
+
     # Whether `add_assignments` works for this provider (the survey page says so when it does not).
     can_add_assignments = False
     # A count of assignments per HIT that an extension cannot cross (MTurk: 10), or None.

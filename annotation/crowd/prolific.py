@@ -9,6 +9,7 @@ that participant in this study (`ProlificSubmission.confirmed`).
 
 import datetime
 import math
+import os
 import secrets
 
 from django.conf import settings
@@ -51,6 +52,17 @@ def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
         },
     )
     return row
+
+
+def setup_problems():
+    """What this server lacks to publish on Prolific, in words a researcher can pass on (never the token)."""
+    problems = []
+    if not os.environ.get("PROLIFIC_API_TOKEN"):
+        problems.append("PROLIFIC_API_TOKEN is not set")
+    base = settings.PUBLIC_BASE_URL
+    if not base.startswith("https://"):
+        problems.append(f"PUBLIC_BASE_URL is {repr(base) + ', not an https address' if base else 'not set'}")
+    return problems
 
 
 def entry_url(survey, base=None):
@@ -236,15 +248,35 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         return {"study_id": study.study_id, "places": study.places}
 
     def pause(self, *, survey):
+        study = self._restartable(survey, "paused")
+        if not study.study_id or study.status == "PAUSED":  # nothing on Prolific to pause
+            return {"status": study.status}
         return self._transition(survey, "PAUSE")
 
     def resume(self, *, survey):
+        study = self._restartable(survey, "resumed")
+        if not study.study_id or study.status == "ACTIVE":
+            return {"status": study.status}
         return self._transition(survey, "START")
+
+    @staticmethod
+    def _restartable(survey, what):
+        # Prolific cannot restart a stopped study: say so instead of sending a transition it refuses.
+        study = study_settings(survey)
+        if study.status == "COMPLETED":
+            raise ProviderError(
+                f"Prolific study {study.study_id} was stopped (completed) and cannot be {what}: "
+                "create a new survey to recruit more participants."
+            )
+        return study
 
     def expire(self, *, survey):
         # Closing a survey never put on Prolific stops nothing there (and must not fail the close).
-        if not study_settings(survey).study_id:
+        study = study_settings(survey)
+        if not study.study_id:
             return {"status": ""}
+        if study.status == "COMPLETED":  # stopped already (on this page or in Prolific's app)
+            return {"status": study.status}
         return self._transition(survey, "STOP")
 
     def _transition(self, survey, action):
@@ -261,6 +293,13 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
             raise ProviderError("This survey has no Prolific study yet: publishing creates it with every place.")
         if places <= study.places:
             raise ProviderError(f"Prolific only lets places increase: the study has {study.places}, not {places}.")
+        if places > slot_count(survey):
+            # A participant on a place beyond the task slots would find no work and have to return.
+            raise ProviderError(
+                f"The survey has {slot_count(survey)} task slots, so the study needs at most {slot_count(survey)} "
+                f"places, not {places}: a participant on another place would find no work. To collect more "
+                "ratings, add annotators per HIT on the survey page (Planning), which adds the places too."
+            )
         try:
             answer = self.client.set_places(study.study_id, places)
         except ProviderError as error:

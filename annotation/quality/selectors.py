@@ -17,23 +17,25 @@ AGREEMENT_KEYS = ("pairs", "annotators", "median_kappa", "alpha", "split_half")
 CONFIRMED_BY_PLATFORM = ("mturk", "prolific", "link")
 
 
-def unconfirmed_platform_work():
+def unconfirmed_platform_work(*, survey="survey", annotator="annotator", assignment="assignment"):
     """A filter for ratings of crowd-platform work that its platform has not confirmed (yet).
 
     MTurk: sync saw MTurk list the same assignment id and worker id. Prolific: Prolific listed the
     participant's session in the study. Link-and-code platforms: the researcher confirmed the ids
-    the platform lists as completed. One rule for analysis (which leaves such work out) and exports
-    (which mark it)."""
+    the platform lists as completed. One rule for analysis (which leaves such work out), exports
+    (which mark it) and the review of written replies (which accepts none of it). The keyword
+    arguments are the paths from the filtered rows to their survey, annotator and assignment
+    (a written reply reaches its survey through `assignment__hit__survey`)."""
     confirmed_on_prolific = ProlificSubmission.objects.filter(
-        study__survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+        study__survey_id=OuterRef(f"{survey}_id"), annotator_id=OuterRef(f"{annotator}_id"), confirmed=True
     )
     confirmed_on_platform = LinkParticipant.objects.filter(
-        survey_id=OuterRef("survey_id"), annotator_id=OuterRef("annotator_id"), confirmed=True
+        survey_id=OuterRef(f"{survey}_id"), annotator_id=OuterRef(f"{annotator}_id"), confirmed=True
     )
     return (
-        (Q(survey__provider="mturk") & ~Q(assignment__mturk__confirmed=True))
-        | (Q(survey__provider="prolific") & ~Exists(confirmed_on_prolific))
-        | (Q(survey__provider="link") & ~Exists(confirmed_on_platform))
+        (Q(**{f"{survey}__provider": "mturk"}) & ~Q(**{f"{assignment}__mturk__confirmed": True}))
+        | (Q(**{f"{survey}__provider": "prolific"}) & ~Exists(confirmed_on_prolific))
+        | (Q(**{f"{survey}__provider": "link"}) & ~Exists(confirmed_on_platform))
     )
 
 

@@ -21,6 +21,7 @@ from annotation.services.reviews import (
     annotator_include,
     assignment_review,
     written_response_review,
+    written_unconfirmed,
 )
 from annotation.services.surveys import (
     SurveyError,
@@ -64,4 +65,5 @@ __all__ = [
     "survey_reopen_refusal",
     "worker_id_valid",
     "written_response_review",
+    "written_unconfirmed",
 ]

@@ -6,6 +6,7 @@ from annotation.crowd import get_provider
 from annotation.crowd.base import ProviderError
 from annotation.models import Assignment, Response, ReviewAction, System, WrittenResponse
 from annotation.quality.data import excluded_annotators
+from annotation.quality.selectors import unconfirmed_platform_work
 from annotation.quality.services import exclusion_override
 
 
@@ -78,6 +79,13 @@ def annotators_excluded(*, survey):
     return excluded_annotators(surveys=[survey]).get(survey.pk, set())
 
 
+def written_unconfirmed():
+    """Written replies whose crowd platform has not confirmed the work (see unconfirmed_platform_work)."""
+    return WrittenResponse.objects.filter(
+        unconfirmed_platform_work(survey="assignment__hit__survey", annotator="assignment__annotator")
+    )
+
+
 @transaction.atomic
 def written_response_review(*, written, accept, actor, reason=""):
     """Accept a written next turn (it becomes a Response of the survey's named system) or reject it."""
@@ -85,6 +93,13 @@ def written_response_review(*, written, accept, actor, reason=""):
     survey = written.assignment.hit.survey
     if written.status != WrittenResponse.Status.PENDING:
         raise ReviewError("This written response has already been reviewed.")
+    if accept and written_unconfirmed().filter(pk=written.pk).exists():
+        # An id typed into a platform's study URL proves nothing: accepting would put its text in
+        # the dataset as a system's responses (metrics, ADEM, reports) before the platform vouched for it.
+        raise ReviewError(
+            f"{survey.get_provider_display()} has not confirmed this participant's work yet, so the reply cannot "
+            "join the dataset: sync with the platform (or confirm the participant), then accept it."
+        )
     if accept:
         system, _ = System.objects.get_or_create(dataset=survey.dataset, name=survey.write_system_name)
         try:

@@ -362,6 +362,8 @@ def _survey_open(*, survey):
     )
     if first_launch:
         get_provider(survey).publish(survey=survey)
+    else:
+        get_provider(survey).resume(survey=survey)  # after a pause: the platform recruits again
     # Each HIT's blank page, rendered once for every server process (pages render themselves
     # meanwhile); a relaunch renders only what a deploy has made outdated.
     survey_id = survey.pk
@@ -375,6 +377,9 @@ def survey_pause(*, survey):
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     if survey.status != Survey.Status.PAUSED:
         _set_status(survey, Survey.Status.PAUSED, {Survey.Status.LIVE})
+        # The platform stops recruiting too (Prolific would otherwise keep sending participants to
+        # a survey with no work for them); a refusal there rolls the pause back.
+        get_provider(survey).pause(survey=survey)
     return survey
 
 

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
 from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
-from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
@@ -117,10 +117,15 @@ def prolific_entry(request, token):
             survey_is_current=True,
         )
     except services.NoWorkAvailable as refusal:
+        # Only someone who handed work in gets the completion code; someone who found no task (the
+        # study is full) is asked to return it on Prolific, which frees the place for another.
+        worked = Assignment.objects.filter(
+            hit__survey=survey, annotator=submission.annotator, status__in=Assignment.FINISHED
+        ).exists()
         response = render(
             request,
             "annotation/prolific/finished.html",
-            {"survey": survey, "message": str(refusal), "token": survey.token},
+            {"survey": survey, "message": str(refusal), "token": survey.token, "worked": worked},
         )
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)

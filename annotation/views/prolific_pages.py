@@ -11,13 +11,15 @@ from django.views.decorators.http import require_POST
 
 from annotation import selectors
 from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
-from annotation.crowd.prolific import ProlificProvider, pay_check, slot_count, study_settings
+from annotation.crowd.blocks import blocks_applying_to
+from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problems, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_bonus import bonus_state
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
 from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
+from annotation.services.reviews import annotators_excluded
 
 MAX_MINUTES = 24 * 60  # one participant's estimated time; the column (an integer) takes no more than 2**31 - 1
 
@@ -61,6 +63,7 @@ def prolific_survey(request, pk):
         except ProviderError as error:
             cost_error = str(error)
     submissions = _bonus_states(list(_submissions(study)), study.currency)
+    _mark_reviewed(survey, submissions)
     places = slot_count(survey)
     context = {
         "survey": survey,
@@ -74,6 +77,13 @@ def prolific_survey(request, pk):
         "top_up": money(pay_check(study)["top_up_cents"], study.currency),
         "cost": money(cost["total_cost_cents"], study.currency) if cost else "",
         "cost_error": cost_error,
+        "setup_problems": setup_problems(),
+        # The layout's own time per task, beside the estimate Prolific is given (a default of 10
+        # minutes otherwise): the researcher sets the estimate knowing what a participant will do.
+        "task_minutes": survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"],
+        # What the study can still do, as Prolific last said (a stopped study cannot restart).
+        "stopped": study.status == "COMPLETED" or survey.status == Survey.Status.CLOSED,
+        "paused": study.status == "PAUSED" or survey.status == Survey.Status.PAUSED,
         "submissions": submissions,
         "confirmed_count": sum(s.confirmed for s in submissions),
         "categories": REJECTION_CATEGORIES,
@@ -85,6 +95,22 @@ def prolific_survey(request, pk):
         else "",
     }
     return render(request, "annotation/prolific/survey.html", context)
+
+
+def _mark_reviewed(survey, submissions):
+    """Whether the participant's work is excluded here or they are blocked, so the row says what
+    was done, and which review actions still apply (their bonuses: `_bonus_states`)."""
+    excluded = annotators_excluded(survey=survey)
+    blocked = set(
+        blocks_applying_to(survey.owner_id)
+        .filter(annotator__in=[row.annotator_id for row in submissions])
+        .values_list("annotator_id", flat=True)
+    )
+    for row in submissions:
+        row.excluded = row.annotator_id in excluded
+        row.blocked = row.annotator_id in blocked
+        row.reviewable = row.confirmed and row.tasks and row.status == "AWAITING REVIEW"
+        row.payable = row.confirmed and row.tasks and row.status in ("AWAITING REVIEW", "APPROVED")
 
 
 def _save_settings(study, post):
@@ -126,6 +152,20 @@ def _slot_of(survey, submission_pk):
     return row, slot
 
 
+def _study_move(survey, action, provider):
+    """Pause, resume or stop the survey and its study together. Where the survey is in that state
+    already (the study was changed in Prolific's own app), only the study is asked to follow."""
+    change, settled, follow = {
+        "pause": (survey_services.survey_pause, Survey.Status.PAUSED, provider.pause),
+        "resume": (survey_services.survey_launch, Survey.Status.LIVE, provider.resume),
+        "stop": (survey_services.survey_close, Survey.Status.CLOSED, provider.expire),
+    }[action]
+    if survey.status == settled:
+        follow(survey=survey)
+        return survey
+    return change(survey=survey)
+
+
 @login_required
 @require_POST
 def prolific_action(request, pk):
@@ -142,8 +182,13 @@ def prolific_action(request, pk):
                 survey_services.survey_launch(survey=survey)
             note = "Published on Prolific."
         elif action in {"pause", "resume", "stop"}:
-            method = {"pause": provider.pause, "resume": provider.resume, "stop": provider.expire}[action]
-            note = f"Prolific says the study is {method(survey=survey)['status'] or 'updated'}."
+            # The survey and its study move together: a survey live in RateLab on a paused or
+            # stopped study (or the other way round) hands out work nobody is sent to, or the reverse.
+            survey = _study_move(survey, action, provider)
+            note = (
+                f"The survey is {survey.get_status_display().lower()}; Prolific says the study is "
+                f"{(study_settings(survey).status or 'updated').lower()}."
+            )
         elif action == "places":
             if not post.get("places", "").strip().isdigit():
                 raise ProviderError("Places must be a whole number, such as 40.")

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
 from annotation.crowd.base import ProviderError
+from annotation.crowd.prolific import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
 from annotation.exporting_pairwise import pairwise_export
 from annotation.extensions import survey_panels
@@ -70,6 +71,14 @@ def survey_new(request):
             except (services.SurveyError, services.HITLayoutError) as error:
                 form.add_error(None, str(error))
             else:
+                if survey.provider == Survey.Provider.PROLIFIC:
+                    study_settings(survey)  # the study's pay row, with its completion codes, to edit before publishing
+                    messages.success(
+                        request,
+                        f"Survey {survey.name} created as a draft. Preview it, then open its Prolific page to set the "
+                        "reward and estimated time and publish the study.",
+                    )
+                    return redirect("annotation:survey_detail", pk=survey.pk)
                 messages.success(request, f"Survey {survey.name} created as a draft. Preview it, then launch.")
                 return redirect("annotation:survey_detail", pk=survey.pk)
     context = {"form": form, "estimate": estimate, "has_datasets": datasets.exists()}
@@ -275,11 +284,16 @@ def survey_written(request, pk):
         except services.ReviewError as error:
             messages.error(request, str(error))
         return redirect("annotation:survey_written", pk=pk)
-    written = (
+    written = list(
         WrittenResponse.objects.filter(assignment__hit__survey=survey)
         .select_related("context", "assignment__annotator")
         .order_by("status", "pk")
     )
+    unconfirmed = set(
+        services.written_unconfirmed().filter(assignment__hit__survey=survey).values_list("pk", flat=True)
+    )
+    for row in written:
+        row.unconfirmed = row.pk in unconfirmed
     return render(request, "annotation/surveys/written.html", {"survey": survey, "written": written})
 
 

@@ -204,7 +204,10 @@ def assignment_done(request, token):
     context = {
         "survey": survey,
         "assignment": assignment if mine else None,
-        "more": survey.status == Survey.Status.LIVE,
+        # "Do another task" only where there is one to do: an annotator at the survey's cap (a
+        # Prolific participant with one task to do, say) was offered it and sent to "no more work".
+        "more": survey.status == Survey.Status.LIVE
+        and not (mine and selectors.hits_done(assignment=assignment) >= survey.max_hits_per_annotator),
         "resume_code": browser_identity(request)[1] if mine else "",
     }
     return render(request, "annotation/task/done.html", context)

@@ -72,7 +72,13 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
     # One participant Prolific confirmed, with a task handed in, and one it never listed.
     for n, confirmed in ((1, True), (2, False)):
         annotator = Annotator.objects.create(provider="prolific", worker_id=pid(n))
-        study.submissions.create(session_id=session(n), participant_id=pid(n), annotator=annotator, confirmed=confirmed)
+        study.submissions.create(  # a sync that confirms a session also records its status
+            session_id=session(n),
+            participant_id=pid(n),
+            annotator=annotator,
+            confirmed=confirmed,
+            status="AWAITING REVIEW" if confirmed else "",
+        )
         slot = Assignment.objects.filter(hit__survey=study.survey, status="open").first()
         Assignment.objects.filter(pk=slot.pk).update(status="submitted", annotator=annotator)
     ProlificStudy.objects.filter(pk=study.pk).update(places=4)

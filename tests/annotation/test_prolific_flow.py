@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from annotation.crowd.base import ProviderError
+from annotation.crowd.prolific import slot_count
 from annotation.exporting import ratings_export
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, Rating, Survey
 from annotation.quality.selectors import accepted_ratings
@@ -256,13 +257,23 @@ def test_a_refused_pay_call_may_be_sent_again(confirmed, api):
 
 
 def test_places_only_increase(survey, api):
+    slots = slot_count(survey)
+    ProlificStudy.objects.filter(survey=survey).update(places=slots - 2)  # say an extension's PATCH failed
     route = api.patch(f"studies/{STUDY_ID}/").mock(
-        return_value=httpx.Response(200, json={"id": STUDY_ID, "total_available_places": 10})
+        return_value=httpx.Response(200, json={"id": STUDY_ID, "total_available_places": slots})
     )
     with pytest.raises(ProviderError, match="only lets places increase"):
-        provider().add_places(survey=survey, places=2)
-    provider().add_places(survey=survey, places=10)
-    assert json.loads(route.calls.last.request.content) == {"total_available_places": 10}
+        provider().add_places(survey=survey, places=slots - 2)
+    provider().add_places(survey=survey, places=slots)
+    assert json.loads(route.calls.last.request.content) == {"total_available_places": slots}
+
+
+def test_places_beyond_the_task_slots_are_refused_before_prolific_is_asked(survey, api):
+    slots = slot_count(survey)
+    route = api.patch(f"studies/{STUDY_ID}/").mock(return_value=httpx.Response(200, json={}))
+    with pytest.raises(ProviderError, match=f"has {slots} task slots.*would find no work"):
+        provider().add_places(survey=survey, places=slots + 1)
+    assert not route.called
 
 
 def test_rating_exports_say_whether_prolific_confirmed_each_rating(client, survey, api):

@@ -1,0 +1,63 @@
+"""bench/prolific_server.py plays Prolific's participant side over HTTP too, returns included."""
+
+import httpx
+import pytest
+
+from bench.prolific_server import serve
+
+TOKEN = "bench-token-not-a-secret"
+
+
+@pytest.fixture
+def server():
+    server, state = serve(TOKEN)
+    yield f"http://127.0.0.1:{server.server_address[1]}", state
+    server.shutdown()
+
+
+def api(base, method, path, **kwargs):
+    return httpx.request(method, f"{base}/api/v1/{path}", headers={"Authorization": f"Token {TOKEN}"}, **kwargs)
+
+
+def published_study(base):
+    url = "https://ratelab.example.org/p/tok/?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+    body = {
+        "name": "s",
+        "external_study_url": url,
+        "reward": 200,
+        "total_available_places": 2,
+        "completion_codes": [{"code": "C0DE", "code_type": "COMPLETED"}],
+    }
+    study = api(base, "POST", "studies/", json=body).json()
+    api(base, "POST", f"studies/{study['id']}/transition/", json={"action": "PUBLISH"})
+    return study["id"]
+
+
+def test_a_browser_starts_returns_and_completes_as_a_participant(server):
+    base, _ = server
+    study = published_study(base)
+    start = httpx.get(f"{base}/participant/start", params={"study": study, "PROLIFIC_PID": "5f" + "1" * 22})
+    session = start.headers["X-Prolific-Session"]
+    assert start.status_code == 302
+    assert start.headers["Location"] == (
+        f"https://ratelab.example.org/p/tok/?PROLIFIC_PID={'5f' + '1' * 22}&STUDY_ID={study}&SESSION_ID={session}"
+    )
+    assert httpx.get(f"{base}/participant/return", params={"session": session}).json() == {"status": "RETURNED"}
+    listed = api(base, "GET", f"studies/{study}/submissions/").json()["results"]
+    assert [(row["id"], row["status"]) for row in listed] == [(session, "RETURNED")]
+    again = httpx.get(f"{base}/participant/return", params={"session": session})
+    assert again.status_code == 400 and "RETURNED, not ACTIVE" in again.json()["error"]["detail"]
+
+    other = httpx.get(f"{base}/participant/start", params={"study": study, "PROLIFIC_PID": "5f" + "2" * 22})
+    second = other.headers["X-Prolific-Session"]
+    done = httpx.get(f"{base}/participant/complete", params={"session": second, "cc": "C0DE", "seconds": "300"})
+    assert done.json() == {"status": "AWAITING REVIEW", "known_code": True}
+    row = api(base, "GET", f"submissions/{second}/").json()
+    assert (row["status"], row["time_taken"], row["study_code"]) == ("AWAITING REVIEW", 300, "C0DE")
+
+
+def test_the_participant_side_names_what_is_wrong_in_a_bad_request(server):
+    base, _ = server
+    missing = httpx.get(f"{base}/participant/start", params={"study": "nope", "PROLIFIC_PID": "x"})
+    assert missing.status_code == 400 and "nope" in missing.json()["error"]["detail"]
+    assert httpx.get(f"{base}/participant/elsewhere").status_code == 404
