@@ -213,41 +213,49 @@ def study_read(api, prolific, *, unanswered=0):
     return api.get(f"studies/{STUDY_ID}/").mock(side_effect=read)
 
 
+def study_with_places(survey, places):
+    """The published study as if it had fewer places than the survey's task slots (room to add)."""
+    ProlificStudy.objects.filter(survey=survey).update(places=places)
+
+
 def test_places_set_by_a_patch_whose_answer_was_lost_are_sent_again_as_the_same_absolute_number(survey, api):
-    prolific = {"status": "ACTIVE", "total_available_places": 4}
+    study_with_places(survey, 2)
+    prolific = {"status": "ACTIVE", "total_available_places": 2}
     route = places_route(api, prolific, httpx.ReadTimeout("lost"))
-    provider().add_places(survey=survey, places=10)
+    provider().add_places(survey=survey, places=4)
     bodies = [json.loads(call.request.content) for call in route.calls]
-    assert bodies == [{"total_available_places": 10}, {"total_available_places": 10}]
-    assert prolific["total_available_places"] == 10
-    assert ProlificStudy.objects.get(survey=survey).places == 10
+    assert bodies == [{"total_available_places": 4}, {"total_available_places": 4}]
+    assert prolific["total_available_places"] == 4
+    assert ProlificStudy.objects.get(survey=survey).places == 4
 
 
 def test_places_prolific_already_set_are_recorded_when_it_refuses_the_repeat(survey, api):
+    study_with_places(survey, 2)
     # Every PATCH of the first click timed out after Prolific applied it, and Prolific could not be
     # read either; the second click's PATCH is refused (a Prolific that takes only a larger number):
     # the study's own count decides.
-    prolific = {"status": "ACTIVE", "total_available_places": 4}
+    prolific = {"status": "ACTIVE", "total_available_places": 2}
     lost = httpx.ReadTimeout("lost")
     places_route(api, prolific, lost, lost, lost, "refuse-equal")
     study_read(api, prolific, unanswered=3)
     with pytest.raises(ProviderError, match="in time"):
-        provider().add_places(survey=survey, places=10)
+        provider().add_places(survey=survey, places=4)
+    assert ProlificStudy.objects.get(survey=survey).places == 2
+    assert provider().add_places(survey=survey, places=4) == {"places": 4}
     assert ProlificStudy.objects.get(survey=survey).places == 4
-    assert provider().add_places(survey=survey, places=10) == {"places": 10}
-    assert ProlificStudy.objects.get(survey=survey).places == 10
 
 
 def test_a_refusal_for_places_prolific_does_not_have_is_still_shown(survey, api):
+    study_with_places(survey, 2)
     api.patch(f"studies/{STUDY_ID}/").mock(
         return_value=httpx.Response(400, json={"error": {"detail": "Study is completed"}})
     )
     api.get(f"studies/{STUDY_ID}/").mock(
-        return_value=httpx.Response(200, json={"id": STUDY_ID, "status": "COMPLETED", "total_available_places": 4})
+        return_value=httpx.Response(200, json={"id": STUDY_ID, "status": "COMPLETED", "total_available_places": 2})
     )
     with pytest.raises(ProviderError, match="Study is completed"):
-        provider().add_places(survey=survey, places=10)
-    assert ProlificStudy.objects.get(survey=survey).places == 4
+        provider().add_places(survey=survey, places=4)
+    assert ProlificStudy.objects.get(survey=survey).places == 2
 
 
 def test_an_extension_whose_places_were_set_but_not_seen_is_finished_by_the_same_click(survey, api):
