@@ -198,13 +198,14 @@ def survey_action(request, pk, action):
         return render(request, "annotation/surveys/confirm.html", context)
     if request.method != "POST":
         return redirect("annotation:survey_detail", pk=pk)
+    resuming = action == "launch" and survey.status == Survey.Status.PAUSED
     try:
         ACTIONS[action](survey=survey)
     except (services.SurveyError, ProviderError) as error:  # a crowd provider's refusal, e.g. Prolific's pay floor
         messages.error(request, str(error))
     else:
-        note = " It is paused: launch it to hand out work again." if action == "reopen" else ""
-        messages.success(request, f"Survey {survey.name} {DONE[action]}.{note}")
+        note = " It is paused: resume it to hand out work again." if action == "reopen" else ""
+        messages.success(request, f"Survey {survey.name} {'resumed' if resuming else DONE[action]}.{note}")
     return redirect("annotation:survey_detail", pk=pk)
 
 

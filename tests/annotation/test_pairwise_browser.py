@@ -26,6 +26,7 @@ def test_a_pairwise_hit_is_rated_on_a_phone(live_server, browser, researcher):
     sides = page.eval_on_selector_all(".pair .pair-side", "els => els.map(e => e.getBoundingClientRect().left)")
     assert len(set(sides)) == 1, "on a phone the two replies are stacked, not side by side"
     assert "hred" not in page.content() and "tfidf" not in page.content()
+    assert page.is_hidden(".keyboard-hint"), "no keys to press on a touch screen"
 
     assignment = Assignment.objects.get(status="active")
     answers = pairwise_answers(assignment, choose=lambda item: "b")

@@ -290,3 +290,14 @@ def test_a_recompute_that_runs_at_once_shows_its_exclusions_on_the_same_page(res
         services.assignment_submit(assignment=assignment, answers=good_answers(assignment, seconds=0.1))
     detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
     assert '<dd data-key="excluded">2</dd>' in detail
+
+
+def test_a_paused_survey_offers_resume_and_says_it_was_resumed(researcher_client, researcher):
+    survey = make_survey(researcher)
+    services.survey_pause(survey=survey)
+    page = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert re.search(r'id="launch">Resume</button>', page)
+    answer = researcher_client.post(f"/surveys/{survey.pk}/launch/", follow=True).content.decode()
+    assert f"Survey {survey.name} resumed." in answer
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.LIVE
