@@ -50,14 +50,19 @@ class SurveyForm(forms.Form):
     )
     provider = forms.ChoiceField(
         required=False,  # a script's POST without it makes a survey on the built-in link, as before
-        # The platforms a survey can be made for here; MTurk (closed to new requesters) and other
-        # link-and-code platforms are made with `create_survey --provider`.
-        choices=[(Survey.Provider.LOCAL, "Built-in link (you share it)"), (Survey.Provider.PROLIFIC, "Prolific")],
+        # The platforms a survey can be made for here; MTurk (closed to new requesters) is made with
+        # `create_survey --provider mturk`.
+        choices=[
+            (Survey.Provider.LOCAL, "Built-in link (you share it)"),
+            (Survey.Provider.PROLIFIC, "Prolific"),
+            (Survey.Provider.LINK, "Another platform, by link and completion code (CloudResearch Connect, SONA, …)"),
+        ],
         initial=Survey.Provider.LOCAL,
         label="Participants from",
         help_text="Prolific: RateLab creates and publishes the study for you; you set the reward and estimated "
         "time on the survey's Prolific page before publishing. The server needs PROLIFIC_API_TOKEN and an https "
-        "PUBLIC_BASE_URL in its environment (docs/prolific.md).",
+        "PUBLIC_BASE_URL in its environment (docs/prolific.md). Another platform: you give it the study URL and "
+        "its completion URL on the survey's link platform page.",
     )
     question = forms.CharField(
         required=False, initial="How appropriate is this response to the conversation?", widget=forms.TextInput

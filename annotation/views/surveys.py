@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
 from annotation.crowd.base import ProviderError
+from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
 from annotation.exporting_pairwise import pairwise_export
@@ -77,6 +78,15 @@ def survey_new(request):
                         request,
                         f"Survey {survey.name} created as a draft. Preview it, then open its Prolific page to set the "
                         "reward and estimated time and publish the study.",
+                    )
+                    return redirect("annotation:survey_detail", pk=survey.pk)
+                if survey.provider == Survey.Provider.LINK:
+                    platform_settings(survey)  # the platform's row; its completion URL is set on the link page
+                    messages.success(
+                        request,
+                        f"Survey {survey.name} created as a draft. Open its link platform page to set the participant "
+                        "id's parameter and the platform's completion URL, then launch and give the platform the "
+                        "study URL.",
                     )
                     return redirect("annotation:survey_detail", pk=survey.pk)
                 messages.success(request, f"Survey {survey.name} created as a draft. Preview it, then launch.")

@@ -157,3 +157,31 @@ def test_an_id_first_started_by_another_browser_at_the_same_moment_is_refused_to
     assert refused.status_code == 409 and b"already started this study in another browser" in refused.content
     assert "ratelab_worker" not in refused.cookies
     assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+
+
+def test_the_survey_form_makes_a_link_platform_survey_that_leads_to_its_link_page(researcher_client, researcher):
+    dataset = make_survey(researcher).dataset
+    form = {
+        "dataset": dataset.pk,
+        "name": "on-connect",
+        "task_type": "rate",
+        "provider": "link",
+        "instructions": "Rate each reply.",
+        "contexts_per_hit": 1,
+        "assignments_per_hit": 2,
+        "attention_checks_per_hit": 0,
+        "overlap_contexts": 0,
+        "max_hits_per_annotator": 1,
+        "assignment_minutes": 30,
+        "reward_cents": 50,
+        "attention_policy": "flag",
+    }
+    response = researcher_client.post("/surveys/new/", form)
+    survey = Survey.objects.get(name="on-connect")
+    assert response.status_code == 302 and survey.provider == Survey.Provider.LINK
+    platform = LinkPlatform.objects.get(survey=survey)
+    assert platform.participant_param == "participant_id" and platform.completion_url == ""
+    detail = researcher_client.get(response["Location"]).content.decode()
+    assert f'id="link-page" href="/surveys/{survey.pk}/link/"' in detail
+    link_page = researcher_client.get(f"/surveys/{survey.pk}/link/").content.decode()
+    assert "not set: participants cannot start until it is" in link_page
