@@ -191,11 +191,23 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In LaTeX's default (OT1) fonts these three print as other glyphs: "<b>" came out as "¡b¿".
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
+def _latex_char(char):
+    # A line break inside a name would end a table row's line, and two would end the paragraph
+    # (a caption then stops with "Runaway argument"); other control characters are refused by TeX.
+    if char < " " or char == "\x7f":
+        return " "
+    return _LATEX_SPECIAL.get(char, char)
+
+
 def latex_escape(text):
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in str(text))
+    return "".join(_latex_char(char) for char in str(text))
 
 
 def _number(value, digits=3):

@@ -184,6 +184,16 @@ def test_latex_escape_handles_every_special_character():
     )
 
 
+def test_latex_escape_spells_out_what_the_default_fonts_print_as_other_glyphs():
+    # OT1 prints "<", ">" and "|" as "¡", "¿" and an em dash: a system called "<b>bold</b>".
+    assert latex_escape("<b>x</b> | y") == r"\textless{}b\textgreater{}x\textless{}/b\textgreater{} \textbar{} y"
+
+
+def test_latex_escape_turns_line_breaks_and_control_characters_into_spaces():
+    # Two line breaks inside a caption end its paragraph: LaTeX stops with "Runaway argument".
+    assert latex_escape("a\n\nb\r\tc\x0bd\x7f") == "a  b  c d "
+
+
 def test_csv_of_an_empty_report_still_has_headers():
     text = to_csv({"utterance_level": []}, "utterance_level")
     assert text.splitlines() == [",".join(table({}, "utterance_level")[0])]
