@@ -193,7 +193,7 @@ def _add_csv_row(context, row, row_number, meta_owner):
             raise DataImportError("context meta belongs on the context's first row", line=row_number, unit="row")
         context.turns.append({"speaker": speaker or None, "text": row["text"]})
         if meta_owner == "context":
-            context.meta = meta
+            context.meta = _meta_of(meta, CONTEXT_KEYS, row_number)
     elif kind == "reference":
         if meta:
             raise DataImportError("references carry no meta", line=row_number, field="meta", unit="row")
@@ -202,6 +202,7 @@ def _add_csv_row(context, row, row_number, meta_owner):
         if not system:
             raise DataImportError("missing (required on response rows)", line=row_number, field="system", unit="row")
         system = _system_name(system, row_number, "system", unit="row")
+        meta = _meta_of(meta, RESPONSE_KEYS, row_number)
         _add_response(context, ParsedResponse(system, row["text"], meta), row_number, "system", unit="row")
     else:
         raise DataImportError(
@@ -209,6 +210,18 @@ def _add_csv_row(context, row, row_number, meta_owner):
         )
     if kind != "response" and system:
         raise DataImportError(f"only response rows name a system, not {kind} rows", line=row_number, unit="row")
+
+
+def _meta_of(meta, fields, row_number):
+    """A meta cell's keys, none of which may be a field of its own (JSONL keys, CSV columns): every
+    export writes meta beside those fields, so {"context_id": ...} would stand in for the real one.
+    `metrics` is derived data the app recomputes, ignored as in JSONL."""
+    for key in meta:
+        if key in fields:
+            raise DataImportError(
+                f"{key!r} is a field of its own, not meta; rename the key", line=row_number, field="meta", unit="row"
+            )
+    return {key: value for key, value in meta.items() if key not in DERIVED_KEYS}
 
 
 def _csv_meta(raw, row_number):
