@@ -210,6 +210,16 @@ def latex_escape(text):
     return "".join(_latex_char(char) for char in str(text))
 
 
+# Typewriter fonts (cmtt) print "<", ">" and "|" as themselves: inside \texttt a signature such as
+# "bleu2|nrefs:1" keeps its bars, so it can be copied from the PDF as written.
+_TYPEWRITER_LITERAL = frozenset("<>|")
+
+
+def latex_escape_tt(text):
+    """`latex_escape` for text set in \texttt."""
+    return "".join(char if char in _TYPEWRITER_LITERAL else _latex_char(char) for char in str(text))
+
+
 def _number(value, digits=3):
     return "--" if value is None else f"{value:.{digits}f}"
 
@@ -270,7 +280,7 @@ def to_latex(data):
             "tab:utterance-level",
             header,
             rows,
-            latex_signatures(data, latex_escape),
+            latex_signatures(data, latex_escape_tt),
         )
     ]
     if data.get("system_level"):
@@ -280,7 +290,7 @@ def to_latex(data):
                 "tab:system-level",
                 header,
                 _correlation_rows(data["system_level"]),
-                latex_signatures(data, latex_escape),
+                latex_signatures(data, latex_escape_tt),
             )
         )
     parts += pairwise_latex(data, tabular=_tabular, escape=latex_escape, number=_number)
