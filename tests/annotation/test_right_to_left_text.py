@@ -58,3 +58,18 @@ def test_dataset_page_isolates_turns_references_and_responses(researcher_client,
     assert _isolated(page, TURN) and _isolated(page, "תשובה (ref).")
     for text in REPLIES.values():
         assert _isolated(page, text), text
+
+
+def test_written_replies_page_isolates_the_conversation_and_the_written_reply(researcher_client, researcher):
+    dataset = _dataset(researcher)
+    survey = services.survey_create(
+        dataset=dataset, name="rtl-write", owner=researcher, task_type="write", write_system_name="people"
+    )
+    survey = services.survey_launch(survey=survey)
+    assignment = services.assignment_claim(survey=survey, worker_id="w1")
+    items = services.assignment_items(assignment=assignment)
+    answers = {item.pk: {"scores": {}, "seconds": 4.0, "text": "תשובה שלי (בערך)."} for item in items}
+    services.assignment_submit(assignment=assignment, answers=answers)
+    page = researcher_client.get(reverse("annotation:survey_written", args=[survey.pk])).content.decode()
+    assert _isolated(page, "תשובה שלי (בערך).")
+    assert re.search(rf'<div class="turn" dir="auto">{re.escape(html.escape(TURN))}</div>', page)
