@@ -43,7 +43,7 @@ def test_dataset_detail_shows_contexts_references_responses_and_surveys(client, 
     page = client.get(detail_url(study)).content.decode()
     for text in ["Hi, how are you?", "Great, thanks!", "Not bad at all.", "Doing well, thanks for asking.", "hred"]:
         assert text in page
-    assert '<span class="speaker">A:</span>' in page
+    assert '<span class="speaker"><bdi>A</bdi>:</span>' in page
     assert "alice-ratings" in page
 
 
