@@ -4,13 +4,13 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from analysis.pipeline import report_state
+from analysis.pipeline import NO_REPORT, report_states
 from annotation.models import Survey
 from annotation.selectors import datasets_visible_to, surveys_visible_to
 
 
-def _row(*, dataset, survey=None):
-    text, ready = report_state(dataset=dataset, survey=survey)
+def _row(states, *, dataset, survey=None):
+    text, ready = states.get((dataset.pk, survey.pk if survey else None), NO_REPORT)
     return {"dataset": dataset, "survey": survey, "state": text, "ready": ready}
 
 
@@ -22,8 +22,11 @@ def reports_index(request):
     surveys = (
         surveys_visible_to(user=request.user).exclude(status=Survey.Status.DRAFT).order_by("dataset__name", "name")
     )
+    datasets, surveys = list(datasets), list(surveys)
+    # Every row's state from one query, not one per dataset and per survey.
+    states = report_states(datasets + [survey.dataset for survey in surveys])
     context = {
-        "dataset_rows": [_row(dataset=dataset) for dataset in datasets],
-        "survey_rows": [_row(dataset=survey.dataset, survey=survey) for survey in surveys],
+        "dataset_rows": [_row(states, dataset=dataset) for dataset in datasets],
+        "survey_rows": [_row(states, dataset=survey.dataset, survey=survey) for survey in surveys],
     }
     return render(request, "analysis/reports_index.html", context)

@@ -1,5 +1,7 @@
 """analysis's step of the pipeline bar (Report) and the report state the reports index shows."""
 
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
@@ -25,6 +27,34 @@ def _state_of_newest(reports):
         reports.order_by("-pk")
         .values("status", "computed_at", "requested_at")[:REPORTS_CONSIDERED]
     )
+    return _state_of_rows(rows)
+
+
+def report_states(datasets):
+    """`{(dataset id, survey id or None): (text, has figures)}` for every report of `datasets`, in
+    one query, for the Reports index; a pair with no report is absent ('not computed yet').
+
+    The newest REPORTS_CONSIDERED of each pair, as `report_state` reads them (a window numbers each
+    pair's reports newest first).
+    """
+    rows = (
+        Report.objects.filter(dataset__in=[dataset.pk for dataset in datasets])
+        .annotate(rank=Window(RowNumber(), partition_by=[F("dataset_id"), F("survey_id")], order_by=F("pk").desc()))
+        .filter(rank__lte=REPORTS_CONSIDERED)
+        .order_by("-pk")
+        .values("dataset_id", "survey_id", "status", "computed_at", "requested_at")
+    )
+    by_pair = {}
+    for row in rows:
+        by_pair.setdefault((row["dataset_id"], row["survey_id"]), []).append(row)
+    return {pair: _state_of_rows(pair_rows) for pair, pair_rows in by_pair.items()}
+
+
+NO_REPORT = ("not computed yet", False)
+
+
+def _state_of_rows(rows):
+    """The state told by one dataset's (or survey's) reports, newest first."""
     computed = [row for row in rows if row["computed_at"] is not None]
     latest = max(computed, key=lambda row: row["computed_at"], default=None)
     if latest is None:
@@ -32,7 +62,7 @@ def _state_of_newest(reports):
             return "computation failed", False
         if rows:
             return "computing…", False
-        return "not computed yet", False
+        return NO_REPORT
     computed_at = latest["computed_at"]
     if (timezone.now() - computed_at).total_seconds() < 60:
         text = "computed just now"

@@ -134,8 +134,7 @@ def _dataset_records(dataset, *, with_metrics):
             "references": references.get(context["pk"], []),
             "responses": [_response_out(row, extras.get(row["pk"])) for row in responses.get(context["pk"], [])],
         }
-        record.update(context["meta"])
-        yield record
+        yield _with_meta(record, context["meta"])
 
 
 def _turn_out(turn):
@@ -145,8 +144,14 @@ def _turn_out(turn):
     return {"speaker": turn["speaker"], "text": turn["text"]}
 
 
+def _with_meta(record, meta):
+    """`record` followed by the meta keys it does not hold: the real fields always win (a meta
+    naming one was stored before import refused that, and would otherwise replace it)."""
+    return {**record, **{key: value for key, value in meta.items() if key not in record}}
+
+
 def _response_out(row, extras):
-    response = {"system": row["system__name"], "text": row["text"], **row["meta"]}
+    response = _with_meta({"system": row["system__name"], "text": row["text"]}, row["meta"])
     if extras:
         response["metrics"] = extras
     return response

@@ -5,12 +5,14 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotation.selectors import datasets_visible_to
-from scoring.pipeline import metric_state
+from scoring.pipeline import metric_states
 
 
 @login_required
 @require_GET
 def metrics_index(request):
     datasets = datasets_visible_to(user=request.user).select_related("owner").order_by("name")
-    rows = [{"dataset": dataset, "state": metric_state(dataset)} for dataset in datasets]
+    datasets = list(datasets)
+    states = metric_states(datasets)
+    rows = [{"dataset": dataset, "state": states[dataset.pk]} for dataset in datasets]
     return render(request, "scoring/metrics_index.html", {"rows": rows})

@@ -419,3 +419,39 @@ def test_favicon_ico_leads_to_the_apps_icon(client):
     response = client.get("/favicon.ico")
     assert response.status_code == 302 and response["Location"] == static("img/favicon.svg")
     assert finders.find("img/favicon.svg"), "the icon the pages name is a static file"
+
+
+def test_estimate_warns_when_a_hit_takes_longer_than_an_annotator_holds_it(researcher_client, dataset):
+    # Every pair of 4 systems on 5 contexts is 31 questions, about 8 minutes: more than 5 allowed.
+    form = {
+        "dataset": dataset.pk,
+        "name": "too-long",
+        "task_type": "pairwise",
+        "instructions": "Compare.",
+        "contexts_per_hit": 5,
+        "assignments_per_hit": 2,
+        "attention_checks_per_hit": 1,
+        "overlap_contexts": 0,
+        "max_hits_per_annotator": 10,
+        "assignment_minutes": 5,
+        "reward_cents": 40,
+        "attention_policy": "flag",
+        "reference_pairs": "none",
+        "estimate": "1",
+    }
+    page = researcher_client.post(reverse("annotation:survey_new"), form).content.decode()
+    assert 'id="estimate-over-time"' in page
+    assert "but an annotator holds it for 5 min" in page
+    form["assignment_minutes"] = 60
+    page = researcher_client.post(reverse("annotation:survey_new"), form).content.decode()
+    assert 'id="estimate-over-time"' not in page
+
+
+def test_survey_page_estimate_warns_of_a_hit_longer_than_its_assignment(researcher):
+    survey = make_survey(researcher, name="held-briefly", n_contexts=12, launch=False)
+    estimate = services.survey_estimate_for(survey=survey)
+    assert estimate["assignment_minutes"] == survey.assignment_minutes
+    survey.assignment_minutes = 1
+    survey.save(update_fields=["assignment_minutes"])
+    estimate = services.survey_estimate_for(survey=survey)
+    assert estimate["over_time"] is (estimate["minutes_per_hit"] > 1) is True

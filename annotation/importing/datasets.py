@@ -36,6 +36,10 @@ RESPONSE_KEYS = ("system", "text")
 DERIVED_KEYS = frozenset({"metrics"})
 CSV_COLUMNS = ("context_id", "kind", "speaker", "system", "text", "meta")
 CSV_KINDS = ("context", "reference", "response")
+# Characters no page shows (zero-width spaces and joiners, word joiner, a byte-order mark inside a
+# name) or that reorder what follows (bidirectional embeddings, overrides and isolates): in an id
+# or a system name they make it look like another, or like something it is not.
+INVISIBLE_IN_NAMES = frozenset("\u200b\u200c\u200d\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @dataclass
@@ -189,7 +193,7 @@ def _add_csv_row(context, row, row_number, meta_owner):
             raise DataImportError("context meta belongs on the context's first row", line=row_number, unit="row")
         context.turns.append({"speaker": speaker or None, "text": row["text"]})
         if meta_owner == "context":
-            context.meta = meta
+            context.meta = _meta_of(meta, CONTEXT_KEYS, row_number)
     elif kind == "reference":
         if meta:
             raise DataImportError("references carry no meta", line=row_number, field="meta", unit="row")
@@ -198,6 +202,7 @@ def _add_csv_row(context, row, row_number, meta_owner):
         if not system:
             raise DataImportError("missing (required on response rows)", line=row_number, field="system", unit="row")
         system = _system_name(system, row_number, "system", unit="row")
+        meta = _meta_of(meta, RESPONSE_KEYS, row_number)
         _add_response(context, ParsedResponse(system, row["text"], meta), row_number, "system", unit="row")
     else:
         raise DataImportError(
@@ -205,6 +210,18 @@ def _add_csv_row(context, row, row_number, meta_owner):
         )
     if kind != "response" and system:
         raise DataImportError(f"only response rows name a system, not {kind} rows", line=row_number, unit="row")
+
+
+def _meta_of(meta, fields, row_number):
+    """A meta cell's keys, none of which may be a field of its own (JSONL keys, CSV columns): every
+    export writes meta beside those fields, so {"context_id": ...} would stand in for the real one.
+    `metrics` is derived data the app recomputes, ignored as in JSONL."""
+    for key in meta:
+        if key in fields:
+            raise DataImportError(
+                f"{key!r} is a field of its own, not meta; rename the key", line=row_number, field="meta", unit="row"
+            )
+    return {key: value for key, value in meta.items() if key not in DERIVED_KEYS}
 
 
 def _csv_meta(raw, row_number):
@@ -232,6 +249,7 @@ def _context_id(value, line, unit="line"):
         raise DataImportError("must not be empty", line=line, field="context_id", unit=unit)
     if len(value) > MAX_ID_LENGTH:
         raise DataImportError(f"longer than {MAX_ID_LENGTH} characters", line=line, field="context_id", unit=unit)
+    _require_plain_name(value, line, "context_id", unit)
     return value
 
 
@@ -243,7 +261,28 @@ def _system_name(value, line, where, unit="line"):
         raise DataImportError(f"longer than {MAX_SYSTEM_LENGTH} characters", line=line, field=where, unit=unit)
     if reserved_system_name_problem(value):
         raise DataImportError(reserved_system_name_problem(value), line=line, field=where, unit=unit)
+    _require_plain_name(value, line, where, unit)
     return value
+
+
+def _require_plain_name(value, line, where, unit):
+    """An id or system name that looks like no other: pages, exports and reports show names alike
+    whatever white space surrounds them (JSONL keeps it; CSV cells are trimmed before this)."""
+    if value != value.strip():
+        raise DataImportError(
+            f"{shown(value)} starts or ends with white space, which no page shows; remove it",
+            line=line,
+            field=where,
+            unit=unit,
+        )
+    hidden = next((char for char in value if char in INVISIBLE_IN_NAMES), None)
+    if hidden is not None:
+        raise DataImportError(
+            f"contains the invisible character U+{ord(hidden):04X}, which would make it look like another; remove it",
+            line=line,
+            field=where,
+            unit=unit,
+        )
 
 
 def _require_str(value, line, where, unit="line"):

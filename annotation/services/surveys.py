@@ -245,10 +245,12 @@ def survey_estimate(
     reward_cents=50,
     pair_budget=0,
     reference_pairs="none",
+    assignment_minutes=None,
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
-    survey's written replies), annotator time and the total reward."""
+    survey's written replies), annotator time and the total reward; `over_time` when a HIT takes
+    longer than the `assignment_minutes` an annotator holds it (it would expire unfinished)."""
     overlap = min(overlap_contexts, n_contexts)
     regular = max(n_contexts - overlap, 0)
     hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap else 0)
@@ -285,6 +287,8 @@ def survey_estimate(
         "ratings": ratings,
         "answers": wording_of_type(task_type)["answers"],  # what `ratings` counts, in the type's words
         "minutes_per_hit": round(seconds_per_hit / 60, 1),
+        "assignment_minutes": assignment_minutes,
+        "over_time": assignment_minutes is not None and seconds_per_hit > assignment_minutes * 60,
         "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
         "cost_cents": assignments * reward_cents,
         "cost_dollars": f"{assignments * reward_cents / 100:.2f}",
@@ -304,6 +308,7 @@ def survey_estimate_for(*, survey):
         reward_cents=survey.reward_cents,
         pair_budget=survey.pair_budget,
         reference_pairs=survey.reference_pairs,
+        assignment_minutes=survey.assignment_minutes,
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from scipy import stats as scipy_stats
 
-from analysis.exporting import TABLES, latex_escape, table, to_csv
+from analysis.exporting import TABLES, latex_escape, latex_escape_tt, table, to_csv
 from analysis.models import Report
 from analysis.sensitivity import settings_grid
 from analysis.services import (
@@ -182,6 +182,20 @@ def test_latex_escape_handles_every_special_character():
     assert latex_escape("adem:a_b & 50% #1 {x} ~ ^ $ \\") == (
         r"adem:a\_b \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{} \$ \textbackslash{}"
     )
+
+
+def test_latex_escape_spells_out_what_the_default_fonts_print_as_other_glyphs():
+    # OT1 prints "<", ">" and "|" as "¡", "¿" and an em dash: a system called "<b>bold</b>".
+    assert latex_escape("<b>x</b> | y") == r"\textless{}b\textgreater{}x\textless{}/b\textgreater{} \textbar{} y"
+
+
+def test_latex_escape_for_typewriter_text_keeps_the_characters_its_font_prints_as_they_are():
+    assert latex_escape_tt("bleu2|<x> & y_z\n") == r"bleu2|<x> \& y\_z "
+
+
+def test_latex_escape_turns_line_breaks_and_control_characters_into_spaces():
+    # Two line breaks inside a caption end its paragraph: LaTeX stops with "Runaway argument".
+    assert latex_escape("a\n\nb\r\tc\x0bd\x7f") == "a  b  c d "
 
 
 def test_csv_of_an_empty_report_still_has_headers():

@@ -13,7 +13,7 @@ FIELD_RE = re.compile(r'name="(score-\d+-[\w-]+)"')
 SECONDS_RE = re.compile(r'name="seconds-(\d+)"')
 CHECK_RE = re.compile(
     r'data-item="(\d+)">\s*<p class="candidate"[^>]*><span class="candidate-label">[^<]*</span>'
-    r" This is an attention check[^<]*choose (\d)"
+    r' <span class="text" dir="auto">This is an attention check[^<]*choose (\d)'
 )
 
 

@@ -43,7 +43,7 @@ def test_dataset_detail_shows_contexts_references_responses_and_surveys(client, 
     page = client.get(detail_url(study)).content.decode()
     for text in ["Hi, how are you?", "Great, thanks!", "Not bad at all.", "Doing well, thanks for asking.", "hred"]:
         assert text in page
-    assert '<span class="speaker">A:</span>' in page
+    assert '<span class="speaker"><bdi>A</bdi>:</span>' in page
     assert "alice-ratings" in page
 
 
@@ -186,3 +186,10 @@ def test_download_returns_the_export_format(client, study):
     ratings = client.get(reverse("annotation:dataset_download", args=[study.pk, "ratings", "csv"])).content.decode()
     assert ratings.splitlines()[0] == "context_id,system,worker,score,aspect,seconds"
     assert len(ratings.splitlines()) == 1 + len(SMALL_RATINGS)
+
+
+def test_dataset_page_says_1_context_not_1_contexts(researcher_client, researcher):
+    records = [{"context_id": "c1", "context": ["hi"], "responses": [{"system": "only", "text": "hello"}]}]
+    dataset = load_dataset_records(records=records, name="single", owner=researcher)
+    page = researcher_client.get(reverse("annotation:dataset_detail", args=[dataset.pk])).content.decode()
+    assert "1 context · 1 system · owner" in page
