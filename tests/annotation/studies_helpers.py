@@ -50,3 +50,24 @@ def good_answers(assignment, score=3, seconds=4.0):
             continue
         answers[item.pk] = {"scores": scores, "seconds": seconds}
     return answers
+
+
+def survey_form_fields(dataset, *, name, provider, **extra):
+    """What a researcher fills in on the survey form for a small rating survey on `provider`."""
+    return {
+        "dataset": dataset.pk,
+        "name": name,
+        "task_type": "rate",
+        "provider": provider,
+        "question": "How appropriate is this response?",
+        "instructions": "Rate each reply.",
+        "contexts_per_hit": 1,
+        "assignments_per_hit": 2,
+        "attention_checks_per_hit": 0,
+        "overlap_contexts": 0,
+        "max_hits_per_annotator": 1,
+        "assignment_minutes": 30,
+        "reward_cents": 50,
+        "attention_policy": "flag",
+        **extra,
+    }

@@ -13,6 +13,7 @@ from annotation.models import Assignment, LinkParticipant, LinkPlatform, Survey
 from annotation.quality.selectors import accepted_ratings
 from tests.annotation.mturk_helpers import make_survey
 from tests.annotation.prolific_helpers import do_task
+from tests.annotation.studies_helpers import survey_form_fields
 
 COMPLETE = "https://connect.example.org/complete?code={code}"
 
@@ -161,21 +162,7 @@ def test_an_id_first_started_by_another_browser_at_the_same_moment_is_refused_to
 
 def test_the_survey_form_makes_a_link_platform_survey_that_leads_to_its_link_page(researcher_client, researcher):
     dataset = make_survey(researcher).dataset
-    form = {
-        "dataset": dataset.pk,
-        "name": "on-connect",
-        "task_type": "rate",
-        "provider": "link",
-        "instructions": "Rate each reply.",
-        "contexts_per_hit": 1,
-        "assignments_per_hit": 2,
-        "attention_checks_per_hit": 0,
-        "overlap_contexts": 0,
-        "max_hits_per_annotator": 1,
-        "assignment_minutes": 30,
-        "reward_cents": 50,
-        "attention_policy": "flag",
-    }
+    form = survey_form_fields(dataset, name="on-connect", provider="link")
     response = researcher_client.post("/surveys/new/", form)
     survey = Survey.objects.get(name="on-connect")
     assert response.status_code == 302 and survey.provider == Survey.Provider.LINK

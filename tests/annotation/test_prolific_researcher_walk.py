@@ -27,6 +27,7 @@ from tests.annotation.prolific_helpers import (
     submissions_answer,
 )
 from tests.annotation.studies_helpers import make_survey as make_study
+from tests.annotation.studies_helpers import survey_form_fields
 from tests.factories import load_dataset_records
 
 
@@ -57,26 +58,6 @@ def sent_actions(route):
 # --- creating a Prolific survey from the page ---------------------------------------------------
 
 
-def survey_form(dataset, **extra):
-    return {
-        "dataset": dataset.pk,
-        "name": "on-prolific",
-        "task_type": "rate",
-        "provider": "prolific",
-        "question": "How appropriate is this response?",
-        "instructions": "Rate each reply.",
-        "contexts_per_hit": 1,
-        "assignments_per_hit": 2,
-        "attention_checks_per_hit": 0,
-        "overlap_contexts": 0,
-        "max_hits_per_annotator": 1,
-        "assignment_minutes": 30,
-        "reward_cents": 50,
-        "attention_policy": "flag",
-        **extra,
-    }
-
-
 @pytest.fixture
 def dataset(researcher):
     records = [
@@ -86,8 +67,12 @@ def dataset(researcher):
     return load_dataset_records(records=records, name="walk-data", owner=researcher)
 
 
+def prolific_form(dataset):
+    return survey_form_fields(dataset, name="on-prolific", provider="prolific")
+
+
 def test_the_survey_form_creates_a_prolific_survey_with_its_study_settings(researcher_client, dataset, prolific_env):
-    response = researcher_client.post("/surveys/new/", survey_form(dataset))
+    response = researcher_client.post("/surveys/new/", prolific_form(dataset))
     survey = Survey.objects.get(name="on-prolific")
     assert response.status_code == 302 and response["Location"] == f"/surveys/{survey.pk}/"
     assert survey.provider == Survey.Provider.PROLIFIC and survey.status == Survey.Status.DRAFT
@@ -104,7 +89,7 @@ def test_the_survey_form_refuses_prolific_on_a_server_without_its_token_or_https
 ):
     monkeypatch.delenv("PROLIFIC_API_TOKEN", raising=False)
     settings.PUBLIC_BASE_URL = "http://127.0.0.1:8000"
-    response = researcher_client.post("/surveys/new/", survey_form(dataset))
+    response = researcher_client.post("/surveys/new/", prolific_form(dataset))
     text = response.content.decode().replace("&#x27;", "'")
     assert response.status_code == 200 and not Survey.objects.filter(name="on-prolific").exists()
     assert "Prolific is not set up on this server: PROLIFIC_API_TOKEN is not set" in text
