@@ -22,6 +22,7 @@ from annotation.importing.text import (
     iter_csv,
     iter_jsonl,
     loads_json,
+    lookalike_name_problem,
     shown,
     unstorable,
     unstorable_json,
@@ -36,10 +37,6 @@ RESPONSE_KEYS = ("system", "text")
 DERIVED_KEYS = frozenset({"metrics"})
 CSV_COLUMNS = ("context_id", "kind", "speaker", "system", "text", "meta")
 CSV_KINDS = ("context", "reference", "response")
-# Characters no page shows (zero-width spaces and joiners, word joiner, a byte-order mark inside a
-# name) or that reorder what follows (bidirectional embeddings, overrides and isolates): in an id
-# or a system name they make it look like another, or like something it is not.
-INVISIBLE_IN_NAMES = frozenset("\u200b\u200c\u200d\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @dataclass
@@ -266,23 +263,10 @@ def _system_name(value, line, where, unit="line"):
 
 
 def _require_plain_name(value, line, where, unit):
-    """An id or system name that looks like no other: pages, exports and reports show names alike
-    whatever white space surrounds them (JSONL keeps it; CSV cells are trimmed before this)."""
-    if value != value.strip():
-        raise DataImportError(
-            f"{shown(value)} starts or ends with white space, which no page shows; remove it",
-            line=line,
-            field=where,
-            unit=unit,
-        )
-    hidden = next((char for char in value if char in INVISIBLE_IN_NAMES), None)
-    if hidden is not None:
-        raise DataImportError(
-            f"contains the invisible character U+{ord(hidden):04X}, which would make it look like another; remove it",
-            line=line,
-            field=where,
-            unit=unit,
-        )
+    """An id or system name that looks like no other (JSONL keeps white space; CSV cells are trimmed before this)."""
+    problem = lookalike_name_problem(value)
+    if problem:
+        raise DataImportError(problem, line=line, field=where, unit=unit)
 
 
 def _require_str(value, line, where, unit="line"):

@@ -9,7 +9,15 @@ import math
 import re
 
 from annotation.importing.errors import DataImportError, ErrorCollector
-from annotation.importing.text import as_lines, describe, iter_csv, iter_jsonl, shown, unstorable
+from annotation.importing.text import (
+    as_lines,
+    describe,
+    iter_csv,
+    iter_jsonl,
+    lookalike_name_problem,
+    shown,
+    unstorable,
+)
 
 DEFAULT_ASPECT = "overall"
 MAX_WORKER_LENGTH = 200
@@ -79,6 +87,9 @@ def text_fields(record, keys, *, strip, fail):
         values[key] = value
     if "worker" in values and len(values["worker"]) > MAX_WORKER_LENGTH:
         raise fail(f"longer than {MAX_WORKER_LENGTH} characters", "worker")
+    # `w1` and `w1 ` (or one with a zero-width space) would be two annotators shown alike
+    if "worker" in values and lookalike_name_problem(values["worker"]):
+        raise fail(lookalike_name_problem(values["worker"]), "worker")
     return values
 
 

@@ -167,6 +167,23 @@ def describe(value):
     return type(value).__name__
 
 
+# Characters no page shows (zero-width spaces and joiners, word joiner, a byte-order mark inside a
+# name) or that reorder what follows (bidirectional embeddings, overrides and isolates): in an id, a
+# system name or a worker id they make it look like another, or like something it is not.
+INVISIBLE_IN_NAMES = frozenset("\u200b\u200c\u200d\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def lookalike_name_problem(value):
+    """Why `value` would look like another name on every page (surrounding white space, which no
+    page shows, or an invisible character), or "" when it looks like itself."""
+    if value != value.strip():
+        return f"{shown(value)} starts or ends with white space, which no page shows; remove it"
+    hidden = next((char for char in value if char in INVISIBLE_IN_NAMES), None)
+    if hidden is not None:
+        return f"contains the invisible character U+{ord(hidden):04X}, which would make it look like another; remove it"
+    return ""
+
+
 def shown(value, limit=40):
     """`repr(value)` cut to `limit` characters, for messages about values that may be huge."""
     text = repr(value)

@@ -4,7 +4,8 @@ A JSONL file keeps its text as written, so "c1" and "c1 " (or "hred" and "hred "
 contexts (two systems) that every page, export and report shows alike, and a zero-width space or a
 right-to-left override made an id look like another, or like nothing it is. CSV cells were already
 trimmed; the id and the system name now hold no surrounding white space and no invisible or
-direction-changing character in either format. Texts (turns, references, responses) keep them.
+direction-changing character in either format, nor does a worker id in imported ratings or pairwise
+judgements. Texts (turns, references, responses) keep them.
 """
 
 import json
@@ -13,7 +14,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.importing import DataImportError, parse_dataset
+from annotation.importing import DataImportError, parse_dataset, parse_ratings
+from annotation.importing.pairwise import parse_pairwise
 from annotation.models import Context, Dataset, Response
 
 
@@ -87,3 +89,29 @@ def test_the_upload_page_refuses_a_look_alike_id_and_writes_nothing(client, rese
     assert response.status_code == 200
     assert "starts or ends with white space" in response.content.decode()
     assert not Dataset.objects.exists() and not Context.objects.exists() and not Response.objects.exists()
+
+
+def rating_line(worker):
+    return json.dumps({"context_id": "c1", "system": "hred", "worker": worker, "score": 4})
+
+
+@pytest.mark.parametrize(
+    ("worker", "problem"),
+    [
+        ("w1 ", "'w1 ' starts or ends with white space"),
+        ("w\u200b1", "contains the invisible character U+200B"),
+    ],
+)
+def test_a_rating_worker_id_that_would_look_like_another_is_refused(worker, problem):
+    with pytest.raises(DataImportError) as error:
+        parse_ratings(rating_line("w1") + "\n" + rating_line(worker), "jsonl")
+    (report,) = error.value.report_lines()
+    assert report.startswith(f"line 2, field 'worker': {problem}") and "Nothing was imported" in report
+
+
+def test_a_pairwise_worker_id_that_would_look_like_another_is_refused():
+    record = {"context_id": "c1", "system_a": "hred", "system_b": "vhred", "winner": "a"}
+    lines = "\n".join(json.dumps({**record, "worker": worker}) for worker in ("w1", "\u202ew1"))
+    with pytest.raises(DataImportError) as error:
+        parse_pairwise(lines, "jsonl")
+    assert "field 'worker': contains the invisible character U+202E" in error.value.report_lines()[0]
