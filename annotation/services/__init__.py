@@ -1,17 +1,13 @@
 """Writes, one module per area; the public service functions are re-exported here."""
 
 from annotation.services.assignments import (
-    NoWorkAvailable,
     SubmissionRefused,
     SubmitResult,
-    annotator_get,
-    assignment_claim,
     assignment_items,
     assignment_submit,
-    assignments_expire,
     parse_answers,
-    worker_id_valid,
 )
+from annotation.services.claims import NoWorkAvailable, annotator_get, assignment_claim, worker_id_valid
 from annotation.services.demo import demo_load
 from annotation.services.hits import HITLayoutError, hits_generate
 from annotation.services.imports import dataset_import, ratings_import
@@ -34,6 +30,7 @@ from annotation.services.surveys import (
     survey_reopen,
     survey_reopen_refusal,
 )
+from annotation.slots import assignments_expire
 
 __all__ = [
     "HITLayoutError",

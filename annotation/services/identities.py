@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Annotator, LinkIdentity, Survey
-from annotation.services.assignments import worker_id_valid
+from annotation.services.claims import worker_id_valid
 
 RESUME_CODE_BYTES = 10  # 80 bits, shown as four groups of five characters
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed from paper

@@ -4,7 +4,7 @@ import ipaddress
 
 from django.conf import settings
 
-from annotation.services.assignments import worker_id_valid
+from annotation.services.claims import worker_id_valid
 from config.login_throttle import client_ip
 
 WORKER_COOKIE = "ratelab_worker"

@@ -1,0 +1,277 @@
+"""Handing out assignment slots to annotators (the claim), and who an annotator is.
+
+Concurrency: a slot is taken by a conditional UPDATE (`... WHERE status='open'`) whose row count
+says who won, so two annotators can never hold the same slot, on any database. On PostgreSQL the
+candidate is first picked with `SELECT ... FOR UPDATE SKIP LOCKED`, so 50 simultaneous claims
+spread over different rows instead of queueing on one.
+"""
+
+import datetime
+import re
+import time
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from annotation.crowd.blocks import blocks_applying_to
+from annotation.models import HIT, Annotator, Assignment, HITPage, Survey
+from annotation.slots import assignments_expire
+
+WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
+NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
+
+
+class NoWorkAvailable(Exception):
+    """No slot can be handed to this annotator now; the message says why (safe to show them)."""
+
+
+def worker_id_valid(worker_id):
+    return bool(worker_id) and bool(WORKER_ID_RE.match(worker_id))
+
+
+def annotator_get(*, worker_id, provider):
+    if not worker_id_valid(worker_id):
+        raise NoWorkAvailable("That identifier is not valid: use 1-64 letters, digits or . _ - @ :")
+    try:
+        return Annotator.objects.get_or_create(provider=provider, worker_id=worker_id)[0]
+    except IntegrityError:
+        # Two first requests of the same new worker raced; the other one created the row.
+        return Annotator.objects.get(provider=provider, worker_id=worker_id)
+
+
+def _annotator_locked(*, worker_id, provider, owner_id):
+    """The annotator's row, locked until the transaction ends, and whether this call created it.
+
+    Annotated with `blocked` (a block of the survey's owner, or of everyone, exists), so one query
+    answers both. The lock
+    serialises one worker's tabs: two simultaneous requests of the same person must not take two
+    HITs. The insert comes first and ignores a conflict: a new worker (every claim in a burst of
+    first visits) is then one statement, with no assignments to read; two first visits of the same
+    worker need no savepoint; and on SQLite, which has no row locks but one writer at a time,
+    writing first takes the database's write lock for this transaction, so what we read next is
+    current and stays so.
+    """
+    created = _annotator_insert(worker_id=worker_id, provider=provider)
+    if created is not None:
+        # Nobody can have blocked a row that no other transaction can see yet.
+        created.blocked = False
+        return created, True
+    blocks = blocks_applying_to(owner_id).filter(annotator=OuterRef("pk"))
+    rows = Annotator.objects.filter(provider=provider, worker_id=worker_id).annotate(blocked=Exists(blocks)).order_by()
+    if connection.features.has_select_for_update:
+        rows = rows.select_for_update(of=("self",))
+    return rows.first(), False
+
+
+def _annotator_insert(*, worker_id, provider):
+    """INSERT ... ON CONFLICT DO NOTHING RETURNING id: the new row, or None if the worker exists.
+
+    Written out because the ORM's `bulk_create(ignore_conflicts=True)` cannot say whether it
+    inserted; both PostgreSQL and SQLite (3.35+) run this statement as it stands.
+    """
+    meta, quote, created_at = Annotator._meta, connection.ops.quote_name, timezone.now()
+    columns = ", ".join(quote(meta.get_field(name).column) for name in ("provider", "worker_id", "created_at"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES (%s, %s, %s) "
+            f"ON CONFLICT DO NOTHING RETURNING {quote(meta.pk.column)}",
+            [provider, worker_id, connection.ops.adapt_datetimefield_value(created_at)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return Annotator(pk=row[0], provider=provider, worker_id=worker_id, created_at=created_at)
+
+
+def _candidates(survey, own, pinned):
+    """Open slots this annotator may take, first HIT first (not yet locked or taken).
+
+    Leaving out the HITs they hold or did is all it takes for "never a response twice": a regular
+    context, with all its responses, sits on exactly one HIT of a survey (`hits_generate`), and
+    overlap responses they rated are left off their page (`assignment_items`). The database's
+    unique (survey, annotator, response, aspect) constraint backs this: a second rating is refused.
+    """
+    return (
+        Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN, **pinned)
+        .exclude(hit_id__in=[a.hit_id for a in own])
+        .select_related("hit")
+        .order_by("hit__position", "slot")
+    )
+
+
+def _mark_taken(assignment, survey, annotator, now, minutes):
+    assignment.status = Assignment.Status.ACTIVE
+    assignment.annotator = annotator
+    assignment.assigned_at = now
+    assignment.expires_at = now + datetime.timedelta(minutes=minutes)
+    assignment.hit.survey = survey
+    return assignment
+
+
+def _take(candidates, survey, annotator, now):
+    """Flip the first candidate that is still open to active for `annotator`; None if none was."""
+    minutes = survey.assignment_minutes
+    for candidate in candidates:
+        taken = Assignment.objects.filter(pk=candidate.pk, status=Assignment.Status.OPEN).update(
+            status=Assignment.Status.ACTIVE,
+            annotator=annotator,
+            assigned_at=now,
+            expires_at=now + datetime.timedelta(minutes=minutes),
+        )
+        if taken:
+            return _mark_taken(candidate, survey, annotator, now, minutes)
+    return None
+
+
+def _take_next_skip_locked(survey, annotator, now, own, hit):
+    """PostgreSQL: take the first open slot no other claim holds, in one statement; None if none.
+
+    The same choice as `_candidates` then `_take` (first HIT first; HITs the annotator holds or
+    did left out; rows other claimers hold skipped, not waited for), written out as one
+    `UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED)` that also returns the HIT and its
+    stored page (as `select_related` would: `hit.page`, None if it has none): one round trip
+    instead of three, and none of the ORM's query building on the busiest path of the app. The
+    slot locked in the subquery is still open when the UPDATE flips it.
+    """
+    quote = connection.ops.quote_name
+    slots, hits, pages = (quote(model._meta.db_table) for model in (Assignment, HIT, HITPage))
+    slot_fields, hit_fields, page_fields = (model._meta.concrete_fields for model in (Assignment, HIT, HITPage))
+    only_hit = "AND a.hit_id = %s" if hit is not None else ""
+    taken = ", ".join(f"t.{quote(f.column)}" for f in slot_fields)
+    hit_columns = ", ".join(f"h.{quote(f.column)}" for f in hit_fields)
+    page_columns = ", ".join(f"p.{quote(f.column)}" for f in page_fields)
+    expires = now + datetime.timedelta(minutes=survey.assignment_minutes)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""WITH t AS (
+                UPDATE {slots} SET status = %s, annotator_id = %s, assigned_at = %s, expires_at = %s
+                WHERE id = (
+                    SELECT a.id FROM {slots} a JOIN {hits} h ON h.id = a.hit_id
+                    WHERE h.survey_id = %s AND a.status = %s {only_hit} AND NOT (a.hit_id = ANY(%s))
+                    ORDER BY h.position, a.slot LIMIT 1 FOR UPDATE OF a SKIP LOCKED
+                ) AND status = %s
+                RETURNING *
+            )
+            SELECT {taken}, {hit_columns}, {page_columns}
+            FROM t JOIN {hits} h ON h.id = t.hit_id LEFT JOIN {pages} p ON p.hit_id = h.id""",
+            [
+                Assignment.Status.ACTIVE,
+                annotator.pk,
+                now,
+                expires,
+                survey.pk,
+                Assignment.Status.OPEN,
+                *([hit.pk] if hit is not None else []),
+                [a.hit_id for a in own],
+                Assignment.Status.OPEN,
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    db, n_slot, n_hit = connection.alias, len(slot_fields), len(hit_fields)
+    assignment = Assignment.from_db(db, [f.attname for f in slot_fields], row[:n_slot])
+    assignment.hit = HIT.from_db(db, [f.attname for f in hit_fields], row[n_slot : n_slot + n_hit])
+    page = row[n_slot + n_hit :]
+    # Filled in as select_related would fill a reverse one-to-one: `hit.page` then reads no row.
+    stored = None if page[0] is None else HITPage.from_db(db, [f.attname for f in page_fields], page)
+    HIT._meta.get_field("page").set_cached_value(assignment.hit, stored)
+    assignment.hit.survey, assignment.annotator = survey, annotator
+    return assignment
+
+
+def _claim_once(survey, worker_id, provider, hit, now):
+    """One attempt at a claim, in one transaction: the held HIT, a newly taken slot, or None.
+
+    On PostgreSQL the candidates are read with `FOR UPDATE SKIP LOCKED`: rows other claimers hold
+    are skipped, not waited for, so simultaneous claims spread over different slots, and the slot
+    we lock is still open when we flip it. Elsewhere (SQLite) the conditional UPDATE alone decides.
+    """
+    annotator, created = _annotator_locked(worker_id=worker_id, provider=provider, owner_id=survey.owner_id)
+    if annotator.blocked:
+        raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
+    own = []
+    if not created:
+        # Read under the annotator's lock, so another tab of theirs cannot take a slot meanwhile
+        # (a row created by this transaction has no assignments: no one else can see it yet).
+        # Ordered by id: the models' default order would join the survey just to sort by its date.
+        own = list(
+            Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk")
+        )
+    # How many HITs of the survey they finished: the page shows "Task n of at most m" from it.
+    hits_done = sum(a.status in Assignment.FINISHED for a in own)
+    if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
+        # Their own abandoned HIT goes back to the pool now rather than at the next sweep.
+        assignments_expire(now=now, survey=survey, annotator=annotator)
+        own = [a for a in own if not (a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now)]
+    for assignment in own:
+        if assignment.status == Assignment.Status.ACTIVE and (hit is None or assignment.hit_id == hit.pk):
+            assignment.hit.survey, assignment.annotator = survey, annotator
+            assignment.hits_done = hits_done
+            # Nothing else of theirs in the survey: no rating of theirs can drop an overlap item.
+            assignment.first_in_survey = len(own) == 1
+            return assignment
+    if survey.status != Survey.Status.LIVE:
+        raise NoWorkAvailable("This study is not accepting work right now.")
+    if len(own) >= survey.max_hits_per_annotator:
+        raise NoWorkAvailable(
+            f"You have completed the maximum of {survey.max_hits_per_annotator} tasks in this study. Thank you!"
+        )
+    # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
+    pinned = {"hit": hit} if hit is not None else {}
+    if connection.vendor == "postgresql":
+        assignment = _take_next_skip_locked(survey, annotator, now, own, hit)
+    else:
+        assignment = _take(list(_candidates(survey, own, pinned)[:20]), survey, annotator, now)
+    if assignment is None and not _candidates(survey, own, pinned).exists():
+        raise NoWorkAvailable(NO_MORE_WORK)
+    if assignment is not None:
+        assignment.hits_done = hits_done
+        assignment.first_in_survey = not own
+    return assignment
+
+
+def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None, survey_is_current=False):
+    """The annotator's current assignment in `survey`, or the next free slot for them.
+
+    Never a HIT they already worked on, never a response they already rated, at most
+    `max_hits_per_annotator` HITs. `hit` restricts the slot to one HIT (a crowd such as MTurk
+    picks the HIT itself). Raises NoWorkAvailable with the reason otherwise. The assignment
+    returned carries `hit.survey`, `annotator`, `hits_done` (HITs of the survey they finished)
+    and `first_in_survey` (they hold nothing else in it, so no overlap item drops off their
+    page), all a HIT page needs.
+
+    `survey_is_current`: the caller read `survey` from the database in this same request (the
+    annotator's link does), so it is as fresh as a second read here would be.
+    """
+    now = now or timezone.now()
+    if not worker_id_valid(worker_id):
+        raise NoWorkAvailable("That identifier is not valid: use 1-64 letters, digits or . _ - @ :")
+    if not survey_is_current:
+        # The caller's object may be stale: the status (paused, closed) must be read now.
+        survey = Survey.objects.get(pk=survey.pk)
+    # A paused survey still lets annotators resume the HIT they hold; it hands out nothing new.
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        raise NoWorkAvailable("This study is not accepting work right now.")
+    for attempt in range(5):
+        refusal = None
+        try:
+            with transaction.atomic():
+                try:
+                    assignment = _claim_once(survey, worker_id, provider, hit, now)
+                except NoWorkAvailable as error:
+                    # Commit what was done on the way (a new annotator's row, their abandoned HIT
+                    # returned to the pool), then refuse.
+                    refusal = error
+        except IntegrityError:
+            # Only a race this code does not foresee gets here (the annotator's row lock rules out
+            # a second slot on one HIT); the transaction rolled back, so simply try again.
+            assignment = None
+        if refusal is not None:
+            raise refusal
+        if assignment is not None:
+            return assignment
+        # Every free slot was locked by other claimers at that instant; they may yet roll back.
+        time.sleep(0.02 * (attempt + 1))
+    raise NoWorkAvailable(NO_MORE_WORK)
