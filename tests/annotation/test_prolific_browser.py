@@ -100,6 +100,8 @@ def test_the_researchers_prolific_page_fits_a_phone_and_a_laptop(live_server, br
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
         approve = page.get_by_role("button", name="Approve", exact=True)
         assert approve.count() == 1, "only confirmed work can be reviewed"
+        box = approve.bounding_box()
+        assert box["x"] + box["width"] <= viewport["width"], "the review buttons are on screen, not behind a scroll"
         assert "probably not paid" in page.inner_text(".bonuses >> nth=0")
         assert fits(page), f"the Prolific page is wider than {label}"
         page.screenshot(path=str(shots / f"prolific-researcher-{label}.png"), full_page=True)
