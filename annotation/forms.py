@@ -9,7 +9,13 @@ FORMAT_CHOICES = [("", "From the file name (.csv is CSV, anything else JSONL)")]
 
 
 class UploadField(forms.FileField):
-    """A FileField that says so when the upload size limit stopped the file (annotation/uploads.py)."""
+    """A FileField that says so when the upload size limit stopped the file (annotation/uploads.py),
+    and says of every refusal that nothing was imported, as the import's own messages do."""
+
+    default_error_messages = {
+        "empty": f"The file is empty. {NOTHING_IMPORTED}",
+        "required": f"Choose a file to upload. {NOTHING_IMPORTED}",
+    }
 
     def to_python(self, data):
         refusal = getattr(data, "refusal", None)

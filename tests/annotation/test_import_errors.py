@@ -80,6 +80,18 @@ def test_dataset_upload_form_lists_the_same_errors_as_the_command(client, resear
     assert_nothing_written()
 
 
+@pytest.mark.parametrize(("upload", "said"), [(b"", "The file is empty."), (None, "Choose a file to upload.")])
+def test_an_empty_or_missing_upload_says_nothing_was_imported(client, researcher, upload, said):
+    client.force_login(researcher)
+    data = {"name": "study"}
+    if upload is not None:
+        data["file"] = SimpleUploadedFile("empty.jsonl", upload)
+    response = client.post(reverse("annotation:dataset_upload"), data)
+    assert response.status_code == 200
+    assert form_errors(response) == [f"{said} Nothing was imported."]
+    assert_nothing_written()
+
+
 def test_a_csv_dataset_reports_every_bad_row_without_follow_on_errors(tmp_path, db):
     text = (
         "context_id,kind,system,text,meta\n"
