@@ -6,14 +6,10 @@ import pytest
 from annotation.models import Assignment, ProlificBonus, ProlificStudy
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
-    do_task,
-    entry,
+    confirmed_assignment,
     make_prolific_survey,
     pid,
-    provider,
     publish,
-    session,
-    submissions_answer,
 )
 
 
@@ -63,11 +59,7 @@ def test_publishing_from_the_page_creates_and_publishes_the_study(researcher_cli
 
 def test_the_same_bonus_form_sent_twice_pays_once(researcher_client, client, survey, api):
     publish(api, survey)
-    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
-    api.get(f"studies/{STUDY_ID}/submissions/").mock(
-        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
-    )
-    provider().sync(survey=survey)
+    confirmed_assignment(client, survey, api)
     api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
     paid = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
     text = page(researcher_client, survey).content.decode()
@@ -140,11 +132,7 @@ def test_a_bonus_form_sent_again_with_another_amount_says_what_it_paid_and_pays_
     researcher_client, client, survey, api
 ):
     publish(api, survey)
-    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
-    api.get(f"studies/{STUDY_ID}/submissions/").mock(
-        return_value=httpx.Response(200, json=submissions_answer((session(1), pid(1), "AWAITING REVIEW")))
-    )
-    provider().sync(survey=survey)
+    confirmed_assignment(client, survey, api)
     api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
     paid = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
     row = ProlificStudy.objects.get(survey=survey).submissions.get()
