@@ -28,7 +28,8 @@ def survey_progress(*, survey):
         .values_list("status", "n")
     )
     hits = HIT.objects.filter(survey=survey).annotate(
-        n_done=Count("assignments", filter=Q(assignments__status__in=Assignment.FINISHED))
+        # a rejected slot another took over (Prolific re-offers its place) leaves the HIT unfinished
+        n_done=Count("assignments", filter=Q(assignments__status__in=Assignment.FINISHED, assignments__replaced=False))
     )
     hits_total = hits.count()
     hits_done = hits.filter(n_done__gte=survey.assignments_per_hit).count()

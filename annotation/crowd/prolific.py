@@ -23,7 +23,7 @@ from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
-from annotation.crowd.prolific_review import ProlificReviewMixin
+from annotation.crowd.prolific_review import ProlificReviewMixin, decision_record
 from annotation.models import Assignment, ProlificStudy, ProlificSubmission
 from annotation.slots import assignments_expire
 from annotation.task_wording import task_description, task_wording
@@ -76,7 +76,9 @@ def entry_url(survey, base=None):
 
 
 def slot_count(survey):
-    return Assignment.objects.filter(hit__survey=survey).count()
+    """Task slots, one per Prolific place: a rejected slot whose place Prolific re-offered is
+    counted once, through the open slot that replaced it."""
+    return Assignment.objects.filter(hit__survey=survey, replaced=False).count()
 
 
 def completion_code(study, annotator):
@@ -131,10 +133,14 @@ def apply_submission_status(submission, *, status, participant_id, study_id):
     fields = {"status": status, "synced_at": timezone.now()}
     if matches:
         fields["confirmed"] = True
-    ProlificSubmission.objects.filter(pk=submission.pk).update(**fields)
-    if status in PLACE_FREED:
-        free_places(submission)
-    submission.refresh_from_db()
+    with transaction.atomic():
+        ProlificSubmission.objects.filter(pk=submission.pk).update(**fields)
+        if status in PLACE_FREED:
+            free_places(submission)
+        submission.refresh_from_db()
+        if submission.confirmed:
+            # A decision made in Prolific's own app (or by its automatic approval) counts here too.
+            decision_record(submission, status)
     return submission
 
 

@@ -8,6 +8,7 @@ reported as a refusal; bonuses are paid once by `prolific_bonus`.
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific_bonus import bonus_pay
 from annotation.models import Assignment, ProlificSubmission
+from annotation.slots import rejected_slots_reopen
 
 MIN_REJECT_MESSAGE = 100
 REJECTION_CATEGORIES = (
@@ -26,6 +27,25 @@ REJECTION_CATEGORIES = (
 )
 
 
+def decision_record(submission, status, *, overrule=False):
+    """Carry Prolific's decision on a submission over to the participant's finished work.
+
+    REJECTED: the work is rejected (left out of every analysis) and, as Prolific re-offers the
+    place to another participant, each rejected slot gets an open one on its HIT. APPROVED: work
+    awaiting review is approved. `overrule` (a decision taken on RateLab's review page) also
+    approves work the survey's attention policy rejected: the researcher looked at it. A decision
+    read by a sync or a webhook does not: a submission Prolific approved by itself after its review
+    period keeps failed-check work out of the analysis. Idempotent.
+    """
+    work = Assignment.objects.filter(hit__survey=submission.study.survey, annotator=submission.annotator)
+    if status == "REJECTED":
+        work.filter(status__in=Assignment.FINISHED).update(status=Assignment.Status.REJECTED)
+        rejected_slots_reopen(survey=submission.study.survey, annotator=submission.annotator)
+    elif status == "APPROVED":
+        approvable = Assignment.FINISHED if overrule else (Assignment.Status.SUBMITTED,)
+        work.filter(status__in=approvable, replaced=False).update(status=Assignment.Status.APPROVED)
+
+
 class ProlificReviewMixin:
     def _confirmed_submission(self, assignment):
         row = (
@@ -39,11 +59,9 @@ class ProlificReviewMixin:
             )
         return row
 
-    def _finish(self, row, status, assignment_status):
+    def _finish(self, row, status):
         ProlificSubmission.objects.filter(pk=row.pk).update(status=status)
-        Assignment.objects.filter(
-            hit__survey=row.study.survey, annotator=row.annotator, status__in=Assignment.FINISHED
-        ).update(status=assignment_status)
+        decision_record(row, status, overrule=True)
 
     def _decide(self, row, body, status):
         """Send a review decision; a repeat of one Prolific already carried out counts as done.
@@ -66,7 +84,7 @@ class ProlificReviewMixin:
         row = self._confirmed_submission(assignment)
         if row.status != "APPROVED":
             self._decide(row, {"action": "APPROVE"}, "APPROVED")
-        self._finish(row, "APPROVED", Assignment.Status.APPROVED)
+        self._finish(row, "APPROVED")
 
     def reject(self, *, assignment, reason, category="LOW_EFFORT"):
         if category not in REJECTION_CATEGORIES:
@@ -82,7 +100,7 @@ class ProlificReviewMixin:
             self._decide(
                 row, {"action": "REJECT", "message": reason.strip(), "rejection_category": category}, "REJECTED"
             )
-        self._finish(row, "REJECTED", Assignment.Status.REJECTED)
+        self._finish(row, "REJECTED")
 
     def bonus(self, *, assignment, amount_cents, reason, key=None):
         """Pay a bonus once. `key` names the intent (default: one bonus per assignment and amount),

@@ -162,6 +162,11 @@ class Assignment(models.Model):
     flagged = models.BooleanField(default=False)
     external_id = models.CharField(max_length=200, blank=True, help_text="The provider's assignment id, if any.")
     external_status = models.CharField(max_length=30, blank=True)
+    # A platform that re-offers a rejected submission's place (Prolific) gets a new open slot on the
+    # same HIT for it; this rejected one then no longer counts among the HIT's slots.
+    replaced = models.BooleanField(
+        default=False, help_text="Rejected, and a new open slot on the same HIT took its place."
+    )
 
     class Meta:
         ordering = ["hit", "slot"]

@@ -56,7 +56,8 @@ def _checked(*, survey, per_hit, from_assignments):
     provider = get_provider(survey)
     if not provider.can_add_assignments:
         raise ProviderError(f"The {survey.provider} provider cannot add work to a study from RateLab.")
-    hits = list(HIT.objects.filter(survey=survey).order_by("position").values_list("pk", flat=True))
+    # locked: a rejection recorded meanwhile (rejected_slots_reopen) numbers its new slot after these
+    hits = list(HIT.objects.select_for_update().filter(survey=survey).order_by("position").values_list("pk", flat=True))
     if not hits:
         raise ProviderError(f"Survey {survey.name} has no HITs to extend.")
     target = survey.assignments_per_hit + per_hit
@@ -73,8 +74,15 @@ def _checked(*, survey, per_hit, from_assignments):
 
 
 def _add_slots(hits, start, target):
+    """`target - start` new slots on each HIT, numbered after its last one: a HIT may already have
+    more (a slot opened for a rejected one, or by the task page)."""
+    last = dict(Assignment.objects.filter(hit_id__in=hits).values_list("hit_id").annotate(top=Max("slot")).order_by())
     Assignment.objects.bulk_create(
-        (Assignment(hit_id=hit, slot=slot) for hit in hits for slot in range(start, target)),
+        (
+            Assignment(hit_id=hit, slot=last.get(hit, -1) + 1 + offset)
+            for hit in hits
+            for offset in range(target - start)
+        ),
         batch_size=1000,
     )
 
@@ -93,8 +101,5 @@ def _extend_one_hit(*, survey, provider, hit_pk, target):
             f"Survey {survey.name}: HIT {hit.external_id or hit.position} was not extended, so it keeps {have} "
             f"assignments (HITs before it keep their new assignments; the same button finishes the rest). {error}"
         ) from error
-    # New slots are numbered after the last one (the task page may have opened extra slots).
-    last = Assignment.objects.filter(hit=hit).aggregate(top=Max("slot"))["top"]
-    first = 0 if last is None else last + 1
-    _add_slots([hit.pk], first, first + target - have)
+    _add_slots([hit.pk], have, target)
     return target - have

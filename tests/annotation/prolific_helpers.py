@@ -8,6 +8,7 @@ import base64
 import hashlib
 import hmac
 import json
+import time
 
 import httpx
 import pytest
@@ -113,6 +114,21 @@ def signed(body, *, timestamp, secret=WEBHOOK_SECRET):
     raw = json.dumps(body).encode()
     signature = base64.b64encode(hmac.new(secret.encode(), str(timestamp).encode() + raw, hashlib.sha256).digest())
     return raw, signature.decode()
+
+
+WEBHOOK_URL = "/prolific/hooks/"
+
+
+def deliver(client, body, *, timestamp=None, secret=None, signature=None):
+    """POST a webhook event to RateLab as Prolific signs it (a good signature unless one is given)."""
+    timestamp = int(time.time()) if timestamp is None else timestamp
+    raw, good = signed(body, timestamp=timestamp, **({"secret": secret} if secret else {}))
+    return client.post(
+        WEBHOOK_URL,
+        raw,
+        content_type="application/json",
+        headers={"X-Prolific-Request-Signature": signature or good, "X-Prolific-Request-Timestamp": str(timestamp)},
+    )
 
 
 def confirmed_assignment(client, survey, api, *, n=1):

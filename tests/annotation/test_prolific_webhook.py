@@ -8,16 +8,14 @@ import pytest
 from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
+    deliver,
     entry,
     make_prolific_survey,
     pid,
     publish,
     session,
-    signed,
     submissions_answer,
 )
-
-URL = "/prolific/hooks/"
 
 
 @pytest.fixture
@@ -27,17 +25,6 @@ def started(client, researcher, api):
     entry(client, survey, participant=pid(1), session_id=session(1))
     client.cookies.clear()
     return survey
-
-
-def deliver(client, body, *, timestamp=None, secret=None, signature=None):
-    timestamp = int(time.time()) if timestamp is None else timestamp
-    raw, good = signed(body, timestamp=timestamp, **({"secret": secret} if secret else {}))
-    return client.post(
-        URL,
-        raw,
-        content_type="application/json",
-        headers={"X-Prolific-Request-Signature": signature or good, "X-Prolific-Request-Timestamp": str(timestamp)},
-    )
 
 
 def returned(event_id="evt-1", participant=None):
