@@ -185,8 +185,8 @@ def test_the_quality_page_says_rejected_not_accepted_for_a_participant_prolific_
     rows = {
         row.split("</a>")[0].rsplit(">", 1)[-1]: row for row in page.split("<tr>")[1:] if "quality/annotators" in row
     }
-    assert "rejected on the platform" in rows[pid(1)] and "accepted" not in rows[pid(1)]
+    assert "work rejected" in rows[pid(1)] and "accepted" not in rows[pid(1)]
     assert "accepted" in rows[pid(2)] and "rejected" not in rows[pid(2)]
     rejected = Annotator.objects.get(worker_id=pid(1))
     single = client.get(f"/surveys/{survey.pk}/quality/annotators/{rejected.pk}/")
-    assert "rejected on the platform" in single.content.decode()
+    assert "work rejected" in single.content.decode()
