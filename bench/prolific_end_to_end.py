@@ -7,7 +7,8 @@ on a throw-away SQLite database under bench/out/. Then, through RateLab's real c
 provider: `create_survey --provider prolific` publishes the demo dataset's survey; participants
 start it on "Prolific" (which sends them to the study URL), rate on RateLab's pages and go back with
 their completion code; one more person types a made-up PROLIFIC_PID/SESSION_ID into the study URL;
-`prolific_sync` reconciles; the researcher approves, pays one bonus (its form sent twice), blocks
+`prolific_sync` reconciles; the researcher approves, rejects one participant (whose place Prolific
+re-offers: a newcomer takes it and finds tasks), pays one bonus (its form sent twice), blocks
 one participant (a participant group that the next study excludes) and downloads the report
 pseudonymised. Prints what each step saw.
 """
@@ -100,6 +101,30 @@ def participate(state, study_id, participant, rng, address):
     return session_id, tasks, code
 
 
+def reject_and_replace(state, provider, row, rng):
+    """Reject one participant; Prolific re-offers the place, and a newcomer finds their tasks open."""
+    from annotation.models import Assignment
+
+    survey = row.study.survey
+    theirs = Assignment.objects.filter(hit__survey=survey, annotator=row.annotator, status__in=Assignment.FINISHED)
+    hits = set(theirs.values_list("hit__position", flat=True))
+    message = "You gave every reply the same score and missed the check that asked for a particular answer. " * 2
+    provider.reject(assignment=theirs.first(), reason=message, category="LOW_EFFORT")
+    reopened = Assignment.objects.filter(hit__survey=survey, hit__position__in=hits, status="open").count()
+    print(
+        f"rejected {row.participant_id} ({len(hits)} task(s)); Prolific lists them "
+        f"{state.submissions[row.session_id]['status']}; open slots on their HITs now {reopened}"
+    )
+    newcomer = "5f" + "e" * 22
+    participate(state, row.study.study_id, newcomer, rng, "198.51.100.250")
+    took = sorted(
+        Assignment.objects.filter(hit__survey=survey, annotator__worker_id=newcomer).values_list(
+            "hit__position", flat=True
+        )
+    )
+    print(f"  a newcomer on the re-offered place did HITs {took} (the rejected participant's: {sorted(hits)})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--participants", type=int, default=12)
@@ -158,18 +183,19 @@ def main():
     cost = provider.cost_preview(survey=survey)
     print(f"cost preview (study-cost-calculator/): {cost['total_cost_cents'] / 100:.2f} GBP with fees")
     confirmed = [r for r in rows if r.confirmed]
-    for row in confirmed[:-1]:
+    for row in confirmed[:-2]:
         slot = Assignment.objects.filter(
             hit__survey=survey, annotator=row.annotator, status__in=Assignment.FINISHED
         ).first()
         provider.approve(assignment=slot)
+    reject_and_replace(state, provider, confirmed[-2], rng)
     first = confirmed[0]
     slot = Assignment.objects.filter(hit__survey=survey, annotator=first.annotator).first()
     for _ in range(2):  # the same bonus form sent twice
         provider.bonus(assignment=slot, amount_cents=50, reason="", key="e2e-bonus-1")
     paid = state.submissions[first.session_id]["bonus_payments"]
     print(
-        f"approved {len(confirmed) - 1}; bonus form sent twice -> Prolific lists bonus payments {paid} "
+        f"approved {len(confirmed) - 2}; bonus form sent twice -> Prolific lists bonus payments {paid} "
         f"for {first.participant_id}"
     )
 

@@ -25,6 +25,9 @@ TOKEN_HEADER = "Authorization"
 FEE_RATE = 0.426  # Prolific's service fee on rewards (about 42.6% incl. VAT for a UK account)
 
 
+PLACE_GIVEN_BACK = {"RETURNED", "TIMED-OUT", "REJECTED"}
+
+
 def _hex_id():
     return secrets.token_hex(12)
 
@@ -55,6 +58,15 @@ class ProlificState:
             }
             if participant_id in blocked:
                 raise PermissionError(f"{participant_id} is in a block-list group of study {study_id}")
+            # Returned, timed-out and rejected submissions give their place back (Prolific's
+            # submission statuses); every other one holds it.
+            taken = sum(
+                1
+                for sub in self.submissions.values()
+                if sub["study_id"] == study_id and sub["status"] not in PLACE_GIVEN_BACK
+            )
+            if taken >= study["total_available_places"]:
+                raise ValueError(f"study {study_id} is full: {taken} of {study['total_available_places']} places taken")
             session_id = _hex_id()
             self.submissions[session_id] = {
                 "id": session_id,

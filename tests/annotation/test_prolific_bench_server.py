@@ -61,3 +61,23 @@ def test_the_participant_side_names_what_is_wrong_in_a_bad_request(server):
     missing = httpx.get(f"{base}/participant/start", params={"study": "nope", "PROLIFIC_PID": "x"})
     assert missing.status_code == 400 and "nope" in missing.json()["error"]["detail"]
     assert httpx.get(f"{base}/participant/elsewhere").status_code == 404
+
+
+def test_a_full_study_starts_no_one_until_a_rejection_gives_a_place_back(server):
+    base, _ = server
+    study = published_study(base)  # 2 places
+
+    def start(n):
+        return httpx.get(f"{base}/participant/start", params={"study": study, "PROLIFIC_PID": f"5f{n:022d}"})
+
+    sessions = [start(n).headers["X-Prolific-Session"] for n in (1, 2)]
+    full = start(3)
+    assert full.status_code == 400 and "full: 2 of 2 places taken" in full.json()["error"]["detail"]
+    for session in sessions:
+        httpx.get(f"{base}/participant/complete", params={"session": session, "cc": "C0DE"})
+    message = "You answered every item with the same score, including the check that asked for a 2. " * 2
+    rejected = api(
+        base, "POST", f"submissions/{sessions[0]}/transition/", json={"action": "REJECT", "message": message}
+    )
+    assert rejected.json()["status"] == "REJECTED"
+    assert start(3).status_code == 302
