@@ -1,7 +1,5 @@
 """The researcher's Prolific page for a survey: costs and pay check, study controls, review."""
 
-import secrets
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Prefetch, Q
@@ -10,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
+from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, posted_bonus_key, typed_number
 from annotation.crowd.blocks import blocks_applying_to
 from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problems, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
@@ -89,7 +87,7 @@ def prolific_survey(request, pk):
         "categories": REJECTION_CATEGORIES,
         "min_reject": MIN_REJECT_MESSAGE,
         # A fresh key per page: the same form sent twice (retry, double click) pays one bonus.
-        "bonus_key": secrets.token_urlsafe(12),
+        "bonus_key": new_bonus_key(),
         "block_list": ProlificBlockList.objects.filter(owner=survey.owner_id).values_list("group_id", flat=True).first()
         if survey.owner_id
         else "",
@@ -206,7 +204,7 @@ def prolific_action(request, pk):
             elif action == "reject":
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
-                key = f"page-{post.get('bonus_key', '')}-{row.pk}"
+                key = f"page-{posted_bonus_key(post)}-{row.pk}"
                 bonus = provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
                 if bonus.amount_cents != cents:
                     # The same form sent again with another amount (back, edit, send): the form's

@@ -223,8 +223,8 @@ def bonus_routes(api, *, pay):
 
 def test_a_bonus_is_set_up_then_paid_once_even_when_the_request_is_repeated(confirmed, api):
     created, paid = bonus_routes(api, pay=[httpx.Response(202, json={})])
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert created.call_count == 1 and paid.call_count == 1
     assert json.loads(created.calls.last.request.content) == {"study_id": STUDY_ID, "csv_bonuses": f"{pid(1)},0.50\n"}
     assert ProlificBonus.objects.get().paid_at is not None
@@ -239,9 +239,9 @@ def test_a_pay_call_whose_answer_is_lost_is_reconciled_not_repeated(confirmed, a
         ]
     )
     with pytest.raises(ProviderError, match="will not be sent again"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     # The retry (a page reloaded, a task re-run) finds the payment on Prolific and pays nothing.
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1 and submission.call_count == 2
     assert bonus.paid_at is not None
 
@@ -251,8 +251,8 @@ def test_a_refused_pay_call_may_be_sent_again(confirmed, api):
         api, pay=[httpx.Response(400, json={"error": {"detail": "Insufficient funds"}}), httpx.Response(202, json={})]
     )
     with pytest.raises(ProviderError, match="Insufficient funds"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks").paid_at is not None
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1").paid_at is not None
     assert paid.call_count == 2
 
 

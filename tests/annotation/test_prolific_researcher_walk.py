@@ -223,7 +223,7 @@ def test_a_participants_row_lists_the_bonuses_already_paid(researcher_client, cl
     row = confirmed_participant(survey, api)
     api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-1"}))
     api.post("bulk-bonus-payments/bulk-1/pay/").mock(return_value=httpx.Response(202, json={}))
-    act(researcher_client, survey, action="bonus", submission=row.pk, amount="0.75", bonus_key="k1")
+    act(researcher_client, survey, action="bonus", submission=row.pk, amount="0.75", bonus_key="page-key-1")
     assert ProlificBonus.objects.get().paid_at is not None
     assert "£0.75 bonus paid." in row_html(page(researcher_client, survey), pid(1))
 

@@ -66,8 +66,8 @@ def test_a_pay_call_answered_with_a_server_error_is_never_sent_again(confirmed, 
     _, paid = bonus_routes(api, pay=[httpx.Response(status, text="Bad gateway"), httpx.Response(202, json={})])
     listed_bonuses(api, [], [50])
     with pytest.raises(ProviderError, match="will not be sent again"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1
     assert bonus.paid_at is not None
 
@@ -76,8 +76,8 @@ def test_a_pay_call_answered_with_a_server_error_is_never_sent_again(confirmed, 
 def test_a_pay_call_whose_connection_broke_after_sending_is_never_sent_again(confirmed, api, broken):
     _, paid = bonus_routes(api, pay=[broken, httpx.Response(202, json={})])
     listed_bonuses(api, [50])
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1
     assert bonus.paid_at is not None
 
@@ -86,8 +86,8 @@ def test_a_pay_call_that_could_not_connect_may_be_sent_again(confirmed, api):
     # No connection was made, so Prolific never saw the request: sending it again pays once.
     _, paid = bonus_routes(api, pay=[httpx.ConnectError("refused"), httpx.Response(202, json={})])
     with pytest.raises(ProviderError, match="Cannot reach Prolific"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks").paid_at is not None
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1").paid_at is not None
     assert paid.call_count == 2
 
 
