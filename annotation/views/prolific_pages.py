@@ -13,6 +13,7 @@ from annotation.crowd.blocks import blocks_applying_to
 from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problems, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_bonus import bonus_state
+from annotation.crowd.prolific_codes import code_state
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
 from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
@@ -50,6 +51,13 @@ def _bonus_states(submissions, currency):
     return submissions
 
 
+def _code_states(study, submissions):
+    """Each submission's completion code as Prolific listed it, with what it is (see prolific_codes)."""
+    for row in submissions:
+        row.code = code_state(study, row.study_code)
+    return submissions
+
+
 @login_required
 def prolific_survey(request, pk):
     survey = _own_survey(request, pk)
@@ -60,7 +68,7 @@ def prolific_survey(request, pk):
             cost = ProlificProvider().cost_preview(survey=survey)
         except ProviderError as error:
             cost_error = str(error)
-    submissions = _bonus_states(list(_submissions(study)), study.currency)
+    submissions = _code_states(study, _bonus_states(list(_submissions(study)), study.currency))
     _mark_reviewed(survey, submissions)
     places = slot_count(survey)
     context = {

@@ -4,16 +4,21 @@ import re
 
 import httpx
 import pytest
+from django.test import Client
 
 from annotation.crowd.base import ProviderError
-from annotation.models import Assignment, ProlificBonus, ProlificStudy
+from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
     confirmed_assignment,
+    do_task,
+    entry,
     make_prolific_survey,
     pid,
     provider,
     publish,
+    session,
+    submissions_answer,
 )
 
 
@@ -195,3 +200,35 @@ def test_the_provider_pays_no_bonus_without_a_key_naming_its_intent(client, surv
     with pytest.raises(ProviderError, match="needs the key"):
         provider().bonus(assignment=slot, amount_cents=40, reason="", key="")
     assert created.call_count == 0 and not ProlificBonus.objects.exists()
+
+
+def test_a_sync_stores_each_completion_code_and_the_page_flags_one_not_of_this_study(researcher_client, survey, api):
+    # Prolific lists the code each participant came back with (`study_code`, "NOCODE" for none);
+    # a code typed by hand may be any code, so the page says which are not the study's.
+    publish(api, survey)
+    study = ProlificStudy.objects.get(survey=survey)
+    codes = {1: study.completed_code, 2: study.failed_check_code, 3: "C1ABCDEF", 4: "NOCODE"}
+    for n in codes:
+        participant = Client()  # each in their own browser
+        do_task(participant, entry(participant, survey, participant=pid(n), session_id=session(n)))
+    listed = submissions_answer(*[(session(n), pid(n), "AWAITING REVIEW") for n in codes])
+    for item, code in zip(listed["results"], codes.values(), strict=True):
+        item["study_code"] = code
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=listed))
+    provider().sync(survey=survey)
+    stored = dict(ProlificSubmission.objects.values_list("participant_id", "study_code"))
+    assert stored == {pid(n): code for n, code in codes.items()}
+    text = page(researcher_client, survey).content.decode()
+    assert "Completion code" in text
+    assert f"{study.completed_code} (completed)" in text
+    assert f"{study.failed_check_code} (failed an attention check)" in text
+    assert "<strong>Check:</strong> C1ABCDEF: not one of this study&#x27;s codes" in text
+    assert "no code: submitted on Prolific without one" in text
+
+
+def test_a_code_with_markup_from_prolific_is_shown_as_text(researcher_client, client, survey, api):
+    publish(api, survey)
+    confirmed_assignment(client, survey, api)
+    ProlificSubmission.objects.update(study_code="<b>X</b>")
+    text = page(researcher_client, survey).content.decode()
+    assert "&lt;b&gt;X&lt;/b&gt;: not one of this study" in text and "<b>X</b>" not in text
