@@ -305,3 +305,14 @@ def test_new_sessions_from_one_address_are_capped_per_hour_and_a_started_one_goe
     assert entry(here, survey, participant=pid(1), session_id=session(1)).status_code == 302  # started: goes on
     assert entry(elsewhere, survey, participant=pid(3), session_id=session(3)).status_code == 302
     assert ProlificSubmission.objects.get(session_id=session(3)).address == "198.51.100.9"
+
+
+def test_a_participant_at_the_task_cap_is_thanked_once(client, api, researcher):
+    # The cap page's heading thanks them; the cap message under it no longer thanks them again.
+    survey = make_prolific_survey(researcher, name="capped")
+    Survey.objects.filter(pk=survey.pk).update(max_hits_per_annotator=1)
+    publish(api, survey)
+    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
+    text = entry(client, survey, participant=pid(1), session_id=session(1)).content.decode()
+    assert "You have completed the maximum of 1 task in this study: there are no more for you." in text
+    assert text.count("Thank you!") == 1
