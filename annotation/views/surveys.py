@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models.functions import Length, Substr
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -21,6 +22,8 @@ from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
 from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
+
+WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
 
 
 def _survey(request, pk, *, change=False):
@@ -295,9 +298,13 @@ def survey_written(request, pk):
         except services.ReviewError as error:
             messages.error(request, str(error))
         return redirect("annotation:survey_written", pk=pk)
+    # Only each reply's start is read and shown: one written before replies were bounded (or put in
+    # another way) may be megabytes long, which would swamp the page; the whole is one link away.
     written = list(
         WrittenResponse.objects.filter(assignment__hit__survey=survey)
         .select_related("context", "assignment__annotator")
+        .defer("text")
+        .annotate(excerpt=Substr("text", 1, WRITTEN_EXCERPT_CHARS), length=Length("text"))
         .order_by("status", "pk")
     )
     unconfirmed = set(
@@ -305,7 +312,16 @@ def survey_written(request, pk):
     )
     for row in written:
         row.unconfirmed = row.pk in unconfirmed
-    return render(request, "annotation/surveys/written.html", {"survey": survey, "written": written})
+    context = {"survey": survey, "written": written, "excerpt_chars": WRITTEN_EXCERPT_CHARS}
+    return render(request, "annotation/surveys/written.html", context)
+
+
+@login_required
+def survey_written_reply(request, pk, written_pk):
+    """One written reply whole, as plain text (the browser wraps it; nothing in it is markup)."""
+    survey = _survey(request, pk)
+    written = get_object_or_404(WrittenResponse, pk=written_pk, assignment__hit__survey=survey)
+    return HttpResponse(written.text, content_type="text/plain; charset=utf-8")
 
 
 @login_required
