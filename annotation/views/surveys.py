@@ -24,6 +24,7 @@ from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
 
 WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
+WHOLE_REPLY_BLOCK_CHARS = 100_000  # see _text_blocks
 
 
 def _survey(request, pk, *, change=False):
@@ -318,10 +319,28 @@ def survey_written(request, pk):
 
 @login_required
 def survey_written_reply(request, pk, written_pk):
-    """One written reply whole, as plain text (the browser wraps it; nothing in it is markup)."""
+    """One written reply whole, on a page of its own (the review page shows only its start)."""
     survey = _survey(request, pk)
-    written = get_object_or_404(WrittenResponse, pk=written_pk, assignment__hit__survey=survey)
-    return HttpResponse(written.text, content_type="text/plain; charset=utf-8")
+    written = get_object_or_404(
+        WrittenResponse.objects.select_related("context", "assignment__annotator"),
+        pk=written_pk,
+        assignment__hit__survey=survey,
+    )
+    context = {"survey": survey, "w": written, "blocks": _text_blocks(written.text, WHOLE_REPLY_BLOCK_CHARS)}
+    return render(request, "annotation/surveys/written_reply.html", context)
+
+
+def _text_blocks(text, size):
+    """`text` cut into blocks of at most `size` characters, after a space where there is one.
+
+    Chromium stops wrapping a single run of text of some megabytes, which then widens the page far
+    past the window; blocks of this size each wrap."""
+    blocks = []
+    while len(text) > size:
+        cut = text.rfind(" ", size // 2, size) + 1 or size
+        blocks.append(text[:cut])
+        text = text[cut:]
+    return [*blocks, text]
 
 
 @login_required
