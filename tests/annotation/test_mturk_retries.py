@@ -8,10 +8,12 @@ refuse an assignment that is no longer Submitted, so a refusal is checked agains
 """
 
 import datetime as dt
+import io
 import re
 
 import pytest
 from botocore.stub import ANY
+from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.crowd.base import ProviderError
@@ -283,3 +285,17 @@ def test_approving_work_mturk_rejected_is_still_refused(stubber, submitted):  # 
         services.mturk_approve(assignment=slot)
     slot.refresh_from_db()
     assert slot.status == Assignment.Status.SUBMITTED
+
+
+def test_the_bonus_command_run_again_with_its_key_and_an_edited_reason_pays_once(stubber, submitted):  # noqa: F811
+    survey, _slot = submitted
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    command = ["mturk_bonus", survey.name, assignment_id(1), "--amount", "0.25", "--key", "ticket-41"]
+    out = io.StringIO()
+    call_command(*command, "--reason", REASON, stdout=out)
+    call_command(*command, "--reason", "Edited: great agreement", stdout=out)
+    assert out.getvalue().splitlines() == [
+        f"bonus 25c for {assignment_id(1)}",
+        f"bonus 25c for {assignment_id(1)} (already paid)",
+    ]
+    assert MTurkBonus.objects.get().reason == REASON
