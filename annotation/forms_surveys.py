@@ -4,7 +4,8 @@ import json
 
 from django import forms
 
-from annotation.crowd.prolific import setup_problems
+from annotation.crowd.prolific import DEFAULT_MINUTES, setup_problems
+from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, floor_problem, money, top_up_cents
 from annotation.models import Survey, System
 from annotation.services.surveys import (
     PAIRWISE_QUESTION,
@@ -37,6 +38,11 @@ PAIRWISE_SETTINGS = (
     "min_repeat_consistency",
     "min_repeats",
 )
+
+
+# The least a Prolific study's first reward can be (in pence): Prolific's hourly floor at the
+# estimated minutes a new study starts with (crowd.prolific.study_settings).
+PROLIFIC_MIN_REWARD_CENTS = top_up_cents(0, DEFAULT_MINUTES, "GBP")
 
 
 class SurveyForm(forms.Form):
@@ -90,7 +96,16 @@ class SurveyForm(forms.Form):
         help_text="The study link accepts at most this many new annotators from one address in an hour "
         "(raise it for a lab where everyone shares one address).",
     )
-    reward_cents = forms.IntegerField(min_value=0, max_value=10_000, initial=50, label="Reward per HIT (cents)")
+    reward_cents = forms.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        initial=50,
+        label="Reward per HIT (cents)",
+        help_text=f"Prolific pays at least {money(HOURLY_FLOOR_CENTS['GBP'], 'GBP')} an hour: for the "
+        f"{DEFAULT_MINUTES} minutes a Prolific study is first estimated at, that is at least "
+        f"{PROLIFIC_MIN_REWARD_CENTS} pence (choosing Prolific fills it in). Change the reward and minutes "
+        "together on the survey's Prolific page.",
+    )
     attention_policy = forms.ChoiceField(choices=Survey.AttentionPolicy.choices, initial=Survey.AttentionPolicy.FLAG)
     gold_checks = forms.CharField(
         required=False,
@@ -185,6 +200,8 @@ class SurveyForm(forms.Form):
         # The page's script offers each task type's default texts as the type changes, where the
         # researcher has not written their own (survey_form.js); the service decides again on save.
         self.fields["instructions"].widget.attrs["data-defaults"] = json.dumps(instructions_by_type())
+        # Choosing Prolific raises an untouched reward to Prolific's floor (survey_form.js).
+        self.fields["reward_cents"].widget.attrs["data-prolific-min"] = PROLIFIC_MIN_REWARD_CENTS
         self.fields["question"].widget.attrs["data-defaults"] = json.dumps(
             {Survey.TaskType.RATE: self.fields["question"].initial, Survey.TaskType.PAIRWISE: PAIRWISE_QUESTION,
              Survey.TaskType.WRITE: ""}
@@ -260,9 +277,24 @@ class SurveyForm(forms.Form):
                 f"Prolific is not set up on this server: {'; '.join(setup_problems())}. Whoever runs RateLab sets "
                 "them in its environment and restarts it (docs/prolific.md); until then choose the built-in link.",
             )
+        self._prolific_floor(data)
         if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
             self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
         return data
+
+    def _prolific_floor(self, data):
+        """Prolific refuses a reward under its hourly floor at launch: say so here, with the figures."""
+        reward = data.get("reward_cents")
+        if data.get("provider") != Survey.Provider.PROLIFIC or reward is None:
+            return
+        problem = floor_problem(reward, DEFAULT_MINUTES, "GBP")
+        if problem:
+            self.add_error(
+                "reward_cents",
+                f"Prolific would refuse this study: {problem} Give at least {PROLIFIC_MIN_REWARD_CENTS} (pence); "
+                "for a shorter task, lower the reward and the estimated minutes together on the survey's "
+                "Prolific page.",
+            )
 
     def _gold(self, text):
         checks = []

@@ -8,6 +8,8 @@ one twice with the same arguments changes nothing the second time.
 
 import abc
 import math
+import re
+import secrets
 
 
 class ProviderError(Exception):
@@ -32,6 +34,24 @@ def typed_number(text, *, what, most=1e9):
     if abs(value) > most:
         raise ProviderError(f"{what} must be at most {most:g}, not {str(text)[:40]!r}.")
     return value
+
+
+# A bonus form carries a key made when its page was rendered: the same form sent again (a double
+# click, a retry, an edited reason) names the same bonus; a freshly loaded page names a new one.
+BONUS_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,40}$")
+
+
+def new_bonus_key():
+    return secrets.token_urlsafe(12)
+
+
+def posted_bonus_key(post):
+    """The page key a bonus form sent back; ProviderError when it is missing or not one we make."""
+    key = post.get("bonus_key", "")
+    if not BONUS_KEY_RE.match(key):
+        # Without it a retry could not be told from a new bonus.
+        raise ProviderError("This bonus form has no page key: reload the page and pay from it; nothing was paid.")
+    return key
 
 
 class CrowdProvider(abc.ABC):

@@ -86,8 +86,13 @@ class MTurkReviewMixin:
         self._decided(assignment, record, "Rejected", Assignment.Status.REJECTED)
         return True
 
-    def bonus(self, *, assignment, amount_cents, reason):
-        """Pay a bonus once; False when this bonus (same assignment, amount and reason) was paid already.
+    def bonus(self, *, assignment, amount_cents, reason, key=""):
+        """Pay a bonus once per intent; False when this intent was paid already.
+
+        `key` names the intent: a bonus form's page key, so the same form sent again (a double
+        click, a retry, its reason edited) is the same bonus, paid with the first request's amount
+        and reason, while a bonus from a freshly loaded page is a new one even with the same amount
+        and reason. Without a key (the command line) the intent is the amount and reason.
 
         The UniqueRequestToken keeps MTurk from paying a repeat only for 24 hours, and MTurk answers
         a repeat with an error whose wording it does not document. So a bonus tried before (its row
@@ -98,7 +103,8 @@ class MTurkReviewMixin:
             raise ProviderError("A bonus needs a positive amount and a reason.")
         # Pay only the worker MTurk itself named for this assignment.
         record = self._confirmed_record(assignment)
-        token = pure.request_token("bonus", record.mturk_id, amount_cents, reason)
+        intent = ("key", key) if key else (amount_cents, reason)
+        token = pure.request_token("bonus", record.mturk_id, *intent)
         bonus, created = MTurkBonus.objects.get_or_create(
             request_token=token, defaults={"mturk_assignment": record, "amount_cents": amount_cents, "reason": reason}
         )
@@ -110,9 +116,9 @@ class MTurkReviewMixin:
             self._call(
                 "send_bonus",
                 WorkerId=record.worker_id,
-                BonusAmount=pure.dollars(amount_cents),
+                BonusAmount=pure.dollars(bonus.amount_cents),
                 AssignmentId=record.mturk_id,
-                Reason=reason,
+                Reason=bonus.reason,
                 UniqueRequestToken=token,
             )
         except MTurkRequestError:
@@ -124,13 +130,25 @@ class MTurkReviewMixin:
         return self._bonus_sent(bonus, paid_now=True)
 
     def _bonus_listed(self, bonus):
-        """Whether MTurk lists a bonus of this amount and reason on the bonus's assignment."""
+        """Whether MTurk lists this bonus: more payments of its amount and reason on its assignment
+        than the other bonuses of that amount and reason known to be sent (deliberate repeats)."""
         listed = self._pages("list_bonus_payments", "BonusPayments", AssignmentId=bonus.mturk_assignment.mturk_id)
-        return any(
+        alike = sum(
             pure.cents_from_dollars(paid.get("BonusAmount") or "0") == bonus.amount_cents
             and paid.get("Reason", "") == bonus.reason
             for paid in listed
         )
+        known = (
+            MTurkBonus.objects.filter(
+                mturk_assignment=bonus.mturk_assignment,
+                amount_cents=bonus.amount_cents,
+                reason=bonus.reason,
+                sent_at__isnull=False,
+            )
+            .exclude(pk=bonus.pk)
+            .count()
+        )
+        return alike > known
 
     @staticmethod
     def _bonus_sent(bonus, *, paid_now):

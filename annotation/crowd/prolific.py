@@ -22,6 +22,7 @@ from annotation.crowd.blocks import block_for_owner
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
+from annotation.crowd.prolific_codes import submission_codes_record
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.crowd.prolific_review import ProlificReviewMixin, decision_record
 from annotation.models import Assignment, ProlificStudy, ProlificSubmission
@@ -39,6 +40,15 @@ def new_completion_code():
     return secrets.token_hex(4).upper()
 
 
+def new_draft_tag():
+    return secrets.token_hex(5)
+
+
+def draft_prefix(survey, study):
+    """The start of the draft's internal name, unique to this survey's row (never cut by the 200 limit)."""
+    return f"RateLab survey {survey.pk} ({study.draft_tag}):"
+
+
 def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
     """The survey's Prolific row, created on first use with fresh completion codes."""
     row, _ = ProlificStudy.objects.get_or_create(
@@ -49,6 +59,7 @@ def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
             "currency": currency,
             "completed_code": new_completion_code(),
             "failed_check_code": new_completion_code(),
+            "draft_tag": new_draft_tag(),
         },
     )
     return row
@@ -168,7 +179,7 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         checks = " Some items check that you read carefully." if survey.attention_checks_per_hit else ""
         body = {
             "name": f"{wording['title']} ({survey.name})"[:120],
-            "internal_name": f"RateLab survey {survey.pk}: {survey.name}"[:200],
+            "internal_name": f"{draft_prefix(survey, study)} {survey.name}"[:200],
             "description": task_description(survey) + checks,
             "external_study_url": entry_url(survey),
             "prolific_id_option": "url_parameters",
@@ -195,33 +206,48 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor.
 
         The row is locked while the draft is made, so two launches at once make one draft, and
-        its id is saved as soon as Prolific answers (see `prepare`)."""
+        its id is saved as soon as Prolific answers (see `prepare`). A create whose answer was lost
+        is recorded, and the next launch adopts the draft it made (`_lost_draft`) before asking
+        for another: one survey has at most one draft."""
         study = study_settings(survey)
         problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
         if problem:
             raise ProviderError(problem)
+        # Committed before the draft is asked for: a retry must name the draft the same way.
+        ProlificStudy.objects.filter(pk=study.pk, draft_tag="").update(draft_tag=new_draft_tag())
+        lost = False
         with transaction.atomic():
             study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
             if study.study_id:
                 return study
-            try:
-                answer = self.client.create_study(self.study_body(survey, study))
-            except PaymentOutcomeUnknown:
-                # Nothing is recorded, so the next launch sends a new draft; say where a stray one
-                # would be (a draft costs nothing and is never published by RateLab).
-                raise ProviderError(
-                    "Prolific did not answer when the draft study was being created; it may have made it. "
-                    "Launching again creates the draft RateLab will use; a stray unpublished draft named "
-                    f"{self.study_body(survey, study)['internal_name']!r} may then be left in your Prolific "
-                    "account (delete it there; drafts cost nothing)."
-                ) from None
-            ProlificStudy.objects.filter(pk=study.pk).update(
-                study_id=answer["id"],
-                status=answer.get("status", "UNPUBLISHED"),
-                places=answer.get("total_available_places", slot_count(survey)),
+            answer = self._lost_draft(survey, study) if study.draft_lost_at else None
+            if answer is None:
+                try:
+                    answer = self.client.create_study(self.study_body(survey, study))
+                except PaymentOutcomeUnknown:
+                    # Kept (the block commits): the next launch looks for this draft first.
+                    ProlificStudy.objects.filter(pk=study.pk).update(draft_lost_at=timezone.now())
+                    lost = True
+            if not lost:
+                ProlificStudy.objects.filter(pk=study.pk).update(
+                    study_id=answer["id"],
+                    status=answer.get("status", "UNPUBLISHED"),
+                    places=answer.get("total_available_places", slot_count(survey)),
+                )
+        if lost:
+            raise ProviderError(
+                "Prolific did not answer when the draft study was being created; it may have made it. "
+                f"Launch again: RateLab first looks for a draft named {draft_prefix(survey, study)!r}... in your "
+                "Prolific account and uses it, and creates one only if there is none."
             )
         study.refresh_from_db()
         return study
+
+    def _lost_draft(self, survey, study):
+        """The study an unanswered create made (Prolific lists it under our internal name), else None."""
+        prefix = draft_prefix(survey, study)
+        found = [item for item in self.client.studies() if str(item.get("internal_name") or "").startswith(prefix)]
+        return found[0] if found else None
 
     def prepare(self, *, survey):
         # Called by the launch outside its transaction: the draft's id is committed before the
@@ -374,6 +400,8 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
                 study_id=item.get("study_id", study.study_id),
             )
             confirmed += row.confirmed
+        # The code each participant came back with: the page flags one that is not the study's.
+        submission_codes_record(study=study, listed=listed)
         # Bonuses whose pay call's answer was lost: Prolific's list of each submission's bonuses says.
         study_bonuses_reconcile(client=self.client, study=study)
         median = measured_median_seconds(listed)

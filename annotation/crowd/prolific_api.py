@@ -121,6 +121,13 @@ class ProlificClient:
         # Not repeatable: a repeat would make a second draft; publishing saves the id at once.
         return self._call("POST", "studies/", json=body, repeatable=False)
 
+    def studies(self):
+        """Every study of the account.
+
+        Documented (https://docs.prolific.com/api-reference/studies/get-studies): `GET studies/`
+        answers {"results": [{"id", "name", "internal_name", "status", ...}]}."""
+        return self._every_page("studies/")
+
     def get_study(self, study_id):
         return self._call("GET", f"studies/{study_id}/")
 

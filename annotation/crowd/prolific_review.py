@@ -102,11 +102,13 @@ class ProlificReviewMixin:
             )
         self._finish(row, "REJECTED")
 
-    def bonus(self, *, assignment, amount_cents, reason, key=None):
-        """Pay a bonus once. `key` names the intent (default: one bonus per assignment and amount),
-        so a retried request, page or worker finds the row and does not pay again."""
+    def bonus(self, *, assignment, amount_cents, reason, key):
+        """Pay a bonus once per `key`, which names the researcher's intent (one bonus form, one
+        command): a retried request, page or worker finds the row and does not pay again, while a
+        deliberate second bonus of the same amount, asked for under a new key, is paid."""
         if amount_cents <= 0:
             raise ProviderError("A bonus must be more than 0.")
+        if not key:
+            raise ProviderError("A bonus needs the key of the form that asks for it: nothing was paid.")
         row = self._confirmed_submission(assignment)
-        key = key or f"assignment-{assignment.pk}-{amount_cents}"
         return bonus_pay(client=self.client, submission=row, amount_cents=amount_cents, reason=reason, key=key)

@@ -31,6 +31,13 @@ class ProlificStudy(models.Model):
         help_text="Median time of finished submissions, as Prolific measured it at the last sync.",
     )
     last_synced_at = models.DateTimeField(null=True, blank=True)
+    # A random tag in the draft's internal name, saved before the draft is asked for: with the
+    # survey's pk it names this row's draft among all the account's studies, even when two RateLab
+    # databases (a reset, a second server) share one Prolific account and number surveys alike.
+    draft_tag = models.CharField(max_length=16, blank=True)
+    # When a create-draft POST went unanswered: Prolific may have made the draft, so the next
+    # launch looks for it (by `draft_tag`) before asking for another.
+    draft_lost_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -53,6 +60,9 @@ class ProlificSubmission(models.Model):
     participant_id = models.CharField(max_length=64)
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="prolific_submissions")
     status = models.CharField(max_length=30, blank=True, help_text="Prolific's submission status as last seen.")
+    study_code = models.CharField(
+        max_length=64, blank=True, help_text="The completion code Prolific recorded for the submission, as last seen."
+    )
     confirmed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True)

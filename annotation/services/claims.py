@@ -215,8 +215,11 @@ def _claim_once(survey, worker_id, provider, hit, now):
     if survey.status != Survey.Status.LIVE:
         raise NoWorkAvailable("This study is not accepting work right now.")
     if len(own) >= survey.max_hits_per_annotator:
+        # No thanks here: the pages that show it thank the annotator in their own heading.
+        most = survey.max_hits_per_annotator
         raise NoWorkAvailable(
-            f"You have completed the maximum of {survey.max_hits_per_annotator} tasks in this study. Thank you!"
+            f"You have completed the maximum of {most} task{'s' if most != 1 else ''} in this study: "
+            "there are no more for you."
         )
     # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
     pinned = {"hit": hit} if hit is not None else {}

@@ -143,8 +143,10 @@ def mturk_reject(*, assignment, reason):
     return get_provider(assignment.hit.survey).reject(assignment=assignment, reason=reason)
 
 
-def mturk_bonus(*, assignment, amount_cents, reason):
-    return get_provider(assignment.hit.survey).bonus(assignment=assignment, amount_cents=amount_cents, reason=reason)
+def mturk_bonus(*, assignment, amount_cents, reason, key=""):
+    return get_provider(assignment.hit.survey).bonus(
+        assignment=assignment, amount_cents=amount_cents, reason=reason, key=key
+    )
 
 
 class WorkerNotBlockable(ProviderError):

@@ -11,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors
-from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
+from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, posted_bonus_key, typed_number
 from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
 from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
 from annotation.forms_mturk import MTurkSettingsForm
@@ -160,6 +160,8 @@ def mturk_survey(request, pk):
         "confirmed_count": confirmed_count,
         "unconfirmed_count": slots.count() - confirmed_count,
         "unmatched": unmatched,
+        # A fresh key per page: the same bonus form sent twice (retry, double click) pays once.
+        "bonus_key": new_bonus_key(),
     }
     return render(request, "annotation/mturk/survey.html", context)
 
@@ -230,12 +232,13 @@ def mturk_action(request, pk):
                 services.mturk_reject(assignment=slot, reason=post.get("reason", ""))
             else:
                 cents = round(typed_number(post.get("amount_dollars") or 0, what="The bonus", most=MAX_AMOUNT) * 100)
-                if not services.mturk_bonus(assignment=slot, amount_cents=cents, reason=post.get("reason", "")):
+                reason, key = post.get("reason", ""), posted_bonus_key(post)
+                if not services.mturk_bonus(assignment=slot, amount_cents=cents, reason=reason, key=key):
                     # Said in words: a success message here would read as a second payment.
                     messages.warning(
                         request,
-                        f"A bonus of ${cents / 100:.2f} with this reason was already paid for {slot.external_id}; "
-                        "nothing was sent. Give another reason to pay a further bonus.",
+                        f"This form's bonus was already paid for {slot.external_id}; nothing more was sent. "
+                        "To pay a further bonus, use the form on the page as it is now.",
                     )
                     return redirect("annotation:mturk_survey", pk=survey.pk)
             note = f"{action.capitalize()}: {slot.external_id}."

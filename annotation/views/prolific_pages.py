@@ -1,7 +1,5 @@
 """The researcher's Prolific page for a survey: costs and pay check, study controls, review."""
 
-import secrets
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Prefetch, Q
@@ -10,11 +8,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
-from annotation.crowd.base import MAX_AMOUNT, ProviderError, typed_number
+from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, posted_bonus_key, typed_number
 from annotation.crowd.blocks import blocks_applying_to
 from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problems, slot_count, study_settings
 from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_bonus import bonus_state
+from annotation.crowd.prolific_codes import code_state
 from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
 from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
@@ -52,6 +51,13 @@ def _bonus_states(submissions, currency):
     return submissions
 
 
+def _code_states(study, submissions):
+    """Each submission's completion code as Prolific listed it, with what it is (see prolific_codes)."""
+    for row in submissions:
+        row.code = code_state(study, row.study_code)
+    return submissions
+
+
 @login_required
 def prolific_survey(request, pk):
     survey = _own_survey(request, pk)
@@ -62,7 +68,7 @@ def prolific_survey(request, pk):
             cost = ProlificProvider().cost_preview(survey=survey)
         except ProviderError as error:
             cost_error = str(error)
-    submissions = _bonus_states(list(_submissions(study)), study.currency)
+    submissions = _code_states(study, _bonus_states(list(_submissions(study)), study.currency))
     _mark_reviewed(survey, submissions)
     places = slot_count(survey)
     context = {
@@ -89,7 +95,7 @@ def prolific_survey(request, pk):
         "categories": REJECTION_CATEGORIES,
         "min_reject": MIN_REJECT_MESSAGE,
         # A fresh key per page: the same form sent twice (retry, double click) pays one bonus.
-        "bonus_key": secrets.token_urlsafe(12),
+        "bonus_key": new_bonus_key(),
         "block_list": ProlificBlockList.objects.filter(owner=survey.owner_id).values_list("group_id", flat=True).first()
         if survey.owner_id
         else "",
@@ -206,7 +212,7 @@ def prolific_action(request, pk):
             elif action == "reject":
                 provider.reject(assignment=slot, reason=post.get("message", ""), category=post.get("category", ""))
             else:
-                key = f"page-{post.get('bonus_key', '')}-{row.pk}"
+                key = f"page-{posted_bonus_key(post)}-{row.pk}"
                 bonus = provider.bonus(assignment=slot, amount_cents=cents, reason="", key=key)
                 if bonus.amount_cents != cents:
                     # The same form sent again with another amount (back, edit, send): the form's

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models.functions import Length, Substr
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -21,6 +22,9 @@ from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
 from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
+
+WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
+WHOLE_REPLY_BLOCK_CHARS = 100_000  # see _text_blocks
 
 
 def _survey(request, pk, *, change=False):
@@ -295,9 +299,13 @@ def survey_written(request, pk):
         except services.ReviewError as error:
             messages.error(request, str(error))
         return redirect("annotation:survey_written", pk=pk)
+    # Only each reply's start is read and shown: one written before replies were bounded (or put in
+    # another way) may be megabytes long, which would swamp the page; the whole is one link away.
     written = list(
         WrittenResponse.objects.filter(assignment__hit__survey=survey)
         .select_related("context", "assignment__annotator")
+        .defer("text")
+        .annotate(excerpt=Substr("text", 1, WRITTEN_EXCERPT_CHARS), length=Length("text"))
         .order_by("status", "pk")
     )
     unconfirmed = set(
@@ -305,7 +313,34 @@ def survey_written(request, pk):
     )
     for row in written:
         row.unconfirmed = row.pk in unconfirmed
-    return render(request, "annotation/surveys/written.html", {"survey": survey, "written": written})
+    context = {"survey": survey, "written": written, "excerpt_chars": WRITTEN_EXCERPT_CHARS}
+    return render(request, "annotation/surveys/written.html", context)
+
+
+@login_required
+def survey_written_reply(request, pk, written_pk):
+    """One written reply whole, on a page of its own (the review page shows only its start)."""
+    survey = _survey(request, pk)
+    written = get_object_or_404(
+        WrittenResponse.objects.select_related("context", "assignment__annotator"),
+        pk=written_pk,
+        assignment__hit__survey=survey,
+    )
+    context = {"survey": survey, "w": written, "blocks": _text_blocks(written.text, WHOLE_REPLY_BLOCK_CHARS)}
+    return render(request, "annotation/surveys/written_reply.html", context)
+
+
+def _text_blocks(text, size):
+    """`text` cut into blocks of at most `size` characters, after a space where there is one.
+
+    Chromium stops wrapping a single run of text of some megabytes, which then widens the page far
+    past the window; blocks of this size each wrap."""
+    blocks = []
+    while len(text) > size:
+        cut = text.rfind(" ", size // 2, size) + 1 or size
+        blocks.append(text[:cut])
+        text = text[cut:]
+    return [*blocks, text]
 
 
 @login_required

@@ -1,6 +1,24 @@
 // The survey form: as the task type changes, the question and instructions follow it, unless the
 // researcher has written their own (a field still holding one of the defaults is replaced), and the
 // fields only another task type reads are hidden (one the server refused stays, with its message).
+// Choosing Prolific raises a reward still at its default to Prolific's hourly floor (and choosing
+// another platform puts it back), so a researcher who keeps the defaults is not refused at launch.
+(function () {
+  "use strict";
+  const provider = document.getElementById("id_provider");
+  const reward = document.getElementById("id_reward_cents");
+  if (!provider || !reward || !reward.dataset.prolificMin) return;
+  const floor = reward.dataset.prolificMin;
+  const usual = reward.defaultValue;
+  provider.addEventListener("change", () => {
+    if (provider.value === "prolific" && (reward.value === usual || reward.value === "")) {
+      reward.value = floor;
+    } else if (provider.value !== "prolific" && reward.value === floor && usual !== "") {
+      reward.value = usual;
+    }
+  });
+})();
+
 (function () {
   "use strict";
   const type = document.getElementById("id_task_type");

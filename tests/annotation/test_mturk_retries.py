@@ -8,9 +8,12 @@ refuse an assignment that is no longer Submitted, so a refusal is checked agains
 """
 
 import datetime as dt
+import io
+import re
 
 import pytest
 from botocore.stub import ANY
+from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.crowd.base import ProviderError
@@ -118,19 +121,122 @@ def test_a_refused_bonus_mturk_does_not_list_is_still_refused(stubber, submitted
     assert MTurkBonus.objects.get().sent_at is None
 
 
-def test_the_page_says_a_repeated_bonus_was_already_paid_and_sent_nothing(client, researcher, stubber, submitted):  # noqa: F811
-    survey, slot = submitted
-    stubber.add_response("send_bonus", {}, send_bonus_params())
-    services.mturk_bonus(assignment=slot, amount_cents=25, reason=REASON)
+def page_bonus_form(client, survey):
+    """The bonus form's fields as a freshly loaded MTurk page renders them (its page key included)."""
+    text = client.get(reverse("annotation:mturk_survey", args=[survey.pk])).content.decode()
+    key = re.search(r'name="bonus_key" value="([^"]+)"', text).group(1)
+    return {
+        "action": "bonus",
+        "assignment_id": assignment_id(1),
+        "amount_dollars": "0.25",
+        "reason": REASON,
+        "bonus_key": key,
+    }
+
+
+def post_bonus(client, survey, form):
+    response = client.post(reverse("annotation:mturk_action", args=[survey.pk]), form, follow=True)
+    return response.content.decode()
+
+
+def test_the_page_says_a_bonus_form_sent_again_was_already_paid_and_sent_nothing(
+    client,
+    researcher,
+    stubber,
+    submitted,  # noqa: F811
+):
+    survey, _slot = submitted
     client.force_login(researcher)
-    response = client.post(
-        reverse("annotation:mturk_action", args=[survey.pk]),
-        {"action": "bonus", "assignment_id": assignment_id(1), "amount_dollars": "0.25", "reason": REASON},
-        follow=True,
-    )
-    text = response.content.decode()
-    assert "already paid" in text and "nothing was sent" in text
+    form = page_bonus_form(client, survey)
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    assert "Bonus: " in post_bonus(client, survey, form)
+    text = post_bonus(client, survey, form)  # a double click, or the browser sending it again
+    assert "already paid" in text and "nothing more was sent" in text
     assert "Bonus: " not in text
+    assert MTurkBonus.objects.count() == 1
+
+
+def test_a_second_bonus_of_the_same_amount_and_reason_from_a_fresh_page_is_paid(client, researcher, stubber, submitted):  # noqa: F811
+    # A researcher who deliberately pays the same worker the same bonus again (a second round of
+    # good work) is paid, not silently refused: the fresh page names a new bonus.
+    survey, _slot = submitted
+    client.force_login(researcher)
+    first, second = page_bonus_form(client, survey), page_bonus_form(client, survey)
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    assert "Bonus: " in post_bonus(client, survey, first)
+    assert "Bonus: " in post_bonus(client, survey, second)
+    assert MTurkBonus.objects.filter(sent_at__isnull=False).count() == 2
+    tokens = set(MTurkBonus.objects.values_list("request_token", flat=True))
+    assert len(tokens) == 2
+
+
+def test_a_bonus_form_retried_with_an_edited_reason_after_a_lost_answer_pays_once(
+    client,
+    researcher,
+    stubber,
+    submitted,  # noqa: F811
+):
+    # MTurk paid the first request but its answer was lost; the researcher edits the reason and
+    # sends the same form again. The form names the bonus, so MTurk's list is read, not paid again.
+    survey, _slot = submitted
+    client.force_login(researcher)
+    form = page_bonus_form(client, survey)
+    stubber.add_client_error("send_bonus", service_error_code="ServiceUnavailable", http_status_code=503)
+    post_bonus(client, survey, form)
+    expect_bonus_list(stubber, ("0.25", REASON))
+    text = post_bonus(client, survey, {**form, "reason": REASON + " (thank you!)"})
+    assert "already paid" in text and "nothing more was sent" in text
+    bonus = MTurkBonus.objects.get()
+    assert bonus.sent_at is not None and bonus.reason == REASON
+
+
+def test_a_bonus_form_retried_with_an_edited_reason_sends_the_first_reason_with_the_same_token(
+    client,
+    researcher,
+    stubber,
+    submitted,  # noqa: F811
+):
+    survey, _slot = submitted
+    client.force_login(researcher)
+    form = page_bonus_form(client, survey)
+    stubber.add_client_error("send_bonus", service_error_code="ServiceUnavailable", http_status_code=503)
+    post_bonus(client, survey, form)
+    token = MTurkBonus.objects.get().request_token
+    expect_bonus_list(stubber)  # MTurk never got the first request
+    stubber.add_response("send_bonus", {}, send_bonus_params(token))
+    assert "Bonus: " in post_bonus(client, survey, {**form, "reason": "Edited reason"})
+    assert MTurkBonus.objects.get().sent_at is not None
+
+
+def test_a_bonus_form_without_its_page_key_is_refused_in_words_and_sends_nothing(
+    client,
+    researcher,
+    stubber,
+    submitted,  # noqa: F811
+):
+    survey, _slot = submitted
+    client.force_login(researcher)
+    form = {k: v for k, v in page_bonus_form(client, survey).items() if k != "bonus_key"}
+    text = post_bonus(client, survey, form)
+    assert "This bonus form has no page key: reload the page" in text
+    assert not MTurkBonus.objects.exists()
+
+
+def test_a_lost_bonus_is_told_apart_from_an_earlier_deliberate_one_of_the_same_amount_and_reason(stubber, submitted):  # noqa: F811
+    # One bonus of $0.25 was paid and recorded; a second, deliberate one's answer is lost and MTurk
+    # lists only the first: the second was not paid, so it is sent again with its own token.
+    _survey, slot = submitted
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    assert services.mturk_bonus(assignment=slot, amount_cents=25, reason=REASON, key="first-page-key") is True
+    stubber.add_client_error("send_bonus", service_error_code="ServiceUnavailable", http_status_code=503)
+    with pytest.raises(ProviderError):
+        services.mturk_bonus(assignment=slot, amount_cents=25, reason=REASON, key="second-page-key")
+    second = MTurkBonus.objects.get(sent_at__isnull=True)
+    expect_bonus_list(stubber, ("0.25", REASON))
+    stubber.add_response("send_bonus", {}, send_bonus_params(second.request_token))
+    assert services.mturk_bonus(assignment=slot, amount_cents=25, reason=REASON, key="second-page-key") is True
+    assert MTurkBonus.objects.filter(sent_at__isnull=False).count() == 2
 
 
 def expect_assignment_status(stubber, status):
@@ -179,3 +285,17 @@ def test_approving_work_mturk_rejected_is_still_refused(stubber, submitted):  # 
         services.mturk_approve(assignment=slot)
     slot.refresh_from_db()
     assert slot.status == Assignment.Status.SUBMITTED
+
+
+def test_the_bonus_command_run_again_with_its_key_and_an_edited_reason_pays_once(stubber, submitted):  # noqa: F811
+    survey, _slot = submitted
+    stubber.add_response("send_bonus", {}, send_bonus_params())
+    command = ["mturk_bonus", survey.name, assignment_id(1), "--amount", "0.25", "--key", "ticket-41"]
+    out = io.StringIO()
+    call_command(*command, "--reason", REASON, stdout=out)
+    call_command(*command, "--reason", "Edited: great agreement", stdout=out)
+    assert out.getvalue().splitlines() == [
+        f"bonus 25c for {assignment_id(1)}",
+        f"bonus 25c for {assignment_id(1)} (already paid)",
+    ]
+    assert MTurkBonus.objects.get().reason == REASON

@@ -223,8 +223,8 @@ def bonus_routes(api, *, pay):
 
 def test_a_bonus_is_set_up_then_paid_once_even_when_the_request_is_repeated(confirmed, api):
     created, paid = bonus_routes(api, pay=[httpx.Response(202, json={})])
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert created.call_count == 1 and paid.call_count == 1
     assert json.loads(created.calls.last.request.content) == {"study_id": STUDY_ID, "csv_bonuses": f"{pid(1)},0.50\n"}
     assert ProlificBonus.objects.get().paid_at is not None
@@ -239,9 +239,9 @@ def test_a_pay_call_whose_answer_is_lost_is_reconciled_not_repeated(confirmed, a
         ]
     )
     with pytest.raises(ProviderError, match="will not be sent again"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     # The retry (a page reloaded, a task re-run) finds the payment on Prolific and pays nothing.
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1 and submission.call_count == 2
     assert bonus.paid_at is not None
 
@@ -251,8 +251,8 @@ def test_a_refused_pay_call_may_be_sent_again(confirmed, api):
         api, pay=[httpx.Response(400, json={"error": {"detail": "Insufficient funds"}}), httpx.Response(202, json={})]
     )
     with pytest.raises(ProviderError, match="Insufficient funds"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks").paid_at is not None
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1").paid_at is not None
     assert paid.call_count == 2
 
 
@@ -305,3 +305,14 @@ def test_new_sessions_from_one_address_are_capped_per_hour_and_a_started_one_goe
     assert entry(here, survey, participant=pid(1), session_id=session(1)).status_code == 302  # started: goes on
     assert entry(elsewhere, survey, participant=pid(3), session_id=session(3)).status_code == 302
     assert ProlificSubmission.objects.get(session_id=session(3)).address == "198.51.100.9"
+
+
+def test_a_participant_at_the_task_cap_is_thanked_once(client, api, researcher):
+    # The cap page's heading thanks them; the cap message under it no longer thanks them again.
+    survey = make_prolific_survey(researcher, name="capped")
+    Survey.objects.filter(pk=survey.pk).update(max_hits_per_annotator=1)
+    publish(api, survey)
+    do_task(client, entry(client, survey, participant=pid(1), session_id=session(1)))
+    text = entry(client, survey, participant=pid(1), session_id=session(1)).content.decode()
+    assert "You have completed the maximum of 1 task in this study: there are no more for you." in text
+    assert text.count("Thank you!") == 1

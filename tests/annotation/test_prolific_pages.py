@@ -1,15 +1,24 @@
 """The researcher's Prolific page: own surveys only, pay check with figures, review buttons."""
 
+import re
+
 import httpx
 import pytest
+from django.test import Client
 
-from annotation.models import Assignment, ProlificBonus, ProlificStudy
+from annotation.crowd.base import ProviderError
+from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
     confirmed_assignment,
+    do_task,
+    entry,
     make_prolific_survey,
     pid,
+    provider,
     publish,
+    session,
+    submissions_answer,
 )
 
 
@@ -143,3 +152,83 @@ def test_a_bonus_form_sent_again_with_another_amount_says_what_it_paid_and_pays_
     ).content.decode()
     assert "This form already paid" in again and "£0.40" in again and "nothing more was sent" in again
     assert paid.call_count == 1 and ProlificBonus.objects.get().amount_cents == 40
+
+
+def bonus_form_from_page(researcher_client, survey, row, amount):
+    """The bonus form as a freshly loaded page renders it: its page key, the row, an amount."""
+    key = re.search(r'name="bonus_key" value="([^"]+)"', page(researcher_client, survey).content.decode()).group(1)
+    return {"action": "bonus", "submission": row.pk, "amount": amount, "bonus_key": key}
+
+
+def test_a_second_bonus_of_the_same_amount_from_a_fresh_page_is_paid(researcher_client, client, survey, api):
+    # The researcher deliberately pays the same participant the same amount twice (two rounds of
+    # good work): each freshly loaded page's form is a new bonus, and each is paid.
+    publish(api, survey)
+    confirmed_assignment(client, survey, api)
+    api.post("submissions/bonus-payments/").mock(
+        side_effect=[httpx.Response(201, json={"id": "bulk-7"}), httpx.Response(201, json={"id": "bulk-8"})]
+    )
+    first = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
+    second = api.post("bulk-bonus-payments/bulk-8/pay/").mock(return_value=httpx.Response(202, json={}))
+    row = ProlificStudy.objects.get(survey=survey).submissions.get()
+    for _ in range(2):
+        form = bonus_form_from_page(researcher_client, survey, row, "0.40")
+        response = researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form, follow=True)
+        assert f"Bonus: {pid(1)}." in response.content.decode()
+    assert first.call_count == 1 and second.call_count == 1
+    assert ProlificBonus.objects.filter(paid_at__isnull=False, amount_cents=40).count() == 2
+
+
+def test_a_bonus_form_without_its_page_key_is_refused_in_words_and_pays_nothing(researcher_client, client, survey, api):
+    # Without the key a retry could not be told from a new bonus: one shared fallback key would
+    # also refuse every later bonus to this participant.
+    publish(api, survey)
+    confirmed_assignment(client, survey, api)
+    created = api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
+    row = ProlificStudy.objects.get(survey=survey).submissions.get()
+    for key in ("", "x", "<script>"):
+        form = {"action": "bonus", "submission": row.pk, "amount": "0.40", "bonus_key": key}
+        text = researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form, follow=True).content.decode()
+        assert "This bonus form has no page key: reload the page" in text and "nothing was paid" in text
+    assert created.call_count == 0 and not ProlificBonus.objects.exists()
+
+
+def test_the_provider_pays_no_bonus_without_a_key_naming_its_intent(client, survey, api):
+    publish(api, survey)
+    slot = confirmed_assignment(client, survey, api)
+    created = api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-7"}))
+    with pytest.raises(ProviderError, match="needs the key"):
+        provider().bonus(assignment=slot, amount_cents=40, reason="", key="")
+    assert created.call_count == 0 and not ProlificBonus.objects.exists()
+
+
+def test_a_sync_stores_each_completion_code_and_the_page_flags_one_not_of_this_study(researcher_client, survey, api):
+    # Prolific lists the code each participant came back with (`study_code`, "NOCODE" for none);
+    # a code typed by hand may be any code, so the page says which are not the study's.
+    publish(api, survey)
+    study = ProlificStudy.objects.get(survey=survey)
+    codes = {1: study.completed_code, 2: study.failed_check_code, 3: "C1ABCDEF", 4: "NOCODE"}
+    for n in codes:
+        participant = Client()  # each in their own browser
+        do_task(participant, entry(participant, survey, participant=pid(n), session_id=session(n)))
+    listed = submissions_answer(*[(session(n), pid(n), "AWAITING REVIEW") for n in codes])
+    for item, code in zip(listed["results"], codes.values(), strict=True):
+        item["study_code"] = code
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=listed))
+    provider().sync(survey=survey)
+    stored = dict(ProlificSubmission.objects.values_list("participant_id", "study_code"))
+    assert stored == {pid(n): code for n, code in codes.items()}
+    text = page(researcher_client, survey).content.decode()
+    assert "Completion code" in text
+    assert f"{study.completed_code} (completed)" in text
+    assert f"{study.failed_check_code} (failed an attention check)" in text
+    assert "<strong>Check:</strong> C1ABCDEF: not one of this study&#x27;s codes" in text
+    assert "no code: submitted on Prolific without one" in text
+
+
+def test_a_code_with_markup_from_prolific_is_shown_as_text(researcher_client, client, survey, api):
+    publish(api, survey)
+    confirmed_assignment(client, survey, api)
+    ProlificSubmission.objects.update(study_code="<b>X</b>")
+    text = page(researcher_client, survey).content.decode()
+    assert "&lt;b&gt;X&lt;/b&gt;: not one of this study" in text and "<b>X</b>" not in text

@@ -67,8 +67,9 @@ def dataset(researcher):
     return load_dataset_records(records=records, name="walk-data", owner=researcher)
 
 
-def prolific_form(dataset):
-    return survey_form_fields(dataset, name="on-prolific", provider="prolific")
+def prolific_form(dataset, **extra):
+    # 100 pence: Prolific's floor (£6 an hour) at the 10 minutes a new study is estimated at.
+    return survey_form_fields(dataset, name="on-prolific", provider="prolific", **{"reward_cents": 100, **extra})
 
 
 def test_the_survey_form_creates_a_prolific_survey_with_its_study_settings(researcher_client, dataset, prolific_env):
@@ -82,6 +83,30 @@ def test_the_survey_form_creates_a_prolific_survey_with_its_study_settings(resea
     assert f'id="prolific-page" href="/surveys/{survey.pk}/prolific/"' in detail
     # A Prolific survey pays a reward per participant, in the study's currency: no dollar figure here.
     assert "set on the survey's Prolific page" in detail and "in rewards" not in detail
+
+
+def test_the_survey_form_refuses_a_prolific_reward_under_the_hourly_floor_with_its_figures(
+    researcher_client, dataset, prolific_env
+):
+    # The form's usual reward (50) is under Prolific's floor: said here, not first at launch.
+    response = researcher_client.post("/surveys/new/", prolific_form(dataset, reward_cents=50))
+    text = response.content.decode().replace("&#x27;", "'")
+    assert response.status_code == 200 and not Survey.objects.filter(name="on-prolific").exists()
+    assert '<a href="#id_reward_cents">Reward per HIT (cents)</a>' in text
+    assert "Prolific would refuse this study: A reward of £0.50 for 10 minutes" in text
+    assert "£3.00 an hour, under Prolific's floor of £6.00 an hour" in text and "Give at least 100 (pence)" in text
+
+
+def test_the_survey_form_offers_prolifics_least_reward_to_its_script(researcher_client, dataset):
+    text = researcher_client.get(f"/surveys/new/?dataset={dataset.pk}").content.decode()
+    field = re.search(r'<input[^>]*id="id_reward_cents"[^>]*>', text).group(0)
+    assert 'data-prolific-min="100"' in field and 'value="50"' in field
+    assert "Prolific pays at least £6.00 an hour" in text
+
+
+def test_a_reward_under_prolifics_floor_is_still_fine_for_the_built_in_link(researcher_client, dataset):
+    response = researcher_client.post("/surveys/new/", survey_form_fields(dataset, name="local", provider="local"))
+    assert response.status_code == 302 and Survey.objects.get(name="local").reward_cents == 50
 
 
 def test_the_survey_form_refuses_prolific_on_a_server_without_its_token_or_https_address(
@@ -223,7 +248,7 @@ def test_a_participants_row_lists_the_bonuses_already_paid(researcher_client, cl
     row = confirmed_participant(survey, api)
     api.post("submissions/bonus-payments/").mock(return_value=httpx.Response(201, json={"id": "bulk-1"}))
     api.post("bulk-bonus-payments/bulk-1/pay/").mock(return_value=httpx.Response(202, json={}))
-    act(researcher_client, survey, action="bonus", submission=row.pk, amount="0.75", bonus_key="k1")
+    act(researcher_client, survey, action="bonus", submission=row.pk, amount="0.75", bonus_key="page-key-1")
     assert ProlificBonus.objects.get().paid_at is not None
     assert "£0.75 bonus paid." in row_html(page(researcher_client, survey), pid(1))
 

@@ -66,8 +66,8 @@ def test_a_pay_call_answered_with_a_server_error_is_never_sent_again(confirmed, 
     _, paid = bonus_routes(api, pay=[httpx.Response(status, text="Bad gateway"), httpx.Response(202, json={})])
     listed_bonuses(api, [], [50])
     with pytest.raises(ProviderError, match="will not be sent again"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1
     assert bonus.paid_at is not None
 
@@ -76,8 +76,8 @@ def test_a_pay_call_answered_with_a_server_error_is_never_sent_again(confirmed, 
 def test_a_pay_call_whose_connection_broke_after_sending_is_never_sent_again(confirmed, api, broken):
     _, paid = bonus_routes(api, pay=[broken, httpx.Response(202, json={})])
     listed_bonuses(api, [50])
-    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
+    bonus = provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
     assert paid.call_count == 1
     assert bonus.paid_at is not None
 
@@ -86,8 +86,8 @@ def test_a_pay_call_that_could_not_connect_may_be_sent_again(confirmed, api):
     # No connection was made, so Prolific never saw the request: sending it again pays once.
     _, paid = bonus_routes(api, pay=[httpx.ConnectError("refused"), httpx.Response(202, json={})])
     with pytest.raises(ProviderError, match="Cannot reach Prolific"):
-        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks")
-    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks").paid_at is not None
+        provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1")
+    assert provider().bonus(assignment=confirmed, amount_cents=50, reason="thanks", key="form-1").paid_at is not None
     assert paid.call_count == 2
 
 
@@ -332,12 +332,63 @@ def test_the_page_shows_each_bonus_paid_waiting_or_probably_not_paid(researcher_
     assert "£0.60 bonus sent" in text and "it was probably not paid" in text
 
 
-def test_a_draft_creation_whose_answer_was_lost_says_a_stray_draft_may_be_left_and_records_nothing(
-    researcher, api
-):
-    survey = make_prolific_survey(researcher, name="lost-draft")
-    created = api.post("studies/").mock(side_effect=httpx.ReadTimeout("lost"))
-    with pytest.raises(ProviderError, match=r"stray unpublished draft named 'RateLab survey \d+: lost-draft'"):
+def studies_listed(*studies):
+    """GET studies/ as documented: `results` of id, name, internal_name, status."""
+    return {"results": list(studies), "_links": {"next": {"href": None}}}
+
+
+def lost_draft_launch(api, survey):
+    """A launch whose create-draft POST Prolific carried out but whose answer never came back."""
+    created = api.post("studies/").mock(side_effect=[httpx.ReadTimeout("lost")])
+    with pytest.raises(ProviderError, match="Launch again: RateLab first looks for a draft named"):
         provider().publish(survey=survey)
     assert created.call_count == 1  # never repeated by the client: a repeat makes a second draft
+    return created.calls[0].request
+
+
+def test_a_draft_whose_create_answer_was_lost_is_found_and_adopted_not_made_again(researcher, api):
+    survey = make_prolific_survey(researcher, name="lost-draft")
+    sent = json.loads(lost_draft_launch(api, survey).content)
     assert ProlificStudy.objects.get(survey=survey).study_id == ""
+    # Another researcher's draft for a survey with the same pk on another RateLab database (its
+    # own tag) and an unrelated study are listed too: only our draft's internal name is adopted.
+    elsewhere = f"RateLab survey {survey.pk} (0123456789): lost-draft"
+    listed = api.get("studies/").mock(
+        return_value=httpx.Response(
+            200,
+            json=studies_listed(
+                {"id": "unrelated", "name": "Another study", "internal_name": None, "status": "ACTIVE"},
+                {"id": "elsewhere", "name": sent["name"], "internal_name": elsewhere, "status": "UNPUBLISHED"},
+                {"id": STUDY_ID, "name": sent["name"], "internal_name": sent["internal_name"], "status": "UNPUBLISHED"},
+            ),
+        )
+    )
+    created = api.post("studies/").mock(return_value=httpx.Response(201, json={"id": "second-draft"}))
+    published = api.post(f"studies/{STUDY_ID}/transition/").mock(
+        return_value=httpx.Response(200, json={"id": STUDY_ID, "status": "ACTIVE"})
+    )
+    provider().publish(survey=survey)
+    # respx keeps one route per request: its one call is the lost POST, none came after it.
+    assert created.call_count == 1 and listed.call_count == 1 and published.call_count == 1
+    study = ProlificStudy.objects.get(survey=survey)
+    assert (study.study_id, study.status) == (STUDY_ID, "ACTIVE")
+
+
+def test_a_lost_draft_creation_prolific_never_carried_out_is_created_once_on_the_next_launch(researcher, api):
+    survey = make_prolific_survey(researcher, name="lost-draft")
+    lost_draft_launch(api, survey)
+    api.get("studies/").mock(return_value=httpx.Response(200, json=studies_listed()))
+    draft = {"id": STUDY_ID, "status": "UNPUBLISHED"}
+    created = api.post("studies/").mock(return_value=httpx.Response(201, json=draft))
+    api.post(f"studies/{STUDY_ID}/transition/").mock(return_value=httpx.Response(200, json={"status": "ACTIVE"}))
+    provider().publish(survey=survey)
+    assert created.call_count == 2  # the lost POST and this launch's: one draft on Prolific
+    assert ProlificStudy.objects.get(survey=survey).study_id == STUDY_ID
+
+
+def test_the_drafts_internal_name_carries_the_surveys_pk_and_a_tag_kept_across_launches(researcher, api):
+    survey = make_prolific_survey(researcher, name="x" * 190)
+    first = json.loads(lost_draft_launch(api, survey).content)["internal_name"]
+    tag = ProlificStudy.objects.get(survey=survey).draft_tag
+    assert first.startswith(f"RateLab survey {survey.pk} ({tag}): xxx") and len(first) == 200
+    assert len(tag) == 10

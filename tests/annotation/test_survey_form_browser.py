@@ -75,3 +75,30 @@ def test_fields_only_another_task_type_reads_are_hidden_until_that_type_is_chose
     page.wait_for_selector("#form-errors")
     assert visible("id_write_system_name") and "needs the system name" in page.inner_text("#form-errors")
     assert not Survey.objects.filter(name="no-system").exists()
+
+
+def test_choosing_prolific_raises_a_default_reward_to_prolifics_floor_and_back(
+    live_server, browser, researcher, monkeypatch, settings
+):
+    # Prolific refuses 50 pence for the 10 minutes a new study is estimated at (£3 an hour): a
+    # researcher who keeps the defaults gets a reward Prolific accepts; one they typed is theirs.
+    monkeypatch.setenv("PROLIFIC_API_TOKEN", "prolific-test-token-not-a-secret")
+    settings.PUBLIC_BASE_URL = "https://ratelab.example.org"
+    dataset = load_dataset_records(records=dataset_records(4), name="paid", owner=researcher)
+    page = _form(browser, live_server, researcher, 1366)
+    assert page.input_value("#id_reward_cents") == "50"
+    page.select_option("#id_provider", "prolific")
+    assert page.input_value("#id_reward_cents") == "100"
+    page.select_option("#id_provider", "local")
+    assert page.input_value("#id_reward_cents") == "50"
+    page.fill("#id_reward_cents", "250")
+    page.select_option("#id_provider", "prolific")
+    assert page.input_value("#id_reward_cents") == "250"
+    page.fill("#id_reward_cents", "50")
+    page.select_option("#id_provider", "local")
+    page.select_option("#id_provider", "prolific")
+    page.select_option("#id_dataset", str(dataset.pk))
+    page.fill("#id_name", "on prolific")
+    page.click("#create-survey")
+    page.wait_for_url("**/surveys/*/")
+    assert Survey.objects.get(name="on prolific").reward_cents == 100

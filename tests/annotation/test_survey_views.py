@@ -1,3 +1,4 @@
+import html
 import json
 import re
 
@@ -301,3 +302,45 @@ def test_a_paused_survey_offers_resume_and_says_it_was_resumed(researcher_client
     assert f"Survey {survey.name} resumed." in answer
     survey.refresh_from_db()
     assert survey.status == Survey.Status.LIVE
+
+
+def _one_written_reply(researcher):
+    """A writing survey where annotator w1 (in their own browser) wrote one reply: (survey, the reply)."""
+    survey = make_survey(researcher, n_contexts=1, contexts_per_hit=1, task_type="write", write_system_name="crowd")
+    annotator = Client()
+    url = _start(annotator, survey, "w1")
+    item = re.findall(r'name="text-(\d+)"', annotator.get(url).content.decode())[0]
+    annotator.post(url, {f"text-{item}": "A short reply."})
+    return survey, WrittenResponse.objects.get()
+
+
+def test_a_very_long_written_reply_shows_its_start_and_a_link_to_the_whole(researcher_client, researcher):
+    # A reply stored before replies were bounded may be megabytes long: the review page shows its
+    # first 600 characters and links to the whole, which only the survey's researcher may read.
+    survey, written = _one_written_reply(researcher)
+    WrittenResponse.objects.filter(pk=written.pk).update(text="<b>" + "word " * 1_000_000 + "END")
+    page = researcher_client.get(f"/surveys/{survey.pk}/written/").content.decode()
+    assert len(page) < 20_000 and "END" not in page
+    assert "&lt;b&gt;word word" in page and "<b>word" not in page
+    whole_url = f"/surveys/{survey.pk}/written/{written.pk}/"
+    assert f'href="{whole_url}"' in page and "Read the whole reply (5000006 characters)" in page
+    whole = researcher_client.get(whole_url).content.decode()
+    assert "&lt;b&gt;word word" in whole and "word END</div>" in whole and "<b>word" not in whole
+    # In blocks (Chromium stops wrapping one run of megabytes), cut after spaces, nothing lost.
+    blocks = [html.unescape(b) for b in re.findall(r"<div>([^<]*)</div>", whole.split("written-reply-whole", 1)[1])]
+    assert "".join(blocks) == WrittenResponse.objects.get().text
+    assert len(blocks) == 51 and all(len(b) <= 100_000 and b.endswith(" ") for b in blocks[:-1])
+    researcher_client.logout()
+    assert researcher_client.get(whole_url).status_code == 302  # to the login page
+
+
+def test_another_researcher_cannot_read_a_written_reply_whole(client, researcher, other_researcher):
+    survey, written = _one_written_reply(researcher)
+    client.force_login(other_researcher)
+    assert client.get(f"/surveys/{survey.pk}/written/{written.pk}/").status_code == 404
+
+
+def test_a_short_written_reply_is_shown_whole_without_a_link(researcher_client, researcher):
+    survey, written = _one_written_reply(researcher)
+    page = researcher_client.get(f"/surveys/{survey.pk}/written/").content.decode()
+    assert written.text in page and "Read the whole reply" not in page

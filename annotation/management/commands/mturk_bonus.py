@@ -17,6 +17,13 @@ class Command(BaseCommand):
         parser.add_argument("assignment")
         parser.add_argument("--amount", required=True, help="US dollars, e.g. 0.25")
         parser.add_argument("--reason", required=True)
+        parser.add_argument(
+            "--key",
+            default="",
+            help="a name for this bonus (e.g. a ticket number): the command run again with the same key pays "
+            "once even with another reason, and a new key pays a further bonus of the same amount and reason; "
+            "without it, the same amount and reason pay once",
+        )
 
     def handle(self, *args, survey, assignment, amount, reason, **options):
         survey = mturk_survey(survey, options["owner"])
@@ -26,7 +33,7 @@ class Command(BaseCommand):
             raise CommandError(f"--amount {amount!r} is not a dollar amount.") from None
         try:
             slot = services.mturk_find_assignment(survey=survey, assignment_id=assignment)
-            done = services.mturk_bonus(assignment=slot, amount_cents=cents, reason=reason)
+            done = services.mturk_bonus(assignment=slot, amount_cents=cents, reason=reason, key=options["key"])
         except ProviderError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"bonus {cents}c for {assignment}" + ("" if done else " (already paid)"))
