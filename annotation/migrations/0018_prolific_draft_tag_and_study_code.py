@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0016_write_survey_instructions'),
+        ('annotation', '0017_assignment_replaced'),
     ]
 
     operations = [
