@@ -7,7 +7,6 @@ or paid a bonus, only once a sync (or a signed webhook) finds Prolific listing t
 that participant in this study (`ProlificSubmission.confirmed`).
 """
 
-import datetime
 import math
 import os
 import secrets
@@ -24,16 +23,12 @@ from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_codes import submission_codes_record
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
-from annotation.crowd.prolific_review import ProlificReviewMixin, decision_record
-from annotation.models import Assignment, ProlificStudy, ProlificSubmission
-from annotation.slots import assignments_expire
+from annotation.crowd.prolific_review import ProlificReviewMixin
+from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
+from annotation.models import Assignment, ProlificStudy
 from annotation.task_wording import task_description, task_wording
 
-COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 DEFAULT_MINUTES = 10
-# Prolific's statuses after which the participant no longer holds the study place.
-PLACE_FREED = {"RETURNED", "TIMED-OUT", "REJECTED"}
-FINISHED_STATUSES = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
 
 
 def new_completion_code():
@@ -92,31 +87,6 @@ def slot_count(survey):
     return Assignment.objects.filter(hit__survey=survey, replaced=False).count()
 
 
-def completion_code(study, annotator):
-    """COMPLETED, or FAILED_ATTENTION_CHECK when the survey rejects failed checks and they failed one."""
-    survey = study.survey
-    if survey.attention_policy == survey.AttentionPolicy.REJECT:
-        failed = Assignment.objects.filter(
-            hit__survey=survey, annotator=annotator, attention_answers__passed=False
-        ).exists()
-        if failed:
-            return study.failed_check_code
-    return study.completed_code
-
-
-def measured_median_seconds(listed):
-    """The median `time_taken` (seconds) of the finished submissions Prolific listed; None if none."""
-    times = sorted(
-        int(item["time_taken"])
-        for item in listed
-        if item.get("status") in FINISHED_STATUSES and isinstance(item.get("time_taken"), (int, float))
-    )
-    if not times:
-        return None
-    middle = len(times) // 2
-    return times[middle] if len(times) % 2 else round((times[middle - 1] + times[middle]) / 2)
-
-
 def pay_check(study):
     """Prolific's hourly floor at the estimated median and, once measured, at the measured median."""
     problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
@@ -130,29 +100,6 @@ def pay_check(study):
             "top_up_cents": top_up_cents(study.reward_cents, minutes, study.currency),
         }
     return {"estimated": problem, "measured": "", "measured_minutes": None, "top_up_cents": 0}
-
-
-def free_places(submission):
-    """The participant's open tasks go back to the pool (they returned or timed out on Prolific)."""
-    far = timezone.now() + datetime.timedelta(days=3650)
-    return assignments_expire(now=far, survey=submission.study.survey, annotator=submission.annotator)
-
-
-def apply_submission_status(submission, *, status, participant_id, study_id):
-    """Record what Prolific says about a submission; idempotent. Returns the row as saved."""
-    matches = participant_id == submission.participant_id and study_id == submission.study.study_id
-    fields = {"status": status, "synced_at": timezone.now()}
-    if matches:
-        fields["confirmed"] = True
-    with transaction.atomic():
-        ProlificSubmission.objects.filter(pk=submission.pk).update(**fields)
-        if status in PLACE_FREED:
-            free_places(submission)
-        submission.refresh_from_db()
-        if submission.confirmed:
-            # A decision made in Prolific's own app (or by its automatic approval) counts here too.
-            decision_record(submission, status)
-    return submission
 
 
 class ProlificProvider(ProlificReviewMixin, CrowdProvider):

@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
-from annotation.crowd.prolific import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
+from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
 from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.tasks_prolific import prolific_sync_survey
