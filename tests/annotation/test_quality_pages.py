@@ -123,7 +123,7 @@ def test_staff_see_every_survey(client, admin_user, survey):
 
 def test_a_survey_too_small_for_split_half_says_why_instead_of_zero_splits(researcher_client, researcher):
     records = [
-        {"context_id": f"c{i}", "context": ["Hi"], "references": ["Hello"], "responses": [{"system": "a", "text": "yo"}]}
+        {"context_id": f"c{i}", "context": ["Hi"], "references": ["Hey"], "responses": [{"system": "a", "text": "yo"}]}
         for i in range(2)
     ]
     dataset = load_dataset_records(records=records, name="tiny", owner=researcher)
