@@ -32,3 +32,4 @@ def test_another_task_is_offered_only_while_a_hit_this_annotator_has_not_held_ha
     done = answer_all(client, start_task(client, survey, "w1"))
     assert "Your answers to this task are saved." in done
     assert ("Do another task" in done) is offered
+    assert ("There is no other task for you in this study right now: you can close this page." in done) is not offered
