@@ -1,9 +1,11 @@
-"""The survey tables (the Surveys list, a dataset's surveys) on a phone, in real headless Chromium:
-each survey reads as a card, every cell on screen and labelled; at a laptop's width they stay tables.
-They once scrolled sideways in their box, a survey's progress and quality link off-screen."""
+"""The list tables (the Surveys list, a dataset's surveys, the quality index, the ADEM models) on a
+phone, in real headless Chromium: each row reads as a card, every cell on screen and labelled; at a
+laptop's width they stay tables. They once scrolled sideways in their box, a survey's progress,
+status and quality link (a model's test scores and status) off-screen."""
 
 import pytest
 
+from scoring.models import AdemModel
 from tests.annotation.browser_pages import DESKTOP, PHONE, fits
 from tests.annotation.studies_helpers import make_survey
 from tests.conftest import PASSWORD
@@ -26,13 +28,20 @@ def _log_in(page, live_server, user):
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1366"])
 def test_survey_tables_show_every_cell_on_screen(live_server, browser, researcher, viewport):
     survey = make_survey(researcher, name="a-survey-with-a-rather-long-name")
+    AdemModel.objects.create(name="my-adem", owner=researcher, dataset=survey.dataset, status=AdemModel.Status.READY)
     page = browser.new_context(viewport=viewport).new_page()
     _log_in(page, live_server, researcher)
-    pages = (("/surveys/", "main table"), (f"/datasets/{survey.dataset_id}/", "#surveys ~ .table-scroll table"))
+    pages = (
+        ("/surveys/", "main table"),
+        (f"/datasets/{survey.dataset_id}/", "#surveys ~ .table-scroll table"),
+        ("/quality/", "main table"),
+        ("/scoring/adem/", "main table"),
+    )
     for path, table in pages:
         page.goto(f"{live_server.url}{path}")
         assert page.eval_on_selector(table, OFF_SCREEN) == [], f"cells off-screen in {table}"
         assert fits(page)
         if viewport is PHONE:
-            label = "td => getComputedStyle(td, '::before').content"
-            assert page.eval_on_selector(f"{table} td[data-label=Status]", label) == '"Status"'
+            shown = "td => [getComputedStyle(td, '::before').content, JSON.stringify(td.dataset.label)]"
+            label, expected = page.eval_on_selector(f"{table} td[data-label]", shown)
+            assert label == expected, "each cell is labelled on a phone"
