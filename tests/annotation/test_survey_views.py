@@ -213,6 +213,14 @@ def test_the_survey_page_offers_its_ratings_as_csv_too_pseudonymised_and_for_its
     assert other.get(f"/surveys/{survey.pk}/ratings.csv").status_code == 404
 
 
+def test_the_survey_form_names_the_built_in_crowd_as_the_survey_page_does_afterwards(researcher_client, researcher):
+    survey = make_survey(researcher)
+    form = researcher_client.get("/surveys/new/").content.decode()
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert '<option value="local" selected>Built-in crowd (shareable link)</option>' in form
+    assert "provider Built-in crowd (shareable link)" in detail
+
+
 def test_write_task_page_takes_written_replies_for_review(client, researcher_client, researcher):
     survey = make_survey(researcher, n_contexts=2, contexts_per_hit=2, task_type="write", write_system_name="crowd")
     url = _start(client, survey, "w1")
