@@ -230,8 +230,9 @@ def _p(value):
     return "$<$0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _tabular(caption, label, header, rows, footnote=""):
-    columns = "l" + "r" * (len(header) - 1)
+def _tabular(caption, label, header, rows, footnote="", *, columns=None):
+    """A booktabs table; by default the first column (a name) is left-aligned and the numbers right."""
+    columns = columns or "l" + "r" * (len(header) - 1)
     lines = [
         r"\begin{table}[t]",
         r"\centering",
@@ -299,7 +300,9 @@ def to_latex(data):
     ranking = exporting_metaeval.latex_ranking(data)
     if ranking is not None:
         caption, label, header, rows = ranking
-        parts.insert(0, _tabular(caption, label, header, [[latex_escape(cell) for cell in row] for row in rows]))
+        # Cluster (a number), then the metric's name: right, left, then the numbers.
+        cells = [[latex_escape(cell) for cell in row] for row in rows]
+        parts.insert(0, _tabular(caption, label, header, cells, columns="rl" + "r" * (len(header) - 2)))
     return "% Requires \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
 
 

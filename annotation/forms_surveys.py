@@ -59,7 +59,8 @@ class SurveyForm(forms.Form):
         # The platforms a survey can be made for here; MTurk (closed to new requesters) is made with
         # `create_survey --provider mturk`.
         choices=[
-            (Survey.Provider.LOCAL, "Built-in link (you share it)"),
+            # The provider's own label, as the survey and dataset pages name it afterwards.
+            (Survey.Provider.LOCAL, Survey.Provider.LOCAL.label),
             (Survey.Provider.PROLIFIC, "Prolific"),
             (Survey.Provider.LINK, "Another platform, by link and completion code (CloudResearch Connect, SONA, …)"),
         ],

@@ -53,6 +53,16 @@ def _surveys_step(dataset, surveys):
             done=False,
             order=20,
         )
+    if all(survey["status"] == Survey.Status.DRAFT for survey in surveys):
+        # Drafts collect nothing: launching one is the next step, not checking quality.
+        return PipelineStep(
+            key="surveys",
+            label="Surveys",
+            url=reverse("annotation:survey_detail", args=[surveys[-1]["pk"]]),
+            state=f"{plural(len(surveys), 'draft')}, none launched: launch one",
+            done=False,
+            order=20,
+        )
     live = sum(1 for survey in surveys if survey["status"] == Survey.Status.LIVE)
     return PipelineStep(
         key="surveys",

@@ -127,3 +127,14 @@ def assignment_for_page(*, token, progress=True):
 def hits_done(*, assignment):
     """How many HITs of its survey the assignment's annotator has finished."""
     return _finished(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id).count()
+
+
+def work_left_for(*, assignment):
+    """Whether the assignment's annotator could take another HIT of its survey: an open slot on a
+    HIT they have not held (the claim's own rule, services/claims.py `_candidates`)."""
+    held = Assignment.objects.filter(hit__survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
+    return (
+        Assignment.objects.filter(hit__survey_id=assignment.hit.survey_id, status=Assignment.Status.OPEN)
+        .exclude(hit_id__in=held.values("hit_id"))
+        .exists()
+    )

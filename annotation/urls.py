@@ -32,6 +32,7 @@ urlpatterns = [
     path("surveys/<int:pk>/preview/", surveys.survey_preview, name="survey_preview"),
     path("surveys/<int:pk>/extend/", surveys.survey_extend_view, name="survey_extend"),
     path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),
+    path("surveys/<int:pk>/ratings.csv", surveys.survey_export, {"fmt": "csv"}, name="survey_export_csv"),
     path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),
     path("surveys/<int:pk>/written/<int:written_pk>/", surveys.survey_written_reply, name="survey_written_reply"),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/", surveys.survey_annotator, name="survey_annotator"),

@@ -112,6 +112,16 @@ def test_pipeline_bar_of_a_new_dataset_points_to_creating_a_survey(researcher_cl
     assert steps["Report"][0] == "report not computed yet"
 
 
+def test_pipeline_bar_of_a_dataset_with_only_draft_surveys_points_to_launching_one(researcher_client, researcher):
+    draft = make_survey(researcher, name="drafted", launch=False)
+    steps = _pipeline(_page(researcher_client, reverse("annotation:dataset_detail", args=[draft.dataset.pk])))
+    draft_url = reverse("annotation:survey_detail", args=[draft.pk])
+    assert steps["Surveys"] == ("1 draft, none launched: launch one", draft_url)
+    page = _page(researcher_client, reverse("annotation:survey_detail", args=[draft.pk]))
+    next_step = re.search(r'<li class="step step-next"><a href="([^"]+)"[^>]*><span class="step-label">(\w+)', page)
+    assert next_step.groups() == (draft_url, "Surveys")
+
+
 def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher, other_researcher):
     live = make_survey(researcher, name="live-one")
     dataset = live.dataset

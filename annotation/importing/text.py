@@ -282,9 +282,13 @@ def _csv_problem(exc):
 
 
 def _header_problem(header, required, optional):
-    for column in required:
-        if column not in header:
-            return f"missing column '{column}' in the header"
+    missing = [column for column in required if column not in header]
+    if missing:
+        # Naming every missing column and what the header does hold lets a researcher see at once
+        # a renamed column, another file's header or a file separated by ';' (one long column).
+        plural = "s" if len(missing) > 1 else ""
+        names = ", ".join(f"'{column}'" for column in missing)
+        return f"missing column{plural} {names} in the header (it has: {_shown_header(header)})"
     known = set(required) | set(optional)
     for column in header:
         if column not in known:
@@ -292,6 +296,14 @@ def _header_problem(header, required, optional):
     if len(set(header)) != len(header):
         return "a column appears twice in the header"
     return ""
+
+
+def _shown_header(header, *, columns=12, width=40):
+    """The header's columns, quoted and cut short: a wrong file's header can be a whole line of data."""
+    shown = [repr(column if len(column) <= width else column[:width] + "…") for column in header[:columns]]
+    if len(header) > columns:
+        shown.append(f"and {len(header) - columns} more")
+    return ", ".join(shown)
 
 
 # --- what PostgreSQL cannot store ---------------------------------------------------

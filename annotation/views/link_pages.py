@@ -41,6 +41,11 @@ def entry_url(request, survey, param):
 @login_required
 def link_survey(request, pk):
     survey = _link_survey(request, pk)
+    return render(request, "annotation/link_platform/survey.html", _page_context(request, survey))
+
+
+def _page_context(request, survey, *, settings_error="", typed=None):
+    """The page's context; `typed` is a refused settings form's values, shown back beside its error."""
     platform = platform_settings(survey)
     finished = Q(annotator__assignments__hit__survey=survey) & Q(annotator__assignments__status__in=Assignment.FINISHED)
     participants = list(
@@ -48,7 +53,7 @@ def link_survey(request, pk):
             "-confirmed", "participant_id"
         )
     )
-    context = {
+    return {
         "survey": survey,
         "platform": platform,
         "entry_url": entry_url(request, survey, platform.participant_param),
@@ -56,8 +61,9 @@ def link_survey(request, pk):
         "participants": participants,
         "confirmed_count": sum(p.confirmed for p in participants),
         "may_change": selectors.may_change_study(user=request.user, study=survey),
+        "settings_error": settings_error,
+        "typed": typed or {"participant_param": platform.participant_param, "completion_url": platform.completion_url},
     }
-    return render(request, "annotation/link_platform/survey.html", context)
 
 
 @login_required
@@ -86,6 +92,11 @@ def link_action(request, pk):
         else:
             return HttpResponseBadRequest("Unknown action.")
     except ProviderError as error:
+        if action == "settings":
+            # Shown beside the form with what was typed: a redirect would empty the fields.
+            typed = {key: post.get(key, "") for key in ("participant_param", "completion_url")}
+            context = _page_context(request, survey, settings_error=str(error), typed=typed)
+            return render(request, "annotation/link_platform/survey.html", context, status=400)
         messages.error(request, str(error))
     else:
         messages.success(request, note)

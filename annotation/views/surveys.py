@@ -344,18 +344,18 @@ def _text_blocks(text, size):
 
 
 @login_required
-def survey_export(request, pk):
-    """The survey's ratings, workers as dataset pseudonyms; `?ids=real` (owner only) gives real ids."""
+def survey_export(request, pk, fmt="jsonl"):
+    """The survey's ratings (JSONL or CSV), workers as dataset pseudonyms; `?ids=real` (owner only) gives real ids."""
     survey = _survey(request, pk)
     real_ids = request.GET.get("ids") == "real"
     if real_ids and not selectors.may_see_real_worker_ids(user=request.user, study=survey):
         raise Http404("Real worker ids are for the survey's owner only.")
-    response = HttpResponse(content_type="application/x-ndjson")
+    response = HttpResponse(content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson")
     pairwise = survey.task_type == Survey.TaskType.PAIRWISE
     export = pairwise_export if pairwise else ratings_export
-    export(dataset=survey.dataset, survey=survey, stream=response, real_ids=real_ids)
+    export(dataset=survey.dataset, survey=survey, stream=response, fmt=fmt, real_ids=real_ids)
     what = "pairwise" if pairwise else "ratings"
-    filename = download_filename(survey.name, f"{what}-{REAL_IDS_SUFFIX}.jsonl" if real_ids else f"{what}.jsonl")
+    filename = download_filename(survey.name, f"{what}-{REAL_IDS_SUFFIX}.{fmt}" if real_ids else f"{what}.{fmt}")
     response["Content-Disposition"] = content_disposition_header(True, filename)
     response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"
     return response

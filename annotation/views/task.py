@@ -205,9 +205,16 @@ def assignment_done(request, token):
         "survey": survey,
         "assignment": assignment if mine else None,
         # "Do another task" only where there is one to do: an annotator at the survey's cap (a
-        # Prolific participant with one task to do, say) was offered it and sent to "no more work".
+        # Prolific participant with one task to do, say) or who has held every HIT with a free
+        # slot was offered it and sent to "no more work".
         "more": survey.status == Survey.Status.LIVE
-        and not (mine and selectors.hits_done(assignment=assignment) >= survey.max_hits_per_annotator),
+        and not (
+            mine
+            and (
+                selectors.hits_done(assignment=assignment) >= survey.max_hits_per_annotator
+                or not selectors.work_left_for(assignment=assignment)
+            )
+        ),
         "resume_code": browser_identity(request)[1] if mine else "",
     }
     return render(request, "annotation/task/done.html", context)

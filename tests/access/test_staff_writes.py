@@ -66,6 +66,7 @@ READS_IGNORING_THE_METHOD = {
     "annotation:survey_progress_json",
     "annotation:survey_preview",
     "annotation:survey_export",
+    "annotation:survey_export_csv",
     "annotation:survey_annotator",
     "annotation:mturk_survey",
     "annotation:quality_index",

@@ -123,6 +123,7 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     report_views._SCRUBBED.clear()  # the page's per-process copy of the report's data
     assert "180 accepted pairwise judgements, " in client.get(url).content.decode()  # (page_client's login)
     assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
+    assert '<th scope="col" class="num">Rank</th>' in html  # right-aligned over its right-aligned numbers
     report = Report.objects.get(dataset=dataset)
     plot = page_client(reverse("analysis:report_plot", args=[report.pk, "pairwise", "png"]))
     assert plot.status_code == 200 and plot.content[:4] == b"\x89PNG"

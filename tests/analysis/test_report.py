@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from scipy import stats as scipy_stats
 
-from analysis.exporting import TABLES, latex_escape, latex_escape_tt, table, to_csv
+from analysis.exporting import TABLES, latex_escape, latex_escape_tt, table, to_csv, to_latex
 from analysis.models import Report
 from analysis.sensitivity import settings_grid
 from analysis.services import (
@@ -260,3 +260,20 @@ def test_report_with_no_matching_ratings_is_empty_not_an_error(usr_study):
     assert data["n_responses"] == 0 and data["n_ratings"] == 0
     assert all(row["pearson"] is None for row in data["utterance_level"])
     assert data["system_level"] == [] or all(row["pearson"] is None for row in data["system_level"])
+
+
+def test_latex_ranking_table_aligns_the_cluster_number_right_and_the_metric_name_left():
+    data = {
+        "dataset": "d",
+        "significance": {
+            "ranking": [
+                {"cluster": 1, "metric": "bleu4", "pearson": 0.5, "n": 10},
+                {"cluster": 2, "metric": "rouge_l", "pearson": 0.2, "n": 10},
+            ],
+            "method": {"permutations": 100, "alpha": 0.05},
+        },
+    }
+    text = to_latex(data)
+    ranking = text[text.index(r"\label{tab:metric-clusters}") :]
+    assert ranking.splitlines()[1] == r"\begin{tabular}{rlrr}"
+    assert r"1 & bleu4 & 0.500 & 10 \\" in ranking

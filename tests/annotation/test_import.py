@@ -202,6 +202,15 @@ def test_import_dataset_rejects_a_name_already_taken(tmp_path, db):
 
 BAD_CSV_DATASETS = {
     "missing_column": ("context_id,kind,speaker\nc1,context,A\n", "row 1: missing column 'text'"),
+    "another_files_header": (
+        "id,turn,who,model,utterance\nc1,context,A,,Hi\n",
+        "row 1: missing columns 'context_id', 'kind', 'text' in the header "
+        "(it has: 'id', 'turn', 'who', 'model', 'utterance')",
+    ),
+    "separated_by_semicolons": (
+        "context_id;kind;text\nc1;context;hi\n",
+        "row 1: missing columns 'context_id', 'kind', 'text' in the header (it has: 'context_id;kind;text')",
+    ),
     "unknown_column": ("context_id,kind,text,colour\nc1,context,hi,red\n", "row 1: unknown column 'colour'"),
     "unknown_kind": ("context_id,kind,text\nc1,context,hi\nc1,answer,yes\n", "row 3, field 'kind': unknown kind"),
     "response_without_system": (

@@ -89,3 +89,24 @@ def test_the_researchers_link_page_is_reached_from_the_survey_page_andfits(
         assert page.inner_text("#confirmation-summary").startswith("1 of 2 participants confirmed")
         assert fits(page), f"the link-platform page is wider than {label}"
         page.screenshot(path=str(shots / f"link-researcher-{label}.png"), full_page=True)
+
+
+def test_a_refused_completion_url_stays_typed_beside_a_red_error_at_both_widths(live_server, browser, researcher):
+    survey = make_survey(researcher, n_hits=1, assignments=1, name="on-sona")
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    typed = "https://sona.example.edu/done?c="  # no {code}: refused
+    for viewport in (DESKTOP, PHONE):
+        page = browser.new_context(viewport=viewport).new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", "alice")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit], input[type=submit]")
+        page.goto(f"{live_server.url}/surveys/{survey.pk}/")
+        page.click("#link-platform-page")
+        page.fill("input[name=completion_url]", typed)
+        page.click("button[value=settings]")
+        page.wait_for_load_state("load")
+        assert "must contain {code} once" in page.inner_text("#settings-error")
+        assert page.input_value("input[name=completion_url]") == typed
+        assert page.eval_on_selector("#settings-error", "e => getComputedStyle(e).color") == "rgb(161, 19, 27)"
+        assert fits(page)

@@ -102,3 +102,19 @@ def test_settings_change_until_someone_starts_and_bad_values_are_refused(researc
     refused = act(researcher_client, survey, action="settings", participant_param="x", completion_url=COMPLETE)
     assert "can no longer change" in refused.content.decode()
     assert LinkPlatform.objects.get(survey=survey).participant_param == "PID"
+
+
+def test_a_refused_completion_url_is_shown_back_beside_its_error_and_nothing_is_saved(researcher_client, survey):
+    typed = "https://connect.example.org/complete?code="
+    refused = researcher_client.post(
+        f"/surveys/{survey.pk}/link/action/",
+        {"action": "settings", "participant_param": "PROLIFIC_PID", "completion_url": typed},
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 400
+    assert 'id="settings-error">Not saved: The completion URL' in page and "must contain {code} once" in page
+    # What was typed stays in the fields, so only the mistake needs correcting.
+    assert f'name="completion_url" type="url" value="{typed}"' in page
+    assert 'name="participant_param" value="PROLIFIC_PID"' in page
+    row = LinkPlatform.objects.get(survey=survey)
+    assert (row.participant_param, row.completion_url) == ("workerId", COMPLETE)

@@ -172,3 +172,13 @@ def test_the_survey_form_makes_a_link_platform_survey_that_leads_to_its_link_pag
     assert f'id="link-page" href="/surveys/{survey.pk}/link/"' in detail
     link_page = researcher_client.get(f"/surveys/{survey.pk}/link/").content.decode()
     assert "not set: participants cannot start until it is" in link_page
+
+
+def test_the_entry_page_never_shows_participants_the_researchers_name_for_the_survey(client, researcher):
+    survey = make_survey(researcher, n_hits=1, assignments=1, name="hred-vs-human-pilot")
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+    page = start(client, survey, "W1", method="get")
+    assert page.status_code == 200
+    assert b"hred-vs-human-pilot" not in page.content
+    assert b"<title>Rating study \xc2\xb7 RateLab</title>" in page.content

@@ -121,4 +121,4 @@ def test_the_dataset_page_counts_a_pairwise_surveys_judgements(dataset, research
     client.force_login(researcher)
     html = client.get(reverse("annotation:dataset_detail", args=[dataset.pk])).content.decode()
     row = html.split("ds-pairwise</a>", 1)[1].split("</tr>", 1)[0]
-    assert '<td class="num">3 judgements</td>' in row
+    assert '<td class="num" data-label="Ratings or judgements">3 judgements</td>' in row

@@ -153,8 +153,11 @@ def test_the_survey_page_counts_judgements_and_its_export_writes_them(researcher
     assert re.search(r"<td>Submitted</td><td class=\"num\">18</td>", mine)
     lines = researcher_client.get(f"/surveys/{survey.pk}/ratings.jsonl").content.decode().splitlines()
     assert len(lines) == 18 and all('"winner": "a"' in line for line in lines)
+    rows = researcher_client.get(f"/surveys/{survey.pk}/ratings.csv").content.decode().splitlines()
+    assert len(rows) == 1 + 18 and "winner" in rows[0].split(",")
     client.force_login(outsider)
     assert client.get(f"/surveys/{survey.pk}/ratings.jsonl").status_code == 404
+    assert client.get(f"/surveys/{survey.pk}/ratings.csv").status_code == 404
 
 
 def test_a_pairwise_submission_with_pairs_left_out_names_them_as_pairs(researcher):

@@ -119,3 +119,22 @@ def test_staff_see_every_survey(client, admin_user, survey):
     quality_recompute(survey=survey)
     client.force_login(admin_user)
     assert client.get(_survey_url(survey)).status_code == 200
+
+
+def test_a_survey_too_small_for_split_half_says_why_instead_of_zero_splits(researcher_client, researcher):
+    records = [
+        {"context_id": f"c{i}", "context": ["Hi"], "references": ["Hey"], "responses": [{"system": "a", "text": "yo"}]}
+        for i in range(2)
+    ]
+    dataset = load_dataset_records(records=records, name="tiny", owner=researcher)
+    ratings = [
+        {"context_id": f"c{i}", "system": "a", "worker": worker, "score": 1 + i + (worker == "w2")}
+        for i in range(2)
+        for worker in ("w1", "w2")
+    ]
+    survey = load_rating_records(records=ratings, dataset=dataset, survey_name="tiny", owner=researcher)
+    quality_recompute(survey=survey)
+    page = researcher_client.get(_survey_url(survey)).content.decode()
+    assert "0 random splits" not in page and "about 0 responses" not in page
+    assert "Split-half: not computed: it needs at least three responses rated in both halves" in page
+    assert "<summary>The one pair</summary>" in page and "All 1 pairs" not in page

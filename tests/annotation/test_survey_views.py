@@ -195,6 +195,33 @@ def test_progress_review_and_export(client, researcher_client, researcher):
     assert {json.loads(line)["worker"] for line in real} == {"w1"}
 
 
+def test_the_survey_page_offers_its_ratings_as_csv_too_pseudonymised_and_for_its_owner_only(
+    client, researcher_client, researcher, other_researcher
+):
+    survey = make_survey(researcher)
+    url = _start(client, survey, "w1")
+    client.post(url, _fill(client.get(url).content.decode(), score=4))
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert f'id="export-csv" href="/surveys/{survey.pk}/ratings.csv"' in detail
+    exported = researcher_client.get(f"/surveys/{survey.pk}/ratings.csv")
+    assert exported["Content-Type"].startswith("text/csv")
+    assert exported["Content-Disposition"].endswith('ratings.csv"')
+    rows = exported.content.decode().splitlines()
+    assert rows[0].startswith("context_id,system,worker,score,aspect") and len(rows) == 1 + 12
+    assert all(",A1,4," in row for row in rows[1:])  # the worker as a pseudonym, never w1
+    other = Client()
+    other.force_login(other_researcher)
+    assert other.get(f"/surveys/{survey.pk}/ratings.csv").status_code == 404
+
+
+def test_the_survey_form_names_the_built_in_crowd_as_the_survey_page_does_afterwards(researcher_client, researcher):
+    survey = make_survey(researcher)
+    form = researcher_client.get("/surveys/new/").content.decode()
+    detail = researcher_client.get(f"/surveys/{survey.pk}/").content.decode()
+    assert '<option value="local" selected>Built-in crowd (shareable link)</option>' in form
+    assert "provider Built-in crowd (shareable link)" in detail
+
+
 def test_write_task_page_takes_written_replies_for_review(client, researcher_client, researcher):
     survey = make_survey(researcher, n_contexts=2, contexts_per_hit=2, task_type="write", write_system_name="crowd")
     url = _start(client, survey, "w1")

@@ -294,6 +294,16 @@ def test_metrics_page_shows_one_rounded_table_with_systems_as_columns(researcher
     assert not re.search(r"\d\.\d{4,}", table)  # rounded to three places
 
 
+def test_corpus_bleu_table_has_right_aligned_headers_over_its_rounded_numbers(researcher_client, dataset):
+    html = researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
+    table = html[html.index('id="corpus-bleu"') : html.index("</table>", html.index('id="corpus-bleu"'))]
+    header = table[: table.index("</thead>")]
+    assert '<th scope="col">System</th>' in header  # a human label, not the field name
+    assert all(f'<th scope="col" class="num">BLEU-{n}</th>' in header for n in range(1, 5))
+    assert '<th scope="row">seq2seq</th>' in table
+    assert not re.search(r"\d\.\d{4,}", table)  # rounded to three places, like the means above
+
+
 def test_metrics_page_needs_login(client, dataset):
     url = reverse("scoring:dataset_metrics", args=[dataset.pk])
     assert client.get(url).status_code == 302
