@@ -316,3 +316,12 @@ def test_a_participant_at_the_task_cap_is_thanked_once(client, api, researcher):
     text = entry(client, survey, participant=pid(1), session_id=session(1)).content.decode()
     assert "You have completed the maximum of 1 task in this study: there are no more for you." in text
     assert text.count("Thank you!") == 1
+
+
+def test_the_entry_page_never_shows_participants_the_researchers_name_for_the_survey(client, researcher, api):
+    survey = make_prolific_survey(researcher, name="hred-vs-human-pilot")
+    publish(api, survey)
+    page = entry(client, survey, participant=pid(1), session_id=session(1), method="get")
+    assert page.status_code == 200
+    assert b"hred-vs-human-pilot" not in page.content
+    assert b"<title>Rating study \xc2\xb7 RateLab</title>" in page.content
