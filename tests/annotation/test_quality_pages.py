@@ -45,7 +45,8 @@ def test_the_survey_page_renders_the_report_of_a_survey_collected_in_the_app(res
     assert f"{report['alpha']:.3f}" in page
     assert "mean kappa -0.077 over 3 pairs, below 0.2" in page  # why careless is excluded, judged against ann, ben, cat
     # The colour follows the kappa the rule judged: careless is red there, and only there.
-    assert '<td class="num kappa-bad">-0.077</td>' in page and '<td class="num">-0.080</td>' in page
+    assert '<td class="num kappa-bad" data-label="Judged kappa">-0.077</td>' in page
+    assert '<td class="num" data-label="Mean kappa">-0.080</td>' in page
     assert "median 0.50 s per item, below 1.5 s" in page
     assert "failed 1 of 2 attention checks" in page
     assert page.count('<th scope="row">') == 6  # the pairwise matrix

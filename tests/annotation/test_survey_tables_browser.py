@@ -5,8 +5,10 @@ status and quality link (a model's test scores and status) off-screen."""
 
 import pytest
 
+from annotation.quality.services import quality_recompute
 from scoring.models import AdemModel
 from tests.annotation.browser_pages import DESKTOP, PHONE, fits
+from tests.annotation.collected import build_collected_survey
 from tests.annotation.studies_helpers import make_survey
 from tests.conftest import PASSWORD
 
@@ -45,3 +47,16 @@ def test_survey_tables_show_every_cell_on_screen(live_server, browser, researche
             shown = "td => [getComputedStyle(td, '::before').content, JSON.stringify(td.dataset.label)]"
             label, expected = page.eval_on_selector(f"{table} td[data-label]", shown)
             assert label == expected, "each cell is labelled on a phone"
+
+
+def test_a_surveys_quality_annotators_read_as_cards_on_a_phone(live_server, browser, researcher):
+    survey = build_collected_survey(owner=researcher)
+    quality_recompute(survey=survey)
+    page = browser.new_context(viewport=PHONE).new_page()
+    _log_in(page, live_server, researcher)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/quality/")
+    table = "#quality-annotators"
+    assert page.eval_on_selector(table, OFF_SCREEN) == [], "an annotator's status is off-screen"
+    assert fits(page)
+    status = page.eval_on_selector(f"{table} td[data-label=Status]", "td => getComputedStyle(td, '::before').content")
+    assert status == '"Status"'
