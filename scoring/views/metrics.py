@@ -32,7 +32,10 @@ def dataset_metrics(request, dataset_id):
         except services.MetricsUpToDate as up_to_date:
             messages.info(request, str(up_to_date))
         else:
-            messages.success(request, f"Computing {len(run.metrics)} metric(s) for {run.total_responses} responses.")
+            count = len(run.metrics)
+            messages.success(
+                request, f"Computing {count} metric{'s' if count != 1 else ''} for {run.total_responses} responses."
+            )
         return redirect("scoring:dataset_metrics", dataset_id=dataset.pk)
     context = {
         "dataset": dataset,

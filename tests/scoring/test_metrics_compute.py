@@ -332,6 +332,7 @@ def test_owner_computes_metrics_with_the_button_and_sees_progress(
     page = researcher_client.get(url)
     assert b"done: 1/1 chunks" in page.content
     assert b"rouge_l" in page.content
+    assert b"Computing 2 metrics for 25 responses." in page.content and b"2 metrics</span>" in page.content
     progress = researcher_client.get(reverse("scoring:run_progress", args=[run.pk]))
     assert json.loads(progress.content) == {
         "status": "done",
@@ -340,6 +341,15 @@ def test_owner_computes_metrics_with_the_button_and_sees_progress(
         "progress": 1.0,
         "error": "",
     }
+
+
+def test_one_metric_is_named_in_the_singular(researcher_client, dataset, django_capture_on_commit_callbacks):
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.post(url, {"metric": ["bleu4"]})
+    page = researcher_client.get(url).content.decode()
+    assert "Computing 1 metric for 25 responses." in page and "1 metric</span>" in page
+    assert "metric(s)" not in page
 
 
 def test_button_post_needs_csrf_token(researcher, dataset):
