@@ -6,12 +6,10 @@ import statistics
 from django.core.cache import cache
 
 from annotation.models import HIT, Assignment, HITItem
+from annotation.task_time import task_seconds
 
 FACTS_CACHE_SECONDS = 300
 MEASURED_AFTER = 5  # finished tasks before their median replaces the estimate
-SECONDS_PER_ANSWER = 15  # a rating: read the reply, choose a score
-SECONDS_PER_WRITTEN = 90  # a written reply
-SECONDS_TO_READ_INSTRUCTIONS = 60
 
 
 def task_facts(*, survey):
@@ -39,6 +37,9 @@ def _facts(survey):
     if len(durations) >= MEASURED_AFTER:
         seconds, measured = statistics.median(durations), True
     else:
-        per_item = SECONDS_PER_WRITTEN if survey.task_type == "write" else SECONDS_PER_ANSWER * survey.aspects.count()
-        seconds, measured = SECONDS_TO_READ_INSTRUCTIONS + items * per_item, False
+        if survey.task_type == "write":
+            seconds = task_seconds(written=items)
+        else:
+            seconds = task_seconds(answers=items * survey.aspects.count())
+        measured = False
     return {"items": items, "minutes": max(1, math.ceil(seconds / 60)), "measured": measured}

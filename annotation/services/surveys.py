@@ -12,6 +12,7 @@ from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.reserved import reserved_system_name_problem
 from annotation.services.hits import hits_generate
 from annotation.services.references import dataset_has_references
+from annotation.task_time import task_seconds
 from annotation.task_wording import wording_of_type
 from annotation.tasks_pages import render_hit_pages
 
@@ -57,9 +58,6 @@ WRITE_INSTRUCTIONS = (
 )
 
 DEFAULT_SCALE_LABELS = {"1": "Not appropriate or sensible", "5": "Very reasonable"}
-# Used for the researcher's estimate only: a careful rating of one response takes about this long.
-SECONDS_PER_RATING = 10
-SECONDS_PER_WRITTEN_TURN = 45
 
 
 class SurveyError(Exception):
@@ -268,15 +266,15 @@ def survey_estimate(
             pairs = sides * (sides - 1) // 2
         pairs = min(pairs, pair_budget) if pair_budget else pairs
         items_per_hit = min(contexts_per_hit, n_contexts) * pairs * n_aspects + attention_checks_per_hit
-        seconds_per_hit = items_per_hit * SECONDS_PER_RATING
+        seconds_per_hit = task_seconds(answers=items_per_hit)
         ratings = n_contexts * pairs * n_aspects * assignments_per_hit
     elif task_type == Survey.TaskType.WRITE:
         items_per_hit = contexts_in_first_hit
-        seconds_per_hit = items_per_hit * SECONDS_PER_WRITTEN_TURN
+        seconds_per_hit = task_seconds(written=items_per_hit)
         ratings = n_contexts * assignments_per_hit  # written replies: one per context and annotator
     else:
         items_per_hit = contexts_in_first_hit * n_systems * n_aspects + attention_checks_per_hit
-        seconds_per_hit = items_per_hit * SECONDS_PER_RATING
+        seconds_per_hit = task_seconds(answers=items_per_hit)
         # Overlap contexts: rated once by every annotator, and there are at least assignments_per_hit.
         ratings = (regular + overlap) * n_systems * n_aspects * assignments_per_hit
     return {
