@@ -50,7 +50,7 @@ def link_entry(request, token):
     if request.method == "GET":
         context = {"survey": survey, "param": platform.participant_param, "participant": participant}
         return render(request, "annotation/link_platform/entry.html", context)
-    address = client_address(request)
+    address, annotator = client_address(request), None
     try:
         with transaction.atomic():
             annotator = services.annotator_get(worker_id=participant, provider=Survey.Provider.LINK)
@@ -77,7 +77,10 @@ def link_entry(request, token):
     except IntegrityError:
         return _refuse(request, survey, "This participant could not be recorded; try again.", 409)
     except services.NoWorkAvailable as refusal:
-        context = {"survey": survey, "message": str(refusal), "finish_url": platform_finish_url(survey)}
+        # Only someone who handed work in is shown the way to the completion code.
+        worked = annotator is not None and selectors.handed_in_work(survey=survey, annotator=annotator)
+        finish_url = platform_finish_url(survey) if worked else ""
+        context = {"survey": survey, "message": str(refusal), "finish_url": finish_url}
         response = render(request, "annotation/link_platform/finished.html", context)
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
@@ -92,6 +95,11 @@ def link_finish(request, token):
     """Back to the platform with the survey's completion code."""
     survey, platform = _platform_for(token)
     participant = worker_from_cookie(request)
-    if not participant or not LinkParticipant.objects.filter(survey=survey, participant_id=participant).exists():
+    row = LinkParticipant.objects.filter(survey=survey, participant_id=participant).select_related("annotator").first()
+    if not participant or row is None:
         return _refuse(request, survey, "This browser has not started this study: open it from your platform.", 403)
+    if not selectors.handed_in_work(survey=survey, annotator=row.annotator):
+        # The code is what the platform pays against: typing this URL after Start must not earn it.
+        message = "You have not handed in a task here yet, so there is no completion code: finish your task first."
+        return _refuse(request, survey, message, 403)
     return redirect(platform.completion_url.replace("{code}", platform.completion_code))

@@ -21,13 +21,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
 from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
-from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
 WEBHOOK_WINDOW_SECONDS = 300
+NO_WORK_NO_CODE = (
+    "You have not handed in a task here yet, so there is no completion code: finish your task first, "
+    "or go back to Prolific and return the study."
+)
 
 
 def _refuse(request, survey, message, status):
@@ -119,9 +123,7 @@ def prolific_entry(request, token):
     except services.NoWorkAvailable as refusal:
         # Only someone who handed work in gets the completion code; someone who found no task (the
         # study is full) is asked to return it on Prolific, which frees the place for another.
-        worked = Assignment.objects.filter(
-            hit__survey=survey, annotator=submission.annotator, status__in=Assignment.FINISHED
-        ).exists()
+        worked = selectors.handed_in_work(survey=survey, annotator=submission.annotator)
         response = render(
             request,
             "annotation/prolific/finished.html",
@@ -138,6 +140,9 @@ def prolific_finish(request, token):
     submission = _submission_for_cookie(request, study)
     if submission is None:
         return _refuse(request, survey, "This browser has not started this study: open it from Prolific.", 403)
+    if not selectors.handed_in_work(survey=survey, annotator=submission.annotator):
+        # The code is what Prolific pays against: typing this URL after Start must not earn it.
+        return _refuse(request, survey, NO_WORK_NO_CODE, 403)
     return redirect(COMPLETE_URL.format(code=completion_code(study, submission.annotator)))
 
 
