@@ -43,7 +43,9 @@ def link_entry(request, token):
     if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
         return _refuse(request, survey, "This study is not accepting work right now.", 200)
     data = request.POST if request.method == "POST" else request.GET
-    participant = (data.get(platform.participant_param) or "").strip() or (worker_from_cookie(request) or "")
+    participant = (data.get(platform.participant_param) or "").strip() or (
+        worker_from_cookie(request, survey=survey) or ""
+    )
     if not PARTICIPANT_ID_RE.match(participant):
         message = f"This link is missing or has a malformed {platform.participant_param}: open it from your platform."
         return _refuse(request, survey, message, 400)
@@ -60,7 +62,7 @@ def link_entry(request, token):
             _, created = LinkParticipant.objects.get_or_create(
                 survey=survey, participant_id=participant, defaults={"annotator": annotator, "address": address}
             )
-        if not created and worker_from_cookie(request) != participant:
+        if not created and worker_from_cookie(request, survey=survey) != participant:
             # An id is no secret: whoever typed a started participant's id into the link would get their
             # task (and their cookie) and hand in work the platform then lists as theirs. Asked of
             # get_or_create's answer, so that an id recorded by another browser a moment ago counts too.
@@ -84,7 +86,7 @@ def link_entry(request, token):
         response = render(request, "annotation/link_platform/finished.html", context)
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
-    return with_identity_cookie(response, participant)
+    return with_identity_cookie(response, participant, survey=survey)
 
 
 def platform_finish_url(survey):
@@ -94,7 +96,7 @@ def platform_finish_url(survey):
 def link_finish(request, token):
     """Back to the platform with the survey's completion code."""
     survey, platform = _platform_for(token)
-    participant = worker_from_cookie(request)
+    participant = worker_from_cookie(request, survey=survey)
     row = LinkParticipant.objects.filter(survey=survey, participant_id=participant).select_related("annotator").first()
     if not participant or row is None:
         return _refuse(request, survey, "This browser has not started this study: open it from your platform.", 403)

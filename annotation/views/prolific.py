@@ -55,7 +55,7 @@ def _params(data):
 
 
 def _submission_for_cookie(request, study):
-    worker_id = worker_from_cookie(request)
+    worker_id = worker_from_cookie(request, survey=study.survey)
     if not worker_id:
         return None
     return study.submissions.select_related("annotator").filter(participant_id=worker_id).first()
@@ -131,7 +131,7 @@ def prolific_entry(request, token):
         )
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
-    return with_identity_cookie(response, submission.participant_id)
+    return with_identity_cookie(response, submission.participant_id, survey=survey)
 
 
 def prolific_finish(request, token):
