@@ -175,6 +175,9 @@ def prolific_webhook(request):
         event = json.loads(request.body)
     except ValueError:
         return HttpResponseBadRequest("Body is not JSON.", content_type="text/plain")
+    if not _is_event(event):
+        # Signed, so Prolific's: a 500 would have it deliver the same body again and again.
+        return HttpResponseBadRequest("Body is not an event: an object with text fields.", content_type="text/plain")
     event_id = str(event.get("event_id") or event.get("id") or hashlib.sha256(request.body).hexdigest())
     with transaction.atomic():
         _, new = ProlificWebhookEvent.objects.get_or_create(
@@ -183,6 +186,12 @@ def prolific_webhook(request):
         if new:
             _apply(event)
     return HttpResponse("ok", content_type="text/plain")
+
+
+def _is_event(event):
+    """An object whose fields this view reads are text where present (Prolific's documented shape)."""
+    fields = ("event_id", "id", "event_type", "resource_id", "status", "participant_id", "study_id")
+    return isinstance(event, dict) and all(isinstance(event.get(key, ""), str) for key in fields)
 
 
 def _apply(event):
