@@ -124,6 +124,11 @@ def assignment_for_page(*, token, progress=True):
         return None
 
 
+def handed_in_work(*, survey, annotator):
+    """Whether the annotator finished at least one HIT of the survey: what earns a completion code."""
+    return _finished(survey_id=survey.pk, annotator_id=annotator.pk).exists()
+
+
 def hits_done(*, assignment):
     """How many HITs of its survey the assignment's annotator has finished."""
     return _finished(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id).count()

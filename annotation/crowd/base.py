@@ -38,7 +38,7 @@ def typed_number(text, *, what, most=1e9):
 
 # A bonus form carries a key made when its page was rendered: the same form sent again (a double
 # click, a retry, an edited reason) names the same bonus; a freshly loaded page names a new one.
-BONUS_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{8,40}$")
+BONUS_KEY_RE = re.compile(r"[A-Za-z0-9_-]{8,40}")
 
 
 def new_bonus_key():
@@ -48,7 +48,8 @@ def new_bonus_key():
 def posted_bonus_key(post):
     """The page key a bonus form sent back; ProviderError when it is missing or not one we make."""
     key = post.get("bonus_key", "")
-    if not BONUS_KEY_RE.match(key):
+    # fullmatch: `$` would also let "key\n" through, a second key naming the same form's bonus.
+    if not BONUS_KEY_RE.fullmatch(key):
         # Without it a retry could not be told from a new bonus.
         raise ProviderError("This bonus form has no page key: reload the page and pay from it; nothing was paid.")
     return key

@@ -148,12 +148,24 @@ class ProlificClient:
     def _every_page(self, path, params=None):
         """The `results` of a list call and of every page after it (Prolific's `_links.next`)."""
         results, page = [], self._call("GET", path, params=params)
+        read = {self._http.base_url.join(path)}
         while True:
             results.extend(page.get("results") or [])
             following = ((page.get("_links") or {}).get("next") or {}).get("href")
             if not following:
                 return results
-            page = self._call("GET", following)
+            page = self._call("GET", self._next_page(following, read))
+
+    def _next_page(self, following, read):
+        """The next page's URL, only on Prolific's API (every request carries the token: a link to
+        another host, or to plain http, would hand it over) and never a page already read."""
+        base, url = self._http.base_url, self._http.base_url.join(following)
+        if (url.scheme, url.host, url.port) != (base.scheme, base.host, base.port):
+            raise ProviderError(f"Prolific's next page {str(url)[:200]!r} is not on Prolific's API; not followed.")
+        if url in read:
+            raise ProviderError(f"Prolific's next page {str(url)[:200]!r} was already read; the list stops there.")
+        read.add(url)
+        return str(url)
 
     def submissions(self, study_id):
         """Every submission of the study, following Prolific's pagination links."""

@@ -43,14 +43,16 @@ def link_entry(request, token):
     if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
         return _refuse(request, survey, "This study is not accepting work right now.", 200)
     data = request.POST if request.method == "POST" else request.GET
-    participant = (data.get(platform.participant_param) or "").strip() or (worker_from_cookie(request) or "")
+    participant = (data.get(platform.participant_param) or "").strip() or (
+        worker_from_cookie(request, survey=survey) or ""
+    )
     if not PARTICIPANT_ID_RE.match(participant):
         message = f"This link is missing or has a malformed {platform.participant_param}: open it from your platform."
         return _refuse(request, survey, message, 400)
     if request.method == "GET":
         context = {"survey": survey, "param": platform.participant_param, "participant": participant}
         return render(request, "annotation/link_platform/entry.html", context)
-    address = client_address(request)
+    address, annotator = client_address(request), None
     try:
         with transaction.atomic():
             annotator = services.annotator_get(worker_id=participant, provider=Survey.Provider.LINK)
@@ -60,7 +62,7 @@ def link_entry(request, token):
             _, created = LinkParticipant.objects.get_or_create(
                 survey=survey, participant_id=participant, defaults={"annotator": annotator, "address": address}
             )
-        if not created and worker_from_cookie(request) != participant:
+        if not created and worker_from_cookie(request, survey=survey) != participant:
             # An id is no secret: whoever typed a started participant's id into the link would get their
             # task (and their cookie) and hand in work the platform then lists as theirs. Asked of
             # get_or_create's answer, so that an id recorded by another browser a moment ago counts too.
@@ -77,11 +79,14 @@ def link_entry(request, token):
     except IntegrityError:
         return _refuse(request, survey, "This participant could not be recorded; try again.", 409)
     except services.NoWorkAvailable as refusal:
-        context = {"survey": survey, "message": str(refusal), "finish_url": platform_finish_url(survey)}
+        # Only someone who handed work in is shown the way to the completion code.
+        worked = annotator is not None and selectors.handed_in_work(survey=survey, annotator=annotator)
+        finish_url = platform_finish_url(survey) if worked else ""
+        context = {"survey": survey, "message": str(refusal), "finish_url": finish_url}
         response = render(request, "annotation/link_platform/finished.html", context)
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
-    return with_identity_cookie(response, participant)
+    return with_identity_cookie(response, participant, survey=survey)
 
 
 def platform_finish_url(survey):
@@ -91,7 +96,12 @@ def platform_finish_url(survey):
 def link_finish(request, token):
     """Back to the platform with the survey's completion code."""
     survey, platform = _platform_for(token)
-    participant = worker_from_cookie(request)
-    if not participant or not LinkParticipant.objects.filter(survey=survey, participant_id=participant).exists():
+    participant = worker_from_cookie(request, survey=survey)
+    row = LinkParticipant.objects.filter(survey=survey, participant_id=participant).select_related("annotator").first()
+    if not participant or row is None:
         return _refuse(request, survey, "This browser has not started this study: open it from your platform.", 403)
+    if not selectors.handed_in_work(survey=survey, annotator=row.annotator):
+        # The code is what the platform pays against: typing this URL after Start must not earn it.
+        message = "You have not handed in a task here yet, so there is no completion code: finish your task first."
+        return _refuse(request, survey, message, 403)
     return redirect(platform.completion_url.replace("{code}", platform.completion_code))

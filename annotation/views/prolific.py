@@ -21,13 +21,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
 from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
-from annotation.models import Assignment, ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
+from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
 WEBHOOK_WINDOW_SECONDS = 300
+NO_WORK_NO_CODE = (
+    "You have not handed in a task here yet, so there is no completion code: finish your task first, "
+    "or go back to Prolific and return the study."
+)
 
 
 def _refuse(request, survey, message, status):
@@ -51,7 +55,7 @@ def _params(data):
 
 
 def _submission_for_cookie(request, study):
-    worker_id = worker_from_cookie(request)
+    worker_id = worker_from_cookie(request, survey=study.survey)
     if not worker_id:
         return None
     return study.submissions.select_related("annotator").filter(participant_id=worker_id).first()
@@ -119,9 +123,7 @@ def prolific_entry(request, token):
     except services.NoWorkAvailable as refusal:
         # Only someone who handed work in gets the completion code; someone who found no task (the
         # study is full) is asked to return it on Prolific, which frees the place for another.
-        worked = Assignment.objects.filter(
-            hit__survey=survey, annotator=submission.annotator, status__in=Assignment.FINISHED
-        ).exists()
+        worked = selectors.handed_in_work(survey=survey, annotator=submission.annotator)
         response = render(
             request,
             "annotation/prolific/finished.html",
@@ -129,7 +131,7 @@ def prolific_entry(request, token):
         )
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
-    return with_identity_cookie(response, submission.participant_id)
+    return with_identity_cookie(response, submission.participant_id, survey=survey)
 
 
 def prolific_finish(request, token):
@@ -138,6 +140,9 @@ def prolific_finish(request, token):
     submission = _submission_for_cookie(request, study)
     if submission is None:
         return _refuse(request, survey, "This browser has not started this study: open it from Prolific.", 403)
+    if not selectors.handed_in_work(survey=survey, annotator=submission.annotator):
+        # The code is what Prolific pays against: typing this URL after Start must not earn it.
+        return _refuse(request, survey, NO_WORK_NO_CODE, 403)
     return redirect(COMPLETE_URL.format(code=completion_code(study, submission.annotator)))
 
 
@@ -170,6 +175,9 @@ def prolific_webhook(request):
         event = json.loads(request.body)
     except ValueError:
         return HttpResponseBadRequest("Body is not JSON.", content_type="text/plain")
+    if not _is_event(event):
+        # Signed, so Prolific's: a 500 would have it deliver the same body again and again.
+        return HttpResponseBadRequest("Body is not an event: an object with text fields.", content_type="text/plain")
     event_id = str(event.get("event_id") or event.get("id") or hashlib.sha256(request.body).hexdigest())
     with transaction.atomic():
         _, new = ProlificWebhookEvent.objects.get_or_create(
@@ -178,6 +186,12 @@ def prolific_webhook(request):
         if new:
             _apply(event)
     return HttpResponse("ok", content_type="text/plain")
+
+
+def _is_event(event):
+    """An object whose fields this view reads are text where present (Prolific's documented shape)."""
+    fields = ("event_id", "id", "event_type", "resource_id", "status", "participant_id", "study_id")
+    return isinstance(event, dict) and all(isinstance(event.get(key, ""), str) for key in fields)
 
 
 def _apply(event):

@@ -34,6 +34,13 @@ def _survey(request, pk, *, change=False):
     return get_object_or_404(surveys(user=request.user), pk=pk)
 
 
+def _posted_pk(request, field):
+    """The row id a review form names in `field`, or None: anything but ASCII digits (a tampered
+    form) would otherwise reach the database lookup and end as a server error."""
+    value = request.POST.get(field, "")
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
 def _link(request, survey):
     return request.build_absolute_uri(f"/s/{survey.token}/")
 
@@ -254,12 +261,16 @@ def survey_review(request, pk, annotator_pk):
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
+    assignment_pk = _posted_pk(request, "assignment")
+    if action in ("approve", "reject") and assignment_pk is None:
+        messages.error(request, "Choose a task from the list: the form named none.")
+        return redirect("annotation:survey_annotator", pk=pk, annotator_pk=annotator_pk)
     if action == "reject" and request.POST.get("confirm") != "yes":
         # Rejecting is irreversible on a crowd platform (no pay, a mark on the worker's record):
         # say so and ask first; the confirmation page posts the same fields with confirm=yes.
         assignment = get_object_or_404(
             Assignment.objects.select_related("hit"),
-            pk=request.POST.get("assignment"),
+            pk=assignment_pk,
             hit__survey=survey,
             annotator=annotator,
         )
@@ -267,9 +278,7 @@ def survey_review(request, pk, annotator_pk):
         return render(request, "annotation/surveys/confirm_reject.html", context)
     try:
         if action in ("approve", "reject"):
-            assignment = get_object_or_404(
-                Assignment, pk=request.POST.get("assignment"), hit__survey=survey, annotator=annotator
-            )
+            assignment = get_object_or_404(Assignment, pk=assignment_pk, hit__survey=survey, annotator=annotator)
             services.assignment_review(assignment=assignment, action=action, actor=request.user, reason=reason)
         elif action == "exclude":
             services.annotator_exclude(survey=survey, annotator=annotator, actor=request.user, reason=reason)
@@ -288,7 +297,11 @@ def survey_review(request, pk, annotator_pk):
 def survey_written(request, pk):
     survey = _survey(request, pk, change=request.method == "POST")
     if request.method == "POST":
-        written = get_object_or_404(WrittenResponse, pk=request.POST.get("written"), assignment__hit__survey=survey)
+        written_pk = _posted_pk(request, "written")
+        if written_pk is None:
+            messages.error(request, "Choose a reply from the list: the form named none.")
+            return redirect("annotation:survey_written", pk=pk)
+        written = get_object_or_404(WrittenResponse, pk=written_pk, assignment__hit__survey=survey)
         try:
             services.written_response_review(
                 written=written,

@@ -57,7 +57,7 @@ def _active_token(survey, worker_id):
 
 def start_page(request, survey, *, error="", status=200, label="", resume_error=False):
     """The link's start page: what the task is, its size and time, and Start / Continue."""
-    worker_id, code = browser_identity(request)
+    worker_id, code = browser_identity(request, survey=survey)
     if not label and not worker_id:
         wanted = request.GET.get("worker", "").strip()
         label = wanted if services.worker_id_valid(wanted) else ""
@@ -102,7 +102,7 @@ def _claim_and_go(request, survey, worker_id, code):
         response = _no_work(request, survey, str(refusal))
     else:
         response = redirect("annotation:task_assignment", token=assignment.token)
-    return with_identity_cookie(response, worker_id, code)
+    return with_identity_cookie(response, worker_id, code, survey=survey)
 
 
 @require_http_methods(["GET", "POST"])
@@ -125,9 +125,11 @@ def survey_entry(request, token):
             error = "That resume code is not known. Check it (it looks like abcde-fghjk-mnpqr-stuvw), or start anew."
             return start_page(request, survey, error=error, status=400, resume_error=True)
         code = resume_code_display(request.POST["resume_code"])
-        return with_identity_cookie(redirect("annotation:task_entry", token=survey.token), annotator.worker_id, code)
+        return with_identity_cookie(
+            redirect("annotation:task_entry", token=survey.token), annotator.worker_id, code, survey=survey
+        )
 
-    worker_id, code = browser_identity(request)
+    worker_id, code = browser_identity(request, survey=survey)
     invite = _invitation(request.POST.get("invite", "").strip())
     if invite is False:
         return start_page(request, survey, status=400)
@@ -162,7 +164,7 @@ def task_page(request, assignment, *, previous=None, error="", missing=(), statu
         error=error,
         missing=missing,
     )
-    context["resume_code"] = browser_identity(request)[1]
+    context["resume_code"] = browser_identity(request, survey=assignment.hit.survey)[1]
     return render(request, "annotation/task/hit.html", context, status=status or (400 if error else 200))
 
 
@@ -171,7 +173,9 @@ def assignment_for_annotator(request, token, *, progress):
     assignment = selectors.assignment_for_page(token=token, progress=progress)
     if assignment is None:
         raise Http404("No such task.")
-    if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(request):
+    if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(
+        request, survey=assignment.hit.survey
+    ):
         message = "This task belongs to another annotator."
         return None, _no_work(request, assignment.hit.survey, message, status=403)
     return assignment, None
@@ -200,7 +204,9 @@ def assignment_page(request, token):
 def assignment_done(request, token):
     assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
     survey = assignment.hit.survey
-    mine = assignment.annotator is not None and assignment.annotator.worker_id == worker_from_cookie(request)
+    mine = assignment.annotator is not None and assignment.annotator.worker_id == worker_from_cookie(
+        request, survey=survey
+    )
     context = {
         "survey": survey,
         "assignment": assignment if mine else None,
@@ -215,6 +221,6 @@ def assignment_done(request, token):
                 or not selectors.work_left_for(assignment=assignment)
             )
         ),
-        "resume_code": browser_identity(request)[1] if mine else "",
+        "resume_code": browser_identity(request, survey=survey)[1] if mine else "",
     }
     return render(request, "annotation/task/done.html", context)

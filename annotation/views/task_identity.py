@@ -4,6 +4,7 @@ import ipaddress
 
 from django.conf import settings
 
+from annotation.models import Survey
 from annotation.services.claims import worker_id_valid
 from config.login_throttle import client_ip
 
@@ -12,26 +13,42 @@ WORKER_SALT = "annotation.worker"
 WORKER_COOKIE_AGE = 180 * 24 * 3600
 
 
-def browser_identity(request):
+def _cookie_for(survey):
+    """The cookie's name and salt that carry this browser's identity for `survey`.
+
+    The built-in link's identities are made here, with resume codes, and hold across its surveys.
+    A link platform's or Prolific's id is only what was typed into that survey's URL: anyone may
+    type any id into another survey's link, so that cookie proves no more than that this browser
+    started this one survey under the id, and counts nowhere else (another survey, platform, or
+    the built-in link, where it would hand over someone's task).
+    """
+    if survey.provider == Survey.Provider.LOCAL:
+        return WORKER_COOKIE, WORKER_SALT
+    return f"{WORKER_COOKIE}_{survey.pk}", f"{WORKER_SALT}.{survey.provider}.{survey.pk}"
+
+
+def browser_identity(request, *, survey):
     """`(worker_id, resume_code)` from the signed cookie; `(None, "")` when it is absent or forged.
 
     The cookie holds the worker id and, for identities made since resume codes exist, the code
     (so the browser that owns it can show it again; the server keeps only its digest).
     """
-    value = request.get_signed_cookie(WORKER_COOKIE, default=None, salt=WORKER_SALT) or ""
+    name, salt = _cookie_for(survey)
+    value = request.get_signed_cookie(name, default=None, salt=salt) or ""
     worker_id, _, code = value.partition(" ")
     return (worker_id, code) if worker_id_valid(worker_id) else (None, "")
 
 
-def worker_from_cookie(request):
-    return browser_identity(request)[0]
+def worker_from_cookie(request, *, survey):
+    return browser_identity(request, survey=survey)[0]
 
 
-def with_identity_cookie(response, worker_id, code=""):
+def with_identity_cookie(response, worker_id, code="", *, survey):
+    name, salt = _cookie_for(survey)
     response.set_signed_cookie(
-        WORKER_COOKIE,
+        name,
         f"{worker_id} {code}".strip(),
-        salt=WORKER_SALT,
+        salt=salt,
         max_age=WORKER_COOKIE_AGE,
         httponly=True,
         samesite="Lax",

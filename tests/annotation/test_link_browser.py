@@ -110,3 +110,31 @@ def test_a_refused_completion_url_stays_typed_beside_a_red_error_at_both_widths(
         assert page.input_value("input[name=completion_url]") == typed
         assert page.eval_on_selector("#settings-error", "e => getComputedStyle(e).color") == "rgb(161, 19, 27)"
         assert fits(page)
+
+
+def test_a_participant_who_finds_the_study_full_is_told_there_is_no_code_and_the_page_fits(
+    live_server,
+    browser,
+    researcher,
+    tmp_path,
+):
+    shots = screenshot_dir(tmp_path)
+    survey = make_survey(researcher, n_hits=1, assignments=1, name="one-place")
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+    first = browser.new_context(viewport=PHONE).new_page()
+    first.goto(f"{live_server.url}/l/{survey.token}/?workerId=CR-1")
+    first.click("text=Start")
+    first.wait_for_url(re.compile(r"/a/[^/]+/$"))
+    answer_all(first)
+    first.click("#submit-hit")
+    first.wait_for_url(re.compile(r"/done/$"))
+    for label, viewport in (("1366x900", DESKTOP), ("390x844", PHONE)):
+        page = browser.new_context(viewport=viewport).new_page()
+        page.goto(f"{live_server.url}/l/{survey.token}/?workerId=CR-{label.replace('x', '-')}")
+        page.click("text=Start")
+        page.wait_for_selector("#link-no-code")
+        assert page.inner_text("h1") == "No task left for you" and "completion code" in page.inner_text("#link-no-code")
+        assert page.locator("a[href$='/finish/']").count() == 0
+        assert fits(page), f"the study-full page is wider than {label}"
+        page.screenshot(path=str(shots / f"link-study-full-{label}.png"), full_page=True)

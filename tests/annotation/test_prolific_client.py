@@ -5,7 +5,7 @@ import pytest
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
-from tests.annotation.prolific_helpers import STUDY_ID, TOKEN
+from tests.annotation.prolific_helpers import API, STUDY_ID, TOKEN
 
 
 def test_every_request_carries_the_token_header_and_goes_to_the_configured_url(api):
@@ -93,3 +93,37 @@ def test_the_token_appears_in_no_log_line_even_when_debug_logging_is_on(api, cap
         ProlificClient().me()
     assert caplog.records, "httpx logged the request"
     assert TOKEN not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "following",
+    [
+        "https://evil.example/api/v1/studies/s/submissions/?page=2",  # another host: would get the token
+        "http://prolific.test/api/v1/studies/s/submissions/?page=2",  # plain http: the token in clear text
+        "https://prolific.test:8443/api/v1/studies/s/submissions/?page=2",
+    ],
+)
+def test_a_next_link_off_prolifics_api_is_not_followed_with_the_token(api, following):
+    first = {"results": [{"id": "s1"}], "_links": {"next": {"href": following}}}
+    listed = api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
+    with pytest.raises(ProviderError, match="not on Prolific's API"):
+        ProlificClient().submissions(STUDY_ID)
+    assert listed.call_count == 1 and len(api.calls) == 1
+
+
+def test_an_absolute_next_link_on_prolifics_api_is_followed(api):
+    first = {"results": [{"id": "s1"}], "_links": {"next": {"href": f"{API}studies/{STUDY_ID}/submissions/?page=2"}}}
+    second = {"results": [{"id": "s2"}], "_links": {"next": {"href": None}}}
+    api.get(f"studies/{STUDY_ID}/submissions/", params={"page": "2"}).mock(
+        return_value=httpx.Response(200, json=second)
+    )
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
+    assert [row["id"] for row in ProlificClient().submissions(STUDY_ID)] == ["s1", "s2"]
+
+
+def test_a_next_link_that_leads_back_to_a_page_already_read_ends_with_a_message(api):
+    looping = {"results": [{"id": "s1"}], "_links": {"next": {"href": f"studies/{STUDY_ID}/submissions/"}}}
+    listed = api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=looping))
+    with pytest.raises(ProviderError, match="already read"):
+        ProlificClient().submissions(STUDY_ID)
+    assert listed.call_count == 1

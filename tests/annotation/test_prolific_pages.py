@@ -232,3 +232,22 @@ def test_a_code_with_markup_from_prolific_is_shown_as_text(researcher_client, cl
     ProlificSubmission.objects.update(study_code="<b>X</b>")
     text = page(researcher_client, survey).content.decode()
     assert "&lt;b&gt;X&lt;/b&gt;: not one of this study" in text and "<b>X</b>" not in text
+
+
+def test_a_page_key_with_a_line_break_after_it_is_no_second_key(researcher_client, client, survey, api):
+    # `$` alone also matches before a final line break: "key\n" passed as a key of its own, so the
+    # same form sent again with one appended named a second bonus and paid again.
+    publish(api, survey)
+    confirmed_assignment(client, survey, api)
+    api.post("submissions/bonus-payments/").mock(
+        side_effect=[httpx.Response(201, json={"id": "bulk-7"}), httpx.Response(201, json={"id": "bulk-8"})]
+    )
+    first = api.post("bulk-bonus-payments/bulk-7/pay/").mock(return_value=httpx.Response(202, json={}))
+    second = api.post("bulk-bonus-payments/bulk-8/pay/").mock(return_value=httpx.Response(202, json={}))
+    row = ProlificStudy.objects.get(survey=survey).submissions.get()
+    form = bonus_form_from_page(researcher_client, survey, row, "0.40")
+    researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", form)
+    again = {**form, "bonus_key": form["bonus_key"] + "\n"}
+    text = researcher_client.post(f"/surveys/{survey.pk}/prolific/action/", again, follow=True).content.decode()
+    assert "nothing was paid" in text
+    assert first.call_count == 1 and second.call_count == 0 and ProlificBonus.objects.count() == 1

@@ -107,3 +107,11 @@ def test_a_session_the_studys_list_does_not_hold_stays_unconfirmed_after_the_web
     with django_capture_on_commit_callbacks(execute=True):
         assert deliver(client, {**documented, "status": "AWAITING REVIEW"}).status_code == 200
     assert ProlificSubmission.objects.get().confirmed is False
+
+
+@pytest.mark.parametrize("body", [[], "text", 7, None, {"event_type": "submission.status.change", "resource_id": []}])
+def test_a_signed_body_that_is_no_event_is_refused_with_a_message_and_changes_nothing(client, started, body):
+    answer = deliver(client, body)
+    assert answer.status_code == 400 and b"event" in answer.content
+    assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
+    assert not ProlificWebhookEvent.objects.exists()

@@ -371,3 +371,20 @@ def test_a_short_written_reply_is_shown_whole_without_a_link(researcher_client, 
     survey, written = _one_written_reply(researcher)
     page = researcher_client.get(f"/surveys/{survey.pk}/written/").content.decode()
     assert written.text in page and "Read the whole reply" not in page
+
+
+@pytest.mark.parametrize("bad", ["abc", "", "1.5", "²"])
+def test_a_review_form_naming_no_reply_or_task_by_number_is_told_so_and_changes_nothing(
+    researcher_client, researcher, bad
+):
+    survey, written = _one_written_reply(researcher)
+    answer = researcher_client.post(f"/surveys/{survey.pk}/written/", {"written": bad, "action": "accept"}, follow=True)
+    assert answer.status_code == 200 and "Choose a reply from the list" in answer.content.decode()
+    annotator = written.assignment.annotator
+    for action in ("approve", "reject"):
+        url = f"/surveys/{survey.pk}/annotators/{annotator.pk}/review/"
+        answer = researcher_client.post(url, {"assignment": bad, "action": action, "confirm": "yes"}, follow=True)
+        assert answer.status_code == 200 and "Choose a task from the list" in answer.content.decode()
+    written.refresh_from_db()
+    assert written.status == WrittenResponse.Status.PENDING
+    assert not Assignment.objects.filter(status__in=("approved", "rejected")).exists()
