@@ -157,11 +157,19 @@ class ProlificClient:
             page = self._call("GET", self._next_page(following, read))
 
     def _next_page(self, following, read):
-        """The next page's URL, only on Prolific's API (every request carries the token: a link to
-        another host, or to plain http, would hand it over) and never a page already read."""
+        """The next page's URL, only on the API RateLab is configured with (every request carries
+        the token: a link to another host, or to plain http, would hand it over) and never a page
+        already read.
+
+        A link naming the API's path under another origin (another of Prolific's host names, or
+        http behind its proxy) is read from the configured origin instead: the pages are the same,
+        the token goes nowhere else, and the list is not cut short. A path outside the API is not
+        followed."""
         base, url = self._http.base_url, self._http.base_url.join(following)
         if (url.scheme, url.host, url.port) != (base.scheme, base.host, base.port):
-            raise ProviderError(f"Prolific's next page {str(url)[:200]!r} is not on Prolific's API; not followed.")
+            if not url.path.startswith(base.path):
+                raise ProviderError(f"Prolific's next page {str(url)[:200]!r} is not on Prolific's API; not followed.")
+            url = base.copy_with(path=url.path, query=url.query or None)
         if url in read:
             raise ProviderError(f"Prolific's next page {str(url)[:200]!r} was already read; the list stops there.")
         read.add(url)

@@ -103,7 +103,19 @@ def test_the_token_appears_in_no_log_line_even_when_debug_logging_is_on(api, cap
         "https://prolific.test:8443/api/v1/studies/s/submissions/?page=2",
     ],
 )
-def test_a_next_link_off_prolifics_api_is_not_followed_with_the_token(api, following):
+def test_a_next_link_to_the_api_path_elsewhere_is_read_from_the_configured_api_only(api, following):
+    # respx refuses any request it has no route for: a request to the link's own origin would fail
+    first = {"results": [{"id": "s1"}], "_links": {"next": {"href": following}}}
+    second = {"results": [{"id": "s2"}], "_links": {"next": {"href": None}}}
+    api.get("studies/s/submissions/", params={"page": "2"}).mock(return_value=httpx.Response(200, json=second))
+    api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
+    assert [row["id"] for row in ProlificClient().submissions(STUDY_ID)] == ["s1", "s2"]
+    assert [str(call.request.url).startswith(API) for call in api.calls] == [True, True]
+    assert all(call.request.headers["Authorization"] == f"Token {TOKEN}" for call in api.calls)
+
+
+@pytest.mark.parametrize("following", ["https://evil.example/collect?page=2", "http://evil.example/?page=2"])
+def test_a_next_link_elsewhere_off_prolifics_api_path_is_not_followed(api, following):
     first = {"results": [{"id": "s1"}], "_links": {"next": {"href": following}}}
     listed = api.get(f"studies/{STUDY_ID}/submissions/").mock(return_value=httpx.Response(200, json=first))
     with pytest.raises(ProviderError, match="not on Prolific's API"):
