@@ -21,7 +21,7 @@ from annotation.crowd.blocks import block_for_owner
 from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
-from annotation.crowd.prolific_codes import submission_codes_record
+from annotation.crowd.prolific_codes import listed_code
 from annotation.crowd.prolific_pay import floor_problem, top_up_cents
 from annotation.crowd.prolific_review import ProlificReviewMixin
 from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
@@ -345,10 +345,10 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
                 status=item.get("status", ""),
                 participant_id=participant,
                 study_id=item.get("study_id", study.study_id),
+                # the code the participant came back with: the page flags one that is not the study's
+                code=listed_code(item),
             )
             confirmed += row.confirmed
-        # The code each participant came back with: the page flags one that is not the study's.
-        submission_codes_record(study=study, listed=listed)
         # Bonuses whose pay call's answer was lost: Prolific's list of each submission's bonuses says.
         study_bonuses_reconcile(client=self.client, study=study)
         median = measured_median_seconds(listed)

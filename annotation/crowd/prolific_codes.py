@@ -17,20 +17,6 @@ def listed_code(item):
     return code.strip()[:MAX_CODE] if isinstance(code, str) else ""
 
 
-def submission_codes_record(*, study, listed):
-    """Save each listed submission's completion code on its row; returns how many rows changed."""
-    changed = 0
-    for item in listed:
-        code = listed_code(item)
-        if code and item.get("id"):
-            changed += (
-                ProlificSubmission.objects.filter(study=study, session_id=item["id"])
-                .exclude(study_code=code)
-                .update(study_code=code)
-            )
-    return changed
-
-
 def code_state(study, code):
     """{"state": "completed" | "failed_check" | "none" | "unknown" | "", "text": words for the page}."""
     if not code:

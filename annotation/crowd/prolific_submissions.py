@@ -50,10 +50,13 @@ def free_places(submission):
     return assignments_expire(now=far, survey=submission.study.survey, annotator=submission.annotator)
 
 
-def apply_submission_status(submission, *, status, participant_id, study_id):
-    """Record what Prolific says about a submission; idempotent. Returns the row as saved."""
+def apply_submission_status(submission, *, status, participant_id, study_id, code=""):
+    """Record what Prolific says about a submission (and the completion code its list names; a
+    webhook names none); idempotent. Returns the row as saved."""
     matches = participant_id == submission.participant_id and study_id == submission.study.study_id
     fields = {"status": status, "synced_at": timezone.now()}
+    if code:
+        fields["study_code"] = code
     if matches:
         fields["confirmed"] = True
     with transaction.atomic():
