@@ -13,7 +13,7 @@ from defusedcsv import csv
 
 from analysis import exporting_metaeval
 from analysis.exporting_audit import AUDIT_TABLES, latex_sensitivity, latex_signatures, signed
-from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwise_table
+from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwise_summary_lines, pairwise_table
 from analysis.judges import JUDGE_TABLES, judges_export_table
 
 TABLES = (
@@ -310,8 +310,12 @@ def to_latex(data):
 
 
 def summary_table(data, width=None):
-    """A compact fixed-width table of the utterance-level correlations (used by the demo)."""
+    """Compact fixed-width tables for a terminal (used by the demo): the utterance-level
+    correlations, and for a pairwise study the Bradley-Terry ranking of the systems."""
     records = data.get("utterance_level", [])
+    ranking = pairwise_summary_lines(data)
+    if ranking and not records:  # a pairwise study alone: no ratings to correlate with
+        return "\n".join(ranking) + "\n"
     name_width = max([len("metric"), len("human (split-half)")] + [len(r["metric"]) for r in records])
     lines = [
         f"{data.get('dataset', '')}: {data.get('n_responses', 0)} responses, {data.get('n_ratings', 0)} ratings"
@@ -331,6 +335,8 @@ def summary_table(data, width=None):
             f"{'human (split-half)':<{name_width}}  {_number(ceiling['pearson']):>8}  {'':>8}  "
             f"{_number(ceiling.get('spearman')):>8}"
         )
+    if ranking:
+        lines += ["", *ranking]
     return "\n".join(lines) + "\n"
 
 

@@ -80,3 +80,26 @@ def pairwise_latex(data, *, tabular, escape, number):
             )
         )
     return parts
+
+
+def pairwise_summary_lines(data):
+    """The Bradley-Terry ranking as fixed-width lines for a terminal ([] without pairwise judgements)."""
+    systems = (data.get("pairwise") or {}).get("systems") or []
+    if not systems:
+        return []
+    width = max(len("system"), *(len(r["system"]) for r in systems))
+    intervals = [f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r.get("ci_low") is not None else "--" for r in systems]
+    ci_width = max(len("95% CI"), *(len(ci) for ci in intervals))
+    header = f"{'system':<{width}}  {'strength':>8}  {'95% CI':>{ci_width}}  {'wins':>5}  {'ties':>5}  {'losses':>6}"
+    lines = [
+        f"{data.get('dataset', '')}: Bradley-Terry ranking from {data['pairwise'].get('n_judgements', 0)} pairwise"
+        " judgements (ties count half; 95% bootstrap interval)",
+        header,
+        "-" * len(header),
+    ]
+    for record, ci in zip(systems, intervals, strict=True):
+        lines.append(
+            f"{record['system']:<{width}}  {record['strength']:>8.2f}  {ci:>{ci_width}}  {record['wins']:>5}  "
+            f"{record['ties']:>5}  {record['losses']:>6}"
+        )
+    return lines

@@ -89,6 +89,21 @@ def test_csv_and_latex_carry_the_pairwise_tables(study):
     assert "tab:pairwise-ranking" in latex and "tab:pairwise-metrics" in latex
 
 
+def test_the_terminal_summary_of_a_pairwise_study_is_the_ranking_as_a_table(study):
+    lines = _report(format="summary").splitlines()
+    assert lines[0] == (
+        "pw: Bradley-Terry ranking from 180 pairwise judgements (ties count half; 95% bootstrap interval)"
+    )
+    assert lines[1].split() == ["system", "strength", "95%", "CI", "wins", "ties", "losses"]
+    pairwise = json.loads(_report(format="json"))["pairwise"]
+    rows = [line.split() for line in lines[3:]]
+    assert [row[0] for row in rows] == ["good", "okay", "bad"]
+    for row, record in zip(rows, pairwise["systems"], strict=True):
+        assert row[1] == f"{record['strength']:.2f}"  # two decimals, not the CSV's seventeen digits
+        assert row[-3:] == [str(record["wins"]), str(record["ties"]), str(record["losses"])]
+    assert "pearson" not in "\n".join(lines)  # no empty correlation table for a study without ratings
+
+
 def test_an_excluded_annotators_judgements_leave_the_ranking(study, researcher):
     dataset, survey = study
     ExclusionDecision.objects.create(

@@ -137,8 +137,7 @@ class Command(BaseCommand):
             dataset=DEMO_DATASET,
             survey=PAIRWISE_SURVEY,
             owner=DEMO_USERNAME,
-            format="csv",
-            table="pairwise_systems",
+            format="summary",
             bootstrap=200,
             stdout=self.stdout,
         )
