@@ -13,6 +13,7 @@ import secrets
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -152,27 +153,38 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
     def create(self, *, survey):
         """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor.
 
-        The row is locked while the draft is made, so two launches at once make one draft, and
-        its id is saved as soon as Prolific answers (see `prepare`). A create whose answer was lost
-        is recorded, and the next launch adopts the draft it made (`_lost_draft`) before asking
-        for another: one survey has at most one draft."""
+        One survey has at most one draft, even when a launch dies mid-request. Before a launch
+        waits for the row's lock it counts itself in `draft_attempts` (committed, with the draft's
+        tag); it asks for the draft while holding the lock and saves the id in the same
+        transaction (see `prepare`). A worker killed between the POST and that save leaves only
+        the count behind, so a launch that holds the lock and finds more attempts than its own
+        lists the account's studies and adopts the draft with this survey's tag before creating
+        one (`_earlier_draft`). The first launch of a survey finds only itself and sends the POST
+        straight away. A create whose answer was lost says so, and the next launch looks likewise."""
         study = study_settings(survey)
+        if study.study_id:
+            return study
         problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
         if problem:
             raise ProviderError(problem)
-        # Committed before the draft is asked for: a retry must name the draft the same way.
+        # Both committed before the lock is asked for, and so before any POST: a later launch
+        # names the draft the same way and sees that this one may have sent it.
         ProlificStudy.objects.filter(pk=study.pk, draft_tag="").update(draft_tag=new_draft_tag())
+        ProlificStudy.objects.filter(pk=study.pk).update(draft_attempts=F("draft_attempts") + 1)
         lost = False
         with transaction.atomic():
             study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
             if study.study_id:
                 return study
-            answer = self._lost_draft(survey, study) if study.draft_lost_at else None
+            # More than this launch's own attempt: an earlier or concurrent one may have sent a
+            # POST (its lock released by a commit, a rollback or a dead connection) whose draft
+            # was never recorded here.
+            answer = self._earlier_draft(survey, study) if study.draft_attempts > 1 else None
             if answer is None:
                 try:
                     answer = self.client.create_study(self.study_body(survey, study))
                 except PaymentOutcomeUnknown:
-                    # Kept (the block commits): the next launch looks for this draft first.
+                    # Kept (the block commits): a record that this create went unanswered.
                     ProlificStudy.objects.filter(pk=study.pk).update(draft_lost_at=timezone.now())
                     lost = True
             if not lost:
@@ -190,8 +202,9 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         study.refresh_from_db()
         return study
 
-    def _lost_draft(self, survey, study):
-        """The study an unanswered create made (Prolific lists it under our internal name), else None."""
+    def _earlier_draft(self, survey, study):
+        """The draft an earlier launch's unrecorded create made (Prolific lists it under our
+        internal name), else None."""
         prefix = draft_prefix(survey, study)
         found = [item for item in self.client.studies() if str(item.get("internal_name") or "").startswith(prefix)]
         return found[0] if found else None
