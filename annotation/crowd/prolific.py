@@ -23,7 +23,7 @@ from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_codes import listed_code
-from annotation.crowd.prolific_pay import floor_problem, top_up_cents
+from annotation.crowd.prolific_pay import currency_problem, floor_problem, top_up_cents
 from annotation.crowd.prolific_review import ProlificReviewMixin
 from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
 from annotation.models import Assignment, ProlificStudy
@@ -45,14 +45,15 @@ def draft_prefix(survey, study):
     return f"RateLab survey {survey.pk} ({study.draft_tag}):"
 
 
-def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
-    """The survey's Prolific row, created on first use with fresh completion codes."""
+def study_settings(survey, *, reward_cents=None, minutes=None, currency=None):
+    """The survey's Prolific row, created on first use with fresh completion codes, in the
+    currency this server's Prolific workspace pays in (PROLIFIC_CURRENCY) unless told another."""
     row, _ = ProlificStudy.objects.get_or_create(
         survey=survey,
         defaults={
             "reward_cents": reward_cents if reward_cents is not None else survey.reward_cents,
             "estimated_minutes": minutes or DEFAULT_MINUTES,
-            "currency": currency,
+            "currency": currency or settings.PROLIFIC_CURRENCY,
             "completed_code": new_completion_code(),
             "failed_check_code": new_completion_code(),
             "draft_tag": new_draft_tag(),
@@ -167,6 +168,7 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
         if problem:
             raise ProviderError(problem)
+        self._check_workspace_currency(study)
         # Both committed before the lock is asked for, and so before any POST: a later launch
         # names the draft the same way and sees that this one may have sent it.
         ProlificStudy.objects.filter(pk=study.pk, draft_tag="").update(draft_tag=new_draft_tag())
@@ -201,6 +203,23 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
             )
         study.refresh_from_db()
         return study
+
+    def _check_workspace_currency(self, study):
+        """Refuses a study whose reward is set in another currency than the workspace pays in.
+
+        Prolific takes the reward as a number of the workspace's minor unit, so 100 set as pence
+        would be paid as 100 cents in a USD workspace: its own floor check would then judge a
+        reward the researcher never chose. Only a server that names its workspace
+        (PROLIFIC_WORKSPACE_ID) can ask; without it the study's currency is taken as set."""
+        workspace = settings.PROLIFIC_WORKSPACE_ID
+        if not workspace:
+            return
+        paid_in = self.client.workspace_balance(workspace).get("currency_code")
+        if not paid_in:
+            raise ProviderError(f"Prolific did not say which currency workspace {workspace} pays in; try again.")
+        problem = currency_problem(study.reward_cents, study.estimated_minutes, set_in=study.currency, paid_in=paid_in)
+        if problem:
+            raise ProviderError(problem)
 
     def _earlier_draft(self, survey, study):
         """The draft an earlier launch's unrecorded create made (Prolific lists it under our
