@@ -155,9 +155,10 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor.
 
         One survey has at most one draft, even when a launch dies mid-request. Before a launch
-        waits for the row's lock it counts itself in `draft_attempts` (committed, with the draft's
-        tag); it asks for the draft while holding the lock and saves the id in the same
-        transaction (see `prepare`). A worker killed between the POST and that save leaves only
+        takes the row's lock it counts itself in `draft_attempts` (committed, with the draft's
+        tag; on PostgreSQL that UPDATE itself waits while another launch holds the row); it asks
+        for the draft while holding the lock and saves the id in the same transaction (see
+        `prepare`). A worker killed between the POST and that save leaves only
         the count behind, so a launch that holds the lock and finds more attempts than its own
         lists the account's studies and adopts the draft with this survey's tag before creating
         one (`_earlier_draft`). The first launch of a survey finds only itself and sends the POST
