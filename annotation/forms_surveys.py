@@ -3,9 +3,10 @@
 import json
 
 from django import forms
+from django.conf import settings
 
 from annotation.crowd.prolific import DEFAULT_MINUTES, setup_problems
-from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, floor_problem, money, top_up_cents
+from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
 from annotation.models import Survey, System
 from annotation.services.surveys import (
     PAIRWISE_QUESTION,
@@ -40,9 +41,25 @@ PAIRWISE_SETTINGS = (
 )
 
 
-# The least a Prolific study's first reward can be (in pence): Prolific's hourly floor at the
-# estimated minutes a new study starts with (crowd.prolific.study_settings).
-PROLIFIC_MIN_REWARD_CENTS = top_up_cents(0, DEFAULT_MINUTES, "GBP")
+def prolific_reward_help(currency, *, workspace_known):
+    """What the reward field says about Prolific: its floor in the currency studies are paid in.
+
+    The form cannot ask Prolific (no request while a form is filled in), so it says which currency
+    it assumes and whether publishing checks it against the workspace."""
+    least = min_reward_cents(DEFAULT_MINUTES, currency)
+    check = (
+        "Publishing checks this currency against your Prolific workspace's."
+        if workspace_known
+        else f"RateLab cannot ask Prolific which currency your workspace pays in (PROLIFIC_WORKSPACE_ID is not "
+        f"set): if it is not {currency}, set PROLIFIC_CURRENCY, or the study's currency on its Prolific page."
+    )
+    return (
+        f"On Prolific, in {MINOR_UNITS[currency]} of {currency}, the currency this server's Prolific workspace pays "
+        f"in (PROLIFIC_CURRENCY). Prolific pays at least {money(HOURLY_FLOOR_CENTS[currency], currency)} an hour: "
+        f"for the {DEFAULT_MINUTES} minutes a Prolific study is first estimated at, that is at least {least} "
+        f"{MINOR_UNITS[currency]} (choosing Prolific fills it in). {check} Change the reward and minutes together "
+        "on the survey's Prolific page."
+    )
 
 
 class SurveyForm(forms.Form):
@@ -102,10 +119,7 @@ class SurveyForm(forms.Form):
         max_value=10_000,
         initial=50,
         label="Reward per HIT (cents)",
-        help_text=f"Prolific pays at least {money(HOURLY_FLOOR_CENTS['GBP'], 'GBP')} an hour: for the "
-        f"{DEFAULT_MINUTES} minutes a Prolific study is first estimated at, that is at least "
-        f"{PROLIFIC_MIN_REWARD_CENTS} pence (choosing Prolific fills it in). Change the reward and minutes "
-        "together on the survey's Prolific page.",
+        # Prolific's part names the server's workspace currency, read when the form is made (__init__).
     )
     attention_policy = forms.ChoiceField(choices=Survey.AttentionPolicy.choices, initial=Survey.AttentionPolicy.FLAG)
     gold_checks = forms.CharField(
@@ -201,8 +215,12 @@ class SurveyForm(forms.Form):
         # The page's script offers each task type's default texts as the type changes, where the
         # researcher has not written their own (survey_form.js); the service decides again on save.
         self.fields["instructions"].widget.attrs["data-defaults"] = json.dumps(instructions_by_type())
-        # Choosing Prolific raises an untouched reward to Prolific's floor (survey_form.js).
-        self.fields["reward_cents"].widget.attrs["data-prolific-min"] = PROLIFIC_MIN_REWARD_CENTS
+        # Choosing Prolific raises an untouched reward to Prolific's floor (survey_form.js), in the
+        # currency this server's studies are paid in.
+        currency = settings.PROLIFIC_CURRENCY
+        reward = self.fields["reward_cents"]
+        reward.help_text = prolific_reward_help(currency, workspace_known=bool(settings.PROLIFIC_WORKSPACE_ID))
+        reward.widget.attrs["data-prolific-min"] = min_reward_cents(DEFAULT_MINUTES, currency)
         self.fields["question"].widget.attrs["data-defaults"] = json.dumps(
             {Survey.TaskType.RATE: self.fields["question"].initial, Survey.TaskType.PAIRWISE: PAIRWISE_QUESTION,
              Survey.TaskType.WRITE: ""}
@@ -284,15 +302,19 @@ class SurveyForm(forms.Form):
         return data
 
     def _prolific_floor(self, data):
-        """Prolific refuses a reward under its hourly floor at launch: say so here, with the figures."""
+        """Prolific refuses a reward under its hourly floor at launch: say so here, with the figures,
+        in the currency the study will be paid in (PROLIFIC_CURRENCY; publishing checks it against
+        the workspace when PROLIFIC_WORKSPACE_ID is set)."""
         reward = data.get("reward_cents")
         if data.get("provider") != Survey.Provider.PROLIFIC or reward is None:
             return
-        problem = floor_problem(reward, DEFAULT_MINUTES, "GBP")
+        currency = settings.PROLIFIC_CURRENCY
+        problem = floor_problem(reward, DEFAULT_MINUTES, currency)
         if problem:
             self.add_error(
                 "reward_cents",
-                f"Prolific would refuse this study: {problem} Give at least {PROLIFIC_MIN_REWARD_CENTS} (pence); "
+                f"Prolific would refuse this study: {problem} Give at least "
+                f"{min_reward_cents(DEFAULT_MINUTES, currency)} ({MINOR_UNITS[currency]} of {currency}); "
                 "for a shorter task, lower the reward and the estimated minutes together on the survey's "
                 "Prolific page.",
             )

@@ -33,8 +33,9 @@ def _hex_id():
 
 
 class ProlificState:
-    def __init__(self, token):
+    def __init__(self, token, currency="GBP"):
         self.token = token
+        self.currency = currency  # the workspace's: every study is paid in it
         self.lock = threading.Lock()
         self.studies = {}
         self.submissions = {}
@@ -175,6 +176,14 @@ class Handler(BaseHTTPRequestHandler):
             study = {**body, "id": _hex_id(), "status": "UNPUBLISHED"}
             s.studies[study["id"]] = study
             return self._send(201, study)
+        if parts == ["studies"] and method == "GET":
+            rows = [
+                {key: study.get(key) for key in ("id", "name", "internal_name", "status", "total_available_places")}
+                for study in s.studies.values()
+            ]
+            return self._send(200, {"results": rows, "_links": {"next": {"href": None}}})
+        if len(parts) == 3 and parts[0] == "workspaces" and parts[2] == "balance" and method == "GET":
+            return self._send(200, {"currency_code": s.currency, "total_balance": 10**7, "available_balance": 10**7})
         if parts == ["study-cost-calculator"] and method == "POST":
             body = self._body()
             total = body["reward"] * body["total_available_places"] * (1 + FEE_RATE)
@@ -276,9 +285,9 @@ class Handler(BaseHTTPRequestHandler):
         self._route("PATCH")
 
 
-def serve(token, port=0):
+def serve(token, port=0, currency="GBP"):
     """Start the server in a thread; returns (server, state). `server.server_address[1]` is the port."""
-    state = ProlificState(token)
+    state = ProlificState(token, currency)
     handler = type("BoundHandler", (Handler,), {"state": state})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -289,8 +298,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=8899)
     parser.add_argument("--token", default="staging-token")
+    parser.add_argument("--currency", default="GBP", choices=("GBP", "USD"), help="the workspace's currency")
     args = parser.parse_args()
-    server, _ = serve(args.token, args.port)
+    server, _ = serve(args.token, args.port, args.currency)
     print(
         f"Prolific-compatible server on http://127.0.0.1:{args.port}/api/v1/ (token {args.token!r}); "
         f"participants start at http://127.0.0.1:{args.port}/participant/start?study=ID&PROLIFIC_PID=PID. "

@@ -42,6 +42,17 @@ def env_int(name, default, *, minimum=None):
     return value
 
 
+def env_choice(name, default, *, choices):
+    """One of `choices` (as written there); anything else fails naming the allowed values."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not one of: {', '.join(choices)}.")
+    return value
+
+
 def env_list(name, default=()):
     raw = os.environ.get(name)
     if raw is None:

@@ -12,7 +12,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str, env_url
+from config.env import env_bool, env_choice, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -219,6 +219,11 @@ PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 # The workspace a researcher's block-list participant group is created in (Prolific needs one).
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
+# The currency Prolific pays this server's studies in: the workspace's (a token belongs to one
+# workspace, whose currency is GBP or USD). New studies start in it and the survey form checks the
+# reward against Prolific's floor in it; with PROLIFIC_WORKSPACE_ID, publishing checks it against
+# the workspace's own `currency_code`.
+PROLIFIC_CURRENCY = env_choice("PROLIFIC_CURRENCY", "GBP", choices=("GBP", "USD"))
 
 # LLM judges: the SDK retries 429/5xx/timeouts this many times (honouring Retry-After), each request
 # waiting at most JUDGE_TIMEOUT_SECONDS. A judge's API key is read from the variable the judge names.

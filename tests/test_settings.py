@@ -53,6 +53,7 @@ def manage(*args, **env):
         ({"DJANGO_DEBUG": "0"}, "SECRET_KEY must be set when DJANGO_DEBUG=0"),
         ({"CELERY_TASK_TIME_LIMIT": "ten"}, "CELERY_TASK_TIME_LIMIT='ten' is not an integer"),
         ({"JUDGE_TIMEOUT_SECONDS": "0"}, "JUDGE_TIMEOUT_SECONDS=0 is below the minimum of 1"),
+        ({"PROLIFIC_CURRENCY": "EUR"}, "PROLIFIC_CURRENCY='EUR' is not one of: GBP, USD"),
         (
             {"TRUSTED_PROXY_COUNT": "1", "RATELAB_TRUSTED_PROXIES": "2"},
             "TRUSTED_PROXY_COUNT and RATELAB_TRUSTED_PROXIES name the same number of proxies and differ (1 and 2)",
@@ -66,6 +67,7 @@ def manage(*args, **env):
         "secret-key",
         "integer",
         "minimum",
+        "prolific-currency",
         "proxies",
     ],
 )

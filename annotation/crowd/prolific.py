@@ -13,6 +13,7 @@ import secrets
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -22,7 +23,7 @@ from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_codes import listed_code
-from annotation.crowd.prolific_pay import floor_problem, top_up_cents
+from annotation.crowd.prolific_pay import currency_problem, floor_problem, top_up_cents
 from annotation.crowd.prolific_review import ProlificReviewMixin
 from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
 from annotation.models import Assignment, ProlificStudy
@@ -44,14 +45,15 @@ def draft_prefix(survey, study):
     return f"RateLab survey {survey.pk} ({study.draft_tag}):"
 
 
-def study_settings(survey, *, reward_cents=None, minutes=None, currency="GBP"):
-    """The survey's Prolific row, created on first use with fresh completion codes."""
+def study_settings(survey, *, reward_cents=None, minutes=None, currency=None):
+    """The survey's Prolific row, created on first use with fresh completion codes, in the
+    currency this server's Prolific workspace pays in (PROLIFIC_CURRENCY) unless told another."""
     row, _ = ProlificStudy.objects.get_or_create(
         survey=survey,
         defaults={
             "reward_cents": reward_cents if reward_cents is not None else survey.reward_cents,
             "estimated_minutes": minutes or DEFAULT_MINUTES,
-            "currency": currency,
+            "currency": currency or settings.PROLIFIC_CURRENCY,
             "completed_code": new_completion_code(),
             "failed_check_code": new_completion_code(),
             "draft_tag": new_draft_tag(),
@@ -152,27 +154,40 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
     def create(self, *, survey):
         """Create the study as a draft on Prolific (once); refuses a reward under the hourly floor.
 
-        The row is locked while the draft is made, so two launches at once make one draft, and
-        its id is saved as soon as Prolific answers (see `prepare`). A create whose answer was lost
-        is recorded, and the next launch adopts the draft it made (`_lost_draft`) before asking
-        for another: one survey has at most one draft."""
+        One survey has at most one draft, even when a launch dies mid-request. Before a launch
+        takes the row's lock it counts itself in `draft_attempts` (committed, with the draft's
+        tag; on PostgreSQL that UPDATE itself waits while another launch holds the row); it asks
+        for the draft while holding the lock and saves the id in the same transaction (see
+        `prepare`). A worker killed between the POST and that save leaves only
+        the count behind, so a launch that holds the lock and finds more attempts than its own
+        lists the account's studies and adopts the draft with this survey's tag before creating
+        one (`_earlier_draft`). The first launch of a survey finds only itself and sends the POST
+        straight away. A create whose answer was lost says so, and the next launch looks likewise."""
         study = study_settings(survey)
+        if study.study_id:
+            return study
         problem = floor_problem(study.reward_cents, study.estimated_minutes, study.currency)
         if problem:
             raise ProviderError(problem)
-        # Committed before the draft is asked for: a retry must name the draft the same way.
+        self._check_workspace_currency(study)
+        # Both committed before the lock is asked for, and so before any POST: a later launch
+        # names the draft the same way and sees that this one may have sent it.
         ProlificStudy.objects.filter(pk=study.pk, draft_tag="").update(draft_tag=new_draft_tag())
+        ProlificStudy.objects.filter(pk=study.pk).update(draft_attempts=F("draft_attempts") + 1)
         lost = False
         with transaction.atomic():
             study = ProlificStudy.objects.select_for_update().get(pk=study.pk)
             if study.study_id:
                 return study
-            answer = self._lost_draft(survey, study) if study.draft_lost_at else None
+            # More than this launch's own attempt: an earlier or concurrent one may have sent a
+            # POST (its lock released by a commit, a rollback or a dead connection) whose draft
+            # was never recorded here.
+            answer = self._earlier_draft(survey, study) if study.draft_attempts > 1 else None
             if answer is None:
                 try:
                     answer = self.client.create_study(self.study_body(survey, study))
                 except PaymentOutcomeUnknown:
-                    # Kept (the block commits): the next launch looks for this draft first.
+                    # Kept (the block commits): a record that this create went unanswered.
                     ProlificStudy.objects.filter(pk=study.pk).update(draft_lost_at=timezone.now())
                     lost = True
             if not lost:
@@ -190,8 +205,26 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
         study.refresh_from_db()
         return study
 
-    def _lost_draft(self, survey, study):
-        """The study an unanswered create made (Prolific lists it under our internal name), else None."""
+    def _check_workspace_currency(self, study):
+        """Refuses a study whose reward is set in another currency than the workspace pays in.
+
+        Prolific takes the reward as a number of the workspace's minor unit, so 100 set as pence
+        would be paid as 100 cents in a USD workspace: its own floor check would then judge a
+        reward the researcher never chose. Only a server that names its workspace
+        (PROLIFIC_WORKSPACE_ID) can ask; without it the study's currency is taken as set."""
+        workspace = settings.PROLIFIC_WORKSPACE_ID
+        if not workspace:
+            return
+        paid_in = self.client.workspace_balance(workspace).get("currency_code")
+        if not paid_in:
+            raise ProviderError(f"Prolific did not say which currency workspace {workspace} pays in; try again.")
+        problem = currency_problem(study.reward_cents, study.estimated_minutes, set_in=study.currency, paid_in=paid_in)
+        if problem:
+            raise ProviderError(problem)
+
+    def _earlier_draft(self, survey, study):
+        """The draft an earlier launch's unrecorded create made (Prolific lists it under our
+        internal name), else None."""
         prefix = draft_prefix(survey, study)
         found = [item for item in self.client.studies() if str(item.get("internal_name") or "").startswith(prefix)]
         return found[0] if found else None

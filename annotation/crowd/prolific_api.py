@@ -196,6 +196,14 @@ class ProlificClient:
         # Not idempotent on Prolific's side: a repeat pays twice, so a timeout is never retried.
         return self._call("POST", f"bulk-bonus-payments/{bulk_id}/pay/", repeatable=False)
 
+    def workspace_balance(self, workspace_id):
+        """The workspace's funds and the currency it pays in.
+
+        Documented (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance):
+        `GET workspaces/{workspace_id}/balance/` answers {"currency_code", "total_balance",
+        "available_balance", ...}, amounts in the currency's minor unit (pence, cents)."""
+        return self._call("GET", f"workspaces/{workspace_id}/balance/")
+
     # --- participant groups (https://docs.prolific.com/api-reference/participant-groups) ------
     def create_participant_group(self, *, name, workspace_id, description, participant_ids):
         # Documented request: name, workspace_id (or organisation_id), description, participant_ids;

@@ -38,6 +38,11 @@ class ProlificStudy(models.Model):
     # When a create-draft POST went unanswered: Prolific may have made the draft, so the next
     # launch looks for it (by `draft_tag`) before asking for another.
     draft_lost_at = models.DateTimeField(null=True, blank=True)
+    # Launches that went for the draft, each counted (and committed) before it waits for the row's
+    # lock and so before any create-draft POST: a launch holding the lock that finds a count above
+    # its own one knows another launch may have sent a POST whose answer was never recorded (a lost
+    # answer, or a worker killed mid-request), and lists Prolific's studies for the draft first.
+    draft_attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,5 +1,6 @@
 """The researcher's Prolific page for a survey: costs and pay check, study controls, review."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Prefetch, Q
@@ -84,6 +85,10 @@ def prolific_survey(request, pk):
         "cost": money(cost["total_cost_cents"], study.currency) if cost else "",
         "cost_error": cost_error,
         "setup_problems": setup_problems(),
+        # Prolific pays in the workspace's currency, whatever is chosen here: publishing checks the
+        # choice against the workspace only where the server names it.
+        "currency_checked": bool(settings.PROLIFIC_WORKSPACE_ID),
+        "server_currency": settings.PROLIFIC_CURRENCY,
         # The layout's own time per task, beside the estimate Prolific is given (a default of 10
         # minutes otherwise): the researcher sets the estimate knowing what a participant will do.
         "task_minutes": survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"],

@@ -67,8 +67,16 @@ def study_answer(*, status="UNPUBLISHED", places=4):
     return {"id": STUDY_ID, "status": status, "total_available_places": places, "name": "Rate replies"}
 
 
+def workspace_balance(*, currency="GBP", available=50_000):
+    """GET workspaces/{id}/balance/ as documented: the workspace's `currency_code` and its funds
+    in that currency's minor unit."""
+    return {"currency_code": currency, "total_balance": available, "available_balance": available}
+
+
 def publish(api, survey):
-    """Publish through the documented create + PUBLISH transition; returns the create route."""
+    """Publish through the documented create + PUBLISH transition; returns the create route. A
+    server that names its workspace first reads the workspace's currency (GBP here)."""
+    api.get(url__regex=r"workspaces/[^/]+/balance/$").mock(return_value=httpx.Response(200, json=workspace_balance()))
     created = api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
     api.post(f"studies/{STUDY_ID}/transition/").mock(
         return_value=httpx.Response(200, json=study_answer(status="ACTIVE"))

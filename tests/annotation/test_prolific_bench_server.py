@@ -81,3 +81,20 @@ def test_a_full_study_starts_no_one_until_a_rejection_gives_a_place_back(server)
     )
     assert rejected.json()["status"] == "REJECTED"
     assert start(3).status_code == 302
+
+
+def test_the_account_lists_its_studies_with_their_internal_names_and_the_workspace_its_currency():
+    server, _ = serve(TOKEN, currency="USD")
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert api(base, "GET", "studies/").json()["results"] == []
+        body = {"name": "s", "internal_name": "RateLab survey 7 (0a1b2c3d4e): s", "external_study_url": "https://x/",
+                "reward": 134, "total_available_places": 2}  # fmt: skip
+        made = api(base, "POST", "studies/", json=body).json()
+        listed = api(base, "GET", "studies/").json()
+        assert [(row["id"], row["internal_name"], row["status"]) for row in listed["results"]] == [
+            (made["id"], "RateLab survey 7 (0a1b2c3d4e): s", "UNPUBLISHED")
+        ]
+        assert api(base, "GET", "workspaces/ws-1/balance/").json()["currency_code"] == "USD"
+    finally:
+        server.shutdown()

@@ -68,6 +68,17 @@ def test_create_survey_refuses_a_reward_under_the_floor_and_writes_nothing(datas
     assert not Survey.objects.exists()
 
 
+def test_create_survey_on_a_dollar_server_judges_the_reward_in_dollars(dataset, api, settings):
+    settings.PROLIFIC_CURRENCY = "USD"
+    # 100 for 10 minutes meets the pound floor (£6.00 an hour) but not the dollar one.
+    under = r"\$1.00 for 10 minutes .* \$6.00 an hour, under Prolific's floor of \$8.00"
+    with pytest.raises(CommandError, match=under):
+        create("--reward-cents", "100", "--minutes", "10")
+    assert not Survey.objects.exists()
+    create("--reward-cents", "134", "--minutes", "10", "--draft")
+    assert ProlificStudy.objects.values_list("reward_cents", "currency").get() == (134, "USD")
+
+
 def test_prolific_sync_reports_what_it_reconciled_and_a_measured_median_under_the_floor(dataset, api, client):
     api.post("studies/").mock(return_value=httpx.Response(201, json=study_answer()))
     api.post(f"studies/{STUDY_ID}/transition/").mock(

@@ -94,7 +94,8 @@ def test_the_survey_form_refuses_a_prolific_reward_under_the_hourly_floor_with_i
     assert response.status_code == 200 and not Survey.objects.filter(name="on-prolific").exists()
     assert '<a href="#id_reward_cents">Reward per HIT (cents)</a>' in text
     assert "Prolific would refuse this study: A reward of £0.50 for 10 minutes" in text
-    assert "£3.00 an hour, under Prolific's floor of £6.00 an hour" in text and "Give at least 100 (pence)" in text
+    assert "£3.00 an hour, under Prolific's floor of £6.00 an hour" in text
+    assert "Give at least 100 (pence of GBP)" in text
 
 
 def test_the_survey_form_offers_prolifics_least_reward_to_its_script(researcher_client, dataset):

@@ -19,7 +19,8 @@ def prolific_refusal(options):
     if not base.startswith("https://"):
         raise CommandError("A Prolific study URL needs PUBLIC_BASE_URL (or --base-url), an https:// address.")
     reward = options["reward_cents"] if options["reward_cents"] is not None else Survey().reward_cents
-    problem = floor_problem(reward, options["minutes"] or DEFAULT_MINUTES, "GBP")
+    # In the currency this server's Prolific workspace pays in (publishing checks it against the workspace).
+    problem = floor_problem(reward, options["minutes"] or DEFAULT_MINUTES, settings.PROLIFIC_CURRENCY)
     if problem:
         raise CommandError(problem)
 
