@@ -26,11 +26,13 @@ def dataset_metrics(request, dataset_id):
             raise Http404("No such dataset.")  # as for every write on a study one may only read
         names = request.POST.getlist("metric")
         try:
-            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True)
+            run = services.metrics_compute(
+                dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True, refuse_if_running=True
+            )
         except KeyError as exc:
             messages.error(request, exc.args[0])
-        except services.MetricsUpToDate as up_to_date:
-            messages.info(request, str(up_to_date))
+        except (services.MetricsUpToDate, services.MetricsRunning) as nothing_started:
+            messages.info(request, str(nothing_started))
         else:
             count = len(run.metrics)
             messages.success(

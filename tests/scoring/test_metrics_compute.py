@@ -352,6 +352,30 @@ def test_one_metric_is_named_in_the_singular(researcher_client, dataset, django_
     assert "metric(s)" not in page
 
 
+def test_a_second_press_while_a_run_is_queued_starts_no_second_run(
+    researcher_client, dataset, django_capture_on_commit_callbacks
+):
+    # Two tabs, or a resubmitted form: the first run has not started yet when the second press comes.
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    with django_capture_on_commit_callbacks(execute=False):
+        researcher_client.post(url, {"metric": ["bleu4"]})
+    first = MetricRun.objects.get()
+    assert first.status == MetricRun.Status.QUEUED
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = researcher_client.post(url, {"metric": ["bleu4"]}, follow=True)
+    assert list(MetricRun.objects.all()) == [first] and queued == []
+    assert f"A run is already queued on this dataset (run {first.pk}, 0/1 chunks)" in response.content.decode()
+    assert not MetricScore.objects.exists()
+
+
+def test_a_press_after_the_run_ended_starts_a_new_run(researcher_client, dataset, django_capture_on_commit_callbacks):
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    for metric in ("bleu4", "rouge_l"):
+        with django_capture_on_commit_callbacks(execute=True):
+            researcher_client.post(url, {"metric": [metric]})
+    assert [run.status for run in MetricRun.objects.order_by("pk")] == [MetricRun.Status.DONE] * 2
+
+
 def test_button_post_needs_csrf_token(researcher, dataset):
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(researcher)
