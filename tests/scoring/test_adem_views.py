@@ -65,6 +65,24 @@ def test_a_training_that_would_be_refused_is_refused_on_the_form_leaving_no_fail
 
 
 @pytest.mark.shared_data
+@pytest.mark.parametrize("seed", [-5, 10**20])
+def test_a_seed_out_of_range_is_refused_at_its_field_leaving_no_model_or_run(
+    researcher_client, usr, seed, django_capture_on_commit_callbacks
+):
+    form = {"dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": seed}
+    with django_capture_on_commit_callbacks(execute=True):
+        trained = researcher_client.post(reverse("scoring:adem_train"), {**form, "name": "seeded"})
+        tried = researcher_client.post(
+            reverse("scoring:adem_experiments"), {**form, "experiment": "data-efficiency", "folds": 5}
+        )
+    for page in (trained, tried):
+        assert page.status_code == 200
+        errors = page.context["form"].errors
+        assert list(errors) == ["seed"] and "or equal to" in errors["seed"][0]
+    assert not AdemModel.objects.exists() and not TrainingRun.objects.exists()
+
+
+@pytest.mark.shared_data
 def test_training_on_a_study_whose_ratings_are_all_excluded_says_why_and_links_to_quality(
     researcher_client, usr, django_capture_on_commit_callbacks
 ):
