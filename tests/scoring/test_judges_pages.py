@@ -60,6 +60,8 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
         ("base_url", "http://[::ffff:169.254.169.254]/latest", "link-local address"),
         ("samples", "0", "greater than or equal to 1"),
         ("name", "has space", "Use letters, digits"),
+        ("price_per_million_prompt_tokens", "-3", "greater than or equal to 0"),
+        ("price_per_million_completion_tokens", "-0.5", "greater than or equal to 0"),
     ],
 )
 def test_bad_input_on_the_add_form_says_what_and_creates_nothing(researcher_client, field, value, message):
@@ -132,6 +134,7 @@ def test_judge_add_list_and_remove_commands(researcher, other_researcher, capsys
         (["--samples", "0"], "samples"),
         (["--base-url", "ftp//x"], "base_url"),
         (["--api-key-env", "AWS_SECRET_ACCESS_KEY"], "cannot be a judge's key variable"),
+        (["--price-prompt", "-0.15"], "price_per_million_prompt_tokens"),
     ],
 )
 def test_judge_add_refuses_bad_input_and_creates_nothing(researcher, args, message):
