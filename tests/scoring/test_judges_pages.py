@@ -46,6 +46,13 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
     assert (judge.owner, judge.metric_name, judge.model) == (researcher, "judge:qwen", "Qwen/Qwen2.5-7B-Instruct")
 
 
+def test_adding_a_pairwise_judge_says_it_judges_pairs_not_a_metric(researcher_client):
+    page = researcher_client.post(reverse("scoring:judges"), {**FORM, "template": "pairwise"}, follow=True)
+    text = page.content.decode()
+    assert "Judge added: judge a pairwise study&#x27;s pairs with it below." in text
+    assert "compute its metric" not in text
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
