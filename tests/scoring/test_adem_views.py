@@ -118,6 +118,19 @@ def test_train_form_queues_an_int8_minilm_model_and_refuses_int8_for_other_encod
     assert TrainingRun.objects.get(adem_model=model).params["precision"] == "int8"
 
 
+def test_a_run_page_draws_no_empty_learning_curve(researcher_client, researcher):
+    failed = TrainingRun.objects.create(kind="train", owner=researcher, status="failed", error="no")
+    experiment = TrainingRun.objects.create(kind="experiment", owner=researcher, status="done", result={})
+    running = TrainingRun.objects.create(kind="train", owner=researcher, status="running")
+    pages = {
+        run.kind + run.status: researcher_client.get(reverse("scoring:adem_run", args=[run.pk])).content.decode()
+        for run in (failed, experiment, running)
+    }
+    assert 'id="run-curve"' not in pages["trainfailed"] and "ended before its first epoch" in pages["trainfailed"]
+    assert 'id="run-curve"' not in pages["experimentdone"] and "first epoch" not in pages["experimentdone"]
+    assert 'id="run-curve"' in pages["trainrunning"]  # filled in as the epochs come
+
+
 @pytest.mark.shared_data
 def test_other_researchers_see_no_model_or_run(client, other_researcher, trained):
     client.force_login(other_researcher)
