@@ -16,7 +16,7 @@ from annotation.models import Response
 from config.celery import app as celery_app
 from scoring import tasks
 from scoring.metrics.cider import cider
-from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore
 from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
 from scoring.services import metrics as services
 from tests.factories import load_dataset_records
@@ -374,6 +374,21 @@ def test_a_press_after_the_run_ended_starts_a_new_run(researcher_client, dataset
         with django_capture_on_commit_callbacks(execute=True):
             researcher_client.post(url, {"metric": [metric]})
     assert [run.status for run in MetricRun.objects.order_by("pk")] == [MetricRun.Status.DONE] * 2
+
+
+def test_a_trained_adem_model_can_be_ticked_and_computed_on_its_own(
+    researcher_client, researcher, other_researcher, dataset, django_capture_on_commit_callbacks
+):
+    AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", checkpoint_sha256="ab" * 32
+    )
+    AdemModel.objects.create(owner=other_researcher, name="theirs", status="ready", checkpoint_sha256="cd" * 32)
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    page = researcher_client.get(url).content.decode()
+    assert '<input type="checkbox" name="metric" value="adem:mine">' in page and "adem:theirs" not in page
+    with django_capture_on_commit_callbacks(execute=False):
+        researcher_client.post(url, {"metric": ["adem:mine"]})
+    assert MetricRun.objects.get().metrics == ["adem:mine"]
 
 
 def test_button_post_needs_csrf_token(researcher, dataset):
