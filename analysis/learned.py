@@ -39,7 +39,6 @@ def trained_here_note(data):
     """One sentence per such model, for the notes under the ranking and correlation tables."""
     sentences = []
     for row in data.get("trained_on_these_ratings") or []:
-        used = [f"{row[part]} in {part}" for part in ("train", "validation") if row.get(part)]
         held_out = f"{row['folds']}-fold cross-validated" if row.get("folds") else "held-out test"
         test = (
             f"; its {held_out} figure, the fair one, is Pearson r {number(row['test_pearson'])} (n = {row['test_n']})"
@@ -47,7 +46,8 @@ def trained_here_note(data):
             else ""
         )
         sentences.append(
-            f"{row['metric']} was trained on these ratings ({', '.join(used)} responses): its figures here "
+            f"{row['metric']} was trained on these ratings ({row['train']} responses in training, "
+            f"{row['validation']} in validation): its figures here "
             f"include responses it learnt from, so they are optimistic{test}."
         )
     return " ".join(sentences)

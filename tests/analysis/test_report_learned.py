@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
 SPLIT = {"train": 210, "validation": 45, "test": 45}
 TEST = {"pearson": 0.3174, "spearman": 0.29, "n": 45}
 NOTE = (
-    "adem:here was trained on these ratings (210 in train, 45 in validation responses): its figures here "
+    "adem:here was trained on these ratings (210 responses in training, 45 in validation): its figures here "
     "include responses it learnt from, so they are optimistic; its held-out test figure, the fair one, is "
     "Pearson r 0.317 (n = 45)."
 )
