@@ -139,7 +139,8 @@ def judge_settings(judge):
         if not api_key:
             raise JudgeRefusal(
                 f"judge {judge.name!r} reads its API key from the environment variable {judge.api_key_env}, "
-                "which is not set (set it where the workers and this command run)"
+                "which is not set (set it where the Celery workers run, and where compute_metrics runs without "
+                "a broker)"
             )
     return JudgeSettings(
         base_url=judge.base_url,

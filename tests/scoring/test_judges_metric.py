@@ -311,7 +311,8 @@ def test_the_compute_button_says_why_a_judge_without_its_key_cannot_run(
     make_judge(researcher, chat_server, name="hosted", api_key_env="RATELAB_TEST_UNSET_KEY")
     url = reverse("scoring:dataset_metrics", args=[dataset.pk])
     page = researcher_client.post(url, {"metric": ["judge:hosted"]}, follow=True).content.decode()
-    assert "RATELAB_TEST_UNSET_KEY, which is not set" in page
+    assert "RATELAB_TEST_UNSET_KEY, which is not set (set it where the Celery workers run" in page
+    assert "this command" not in page  # a page is no command
     assert not MetricRun.objects.exists() and not chat_server.requests
 
 
