@@ -30,10 +30,12 @@ FORM = {
 }
 
 
-def test_the_judges_page_is_linked_from_the_adem_page_and_the_metrics_page(researcher_client, researcher):
+def test_the_judges_page_is_linked_from_the_adem_page_and_the_metrics_pages(researcher_client, researcher):
     dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
     url = reverse("scoring:judges")
     assert f'href="{url}"' in researcher_client.get(reverse("scoring:adem_models")).content.decode()
+    # the top bar's Metrics (where the judges' pages sit) leads there too
+    assert f'href="{url}"' in researcher_client.get(reverse("scoring:metrics_index")).content.decode()
     assert (
         f'href="{url}"' in researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
     )
