@@ -15,6 +15,7 @@ from analysis import exporting_metaeval
 from analysis.exporting_audit import AUDIT_TABLES, latex_sensitivity, latex_signatures, signed
 from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwise_summary_lines, pairwise_table
 from analysis.judges import JUDGE_TABLES, judges_export_table
+from analysis.learned import trained_here_note
 
 TABLES = (
     "utterance_level",
@@ -264,6 +265,16 @@ def _correlation_rows(records):
     ]
 
 
+def _trained_here_latex(data):
+    """A footnote saying which ADEM metrics were trained on these very ratings (optimistic figures)."""
+    note = trained_here_note(data)
+    return rf"\par\smallskip{{\footnotesize {latex_escape(note)}}}" if note else ""
+
+
+def _footnotes(*lines):
+    return "\n".join(line for line in lines if line)
+
+
 def to_latex(data):
     """booktabs tables (utterance level with the human ceiling; system level), ready for a paper."""
     header = ["Metric", "Pearson", "$p$", "Spearman", "$p$", "Kendall", "$p$", "$n$"]
@@ -281,7 +292,7 @@ def to_latex(data):
             "tab:utterance-level",
             header,
             rows,
-            latex_signatures(data, latex_escape_tt),
+            _footnotes(latex_signatures(data, latex_escape_tt), _trained_here_latex(data)),
         )
     ]
     if data.get("system_level"):
@@ -302,7 +313,8 @@ def to_latex(data):
         caption, label, header, rows = ranking
         # Cluster (a number), then the metric's name: right, left, then the numbers.
         cells = [[latex_escape(cell) for cell in row] for row in rows]
-        parts.insert(0, _tabular(caption, label, header, cells, columns="rl" + "r" * (len(header) - 2)))
+        columns = "rl" + "r" * (len(header) - 2)
+        parts.insert(0, _tabular(caption, label, header, cells, _trained_here_latex(data), columns=columns))
     return "% Requires \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
 
 

@@ -101,7 +101,7 @@ def latex_sensitivity(data, escape):
             str(setting["n_annotators"]),
             str(setting["n_ratings"]),
             escape(setting.get("top_metric") or "--"),
-            "same" if setting.get("same_ranking") else "changed",
+            {True: "same", False: "changed"}.get(setting.get("same_ranking"), "--"),
             _cell(setting.get("max_shift")),
         ]
         for setting in data["sensitivity"].get("settings", [])

@@ -9,6 +9,7 @@ one click away and in the exports), so the page stays light whatever the study's
 from analysis.cells import Estimate, count, interval, number, p_value, plural
 from analysis.display import Column, DisplayTable
 from analysis.exporting import reasons_text
+from analysis.learned import trained_here_note
 from analysis.presentation_metaeval import METAEVAL_BUILDERS, RANKING_BUILDERS
 
 # Rows a table that grows with the annotators shows on the report page; the rest are on its
@@ -83,8 +84,8 @@ def utterance_table(data):
         rows=_correlation_rows(data.get("utterance_level", [])),
         note=(
             f"Each metric against the mean accepted human score of each of {plural(n, 'response')} "
-            f"(n: responses the metric scores). p: two-sided test of no correlation. {ci}."
-        ),
+            f"(n: responses the metric scores). p: two-sided test of no correlation. {ci}. " + trained_here_note(data)
+        ).strip(),
         empty="No metric scores yet: compute metrics for this dataset first.",
     )
 

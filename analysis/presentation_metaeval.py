@@ -4,6 +4,7 @@ its significance clusters, pairwise accuracy, and precision planning. Same conve
 
 from analysis.cells import count, interval, number, p_value, plural
 from analysis.display import Column, DisplayTable
+from analysis.learned import trained_here_note
 
 PERMUTATION_ROWS = 120  # pairs inside the ranking's "every pair" toggle (15 metrics: 105)
 
@@ -86,8 +87,8 @@ def ranking_table(data):
             "of the cluster above it beats it in a paired permutation test (scores standardised and swapped "
             f"between the two metrics per response; {method.get('permutations', 0):,} permutations, seed "
             f"{method.get('seed', 0)}, one-sided p < {method.get('alpha', 0.05):g}). Williams' test below is a "
-            "second, parametric check."
-        ),
+            "second, parametric check. " + trained_here_note(data)
+        ).strip(),
         empty="Needs at least two metrics and the bootstrap switched on.",
         full=full if full.rows else None,
     )

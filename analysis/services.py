@@ -12,6 +12,7 @@ from django.utils import timezone
 from analysis import stats
 from analysis.inputs import report_inputs, stopword_pairs
 from analysis.judges import judges_section
+from analysis.learned import trained_here_section
 from analysis.models import Report
 from analysis.pairwise_section import pairwise_section
 from analysis.pairwise_sensitivity import pairwise_sensitivity_section
@@ -276,6 +277,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             inputs=inputs, dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
         ),
         "signatures": dataset_signatures(dataset=dataset, metrics=list(inputs.metrics)),
+        "trained_on_these_ratings": trained_here_section(dataset=dataset, metrics=list(inputs.metrics)),
         "sensitivity": sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, inputs=inputs),
         "filters": {
             "surveys": [s.name for s in _surveys(dataset, survey)],

@@ -77,9 +77,26 @@ def pseudonymised(report, dataset):
     return data
 
 
+def _unknown_filter(filters, aspects, systems):
+    """What in the page's filters names no aspect or system of the dataset, or "" when all do."""
+    if filters["aspect"] not in aspects:
+        return f"This dataset has no aspect {filters['aspect'][:80]!r}: the report below is for all its ratings."
+    unknown = [name for name in filters["systems"] or [] if name not in systems]
+    if unknown:
+        return f"This dataset has no system {unknown[0][:80]!r}: the report below is for all its systems."
+    return ""
+
+
 def _render_report(request, *, dataset, survey, filters):
-    report = report_current(dataset=dataset, survey=survey, **filters)
     aspects = sorted({a for s in dataset.surveys.all() for a in s.aspects.values_list("key", flat=True)} | {"overall"})
+    systems = list(dataset.systems.values_list("name", flat=True))
+    # A report is computed (and stored) per filter: a link naming an aspect or a system the dataset
+    # lacks must not start a computation of its own (any number of them, by mistake or on purpose).
+    unknown = _unknown_filter(filters, aspects, systems)
+    if unknown:
+        messages.error(request, unknown)
+        return redirect(request.path)
+    report = report_current(dataset=dataset, survey=survey, **filters)
     data = pseudonymised(report, dataset)
     if survey is not None:
         quality_url = reverse("annotation:quality_survey", args=[survey.pk])
@@ -94,7 +111,7 @@ def _render_report(request, *, dataset, survey, filters):
         "inputs": (data or {}).get("inputs"),
         "why_empty": presentation.why_empty(data) if data else "",
         "filters": filters,
-        "systems": list(dataset.systems.values_list("name", flat=True)),
+        "systems": systems,
         "aspects": aspects,
         "query": request.GET.urlencode(),
         "here": request.get_full_path(),

@@ -150,7 +150,8 @@ def audit(response_index, scores, annotators, masks, metrics):
     baseline the others are compared with; `metrics`: `{name: (N,) float}` (NaN: unscored).
     Returns `{setting: {"n_ratings", "n_annotators", "n_responses", "rows", "ranking",
     "same_ranking", "top_metric", "max_shift"}}` where `max_shift` is the largest |Δr| of a
-    metric against the baseline and `same_ranking` says whether the order by r is unchanged.
+    metric against the baseline and `same_ranking` says whether the order by r is unchanged (None
+    when the setting leaves no correlation at all).
     """
     response_index = np.asarray(response_index, dtype=np.int64)
     scores = np.asarray(scores, dtype=float)
@@ -176,14 +177,16 @@ def audit(response_index, scores, annotators, masks, metrics):
         for row in rows:
             before = baseline[0].get(row["metric"])
             row["delta_pearson"] = None if row["pearson"] is None or before is None else row["pearson"] - before
+        comparable = any(row["pearson"] is not None for row in rows)
         results[key] = {
             "n_ratings": int(keep.sum()),
             "n_annotators": int(np.unique(annotators[keep]).size),
             "n_responses": int((counts > 0).sum()),
             "rows": rows,
             "ranking": order,
-            "same_ranking": order == baseline[1],
-            "top_metric": order[0] if order and rows and any(r["pearson"] is not None for r in rows) else None,
+            # None, not "changed", when the setting leaves no correlation to order (no rating kept).
+            "same_ranking": order == baseline[1] if comparable else None,
+            "top_metric": order[0] if order and comparable else None,
             "max_shift": max(shifts) if shifts else None,
         }
     return results

@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from analysis.cells import number
+from analysis.cells import number, p_value
 from annotation.reserved import system_label as reserved_system_label
 
 register = template.Library()
@@ -12,6 +12,12 @@ register = template.Library()
 def cell(value):
     """A number in the report's prose: 3 decimals, never scientific notation ("sd 0.000", not 2.2e-16)."""
     return number(value)
+
+
+@register.filter
+def pvalue(value):
+    """A p-value as the report's tables write it: "<0.001" rather than a rounded "0.000"."""
+    return p_value(value)
 
 
 @register.filter

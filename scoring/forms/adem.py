@@ -10,7 +10,9 @@ class _DatasetForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=None)
     encoder = forms.ChoiceField(choices=AdemModel.Encoder.choices, initial=AdemModel.Encoder.MINILM)
     variant = forms.ChoiceField(choices=AdemModel.Variant.choices, initial=AdemModel.Variant.FULL)
-    seed = forms.IntegerField(initial=0)
+    # Seeds numpy's and torch's generators (which take no negative number) and is stored in an
+    # integer column: out of range it failed the run, or the page with a server error.
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1, help_text="A whole number, 0 or more.")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -70,9 +70,11 @@ class JudgeRequestFailed(Exception):
 
 def redact(message, api_key):
     """`message` without the key, nor the masked key some hosted APIs echo in a 401."""
-    if api_key and api_key != NO_KEY:
-        message = message.replace(api_key, "[key]")
-    return re.sub(r"(API key provided:\s*)\S+", r"\1[key]", message)
+    return re.sub(r"(API key provided:\s*)\S+", r"\1[key]", _without_key(message, api_key))
+
+
+def _without_key(text, api_key):
+    return text.replace(api_key, "[key]") if api_key and api_key != NO_KEY else text
 
 
 def judge_prompts(settings, prompts, parse):
@@ -153,6 +155,8 @@ async def _ask(client, gate, settings, messages):
         except openai.APIConnectionError as error:
             raise JudgeRequestFailed(f"cannot reach {settings.base_url}: {error}") from None
     choices = completion.choices or []
-    reply = (choices[0].message.content or "") if choices else ""
+    # A server (or a proxy) that repeats the request's Authorization header in its reply would have
+    # the key kept in the cache, shown as an unreadable example and exported: it is cut out here.
+    reply = _without_key((choices[0].message.content or "") if choices else "", settings.api_key)
     usage = completion.usage
     return reply, (usage.prompt_tokens if usage else 0), (usage.completion_tokens if usage else 0)

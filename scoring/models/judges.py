@@ -39,8 +39,13 @@ class Judge(models.Model):
     samples = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1), MaxValueValidator(20)])
     max_tokens = models.PositiveIntegerField(default=16, validators=[MinValueValidator(1), MaxValueValidator(4096)])
     concurrency = models.PositiveIntegerField(default=8, validators=[MinValueValidator(1), MaxValueValidator(256)])
-    price_per_million_prompt_tokens = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
-    price_per_million_completion_tokens = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    # Not below 0: a negative price made the judge's page show a negative cost for its runs.
+    price_per_million_prompt_tokens = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, validators=[MinValueValidator(0)]
+    )
+    price_per_million_completion_tokens = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, validators=[MinValueValidator(0)]
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

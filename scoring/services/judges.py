@@ -24,6 +24,7 @@ from scoring.judges import pairwise, prompts
 from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts
 from scoring.judges.parsing import parse_preference, parse_rating
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricScore
+from scoring.services.judge_turns import judge_pairs_turn
 
 JUDGE_METRIC_PREFIX = "judge:"
 EXAMPLE_CHARS = 500
@@ -138,7 +139,8 @@ def judge_settings(judge):
         if not api_key:
             raise JudgeRefusal(
                 f"judge {judge.name!r} reads its API key from the environment variable {judge.api_key_env}, "
-                "which is not set (set it where the workers and this command run)"
+                "which is not set (set it where the Celery workers run, and where compute_metrics runs without "
+                "a broker)"
             )
     return JudgeSettings(
         base_url=judge.base_url,
@@ -242,7 +244,8 @@ def judge_pairs(*, judge, items, label=""):
     settings = judge_settings(judge)
     label = label or "pairs"
     messages = [m for item in items for m in pairwise.both_orders_messages(template, item)]
-    entries = _judged(judge, settings, template, messages, parse_preference, label=label)
+    with judge_pairs_turn(judge):  # a second judging at the same time waits, then reads the cache
+        entries = _judged(judge, settings, template, messages, parse_preference, label=label)
     picks = [majority_pick(entry.values) for entry in entries]
     verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
     statistics = pairwise.pairwise_statistics(items, verdicts)

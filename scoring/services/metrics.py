@@ -20,7 +20,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 import scoring.metrics as engine
-from annotation.models import Context, Reference, Response
+from annotation.models import Context, Dataset, Reference, Response
 from scoring.metrics.cider import CiderCorpus
 from scoring.models import MetricChunk, MetricRun, MetricScore
 from scoring.services import adem as services_adem
@@ -75,6 +75,18 @@ class MetricsUpToDate(Exception):
         super().__init__(f"All {count} metric{'s are' if count != 1 else ' is'} up to date: nothing to compute.")
 
 
+class MetricsRunning(Exception):
+    """The dataset already has a run queued or in progress: a second press of Compute (another tab,
+    a resubmitted form) would score the same responses twice, and pay a judge's requests twice."""
+
+    def __init__(self, run):
+        self.run = run
+        super().__init__(
+            f"A run is already {run.status} on this dataset (run {run.pk}, {run.done_chunks}/{run.total_chunks} "
+            "chunks): nothing new was started. Compute again when it ends."
+        )
+
+
 def metrics_compute(
     *,
     dataset,
@@ -84,13 +96,16 @@ def metrics_compute(
     user=None,
     dispatch=True,
     refuse_if_up_to_date=False,
+    refuse_if_running=False,
 ):
     """Create a run for the responses whose scores are missing or stale, and queue it.
 
     With `force` every response is scored again. With `dispatch=False` nothing is queued: the
     caller runs the chunks (the command does, to draw its progress bar in eager mode). With
     `refuse_if_up_to_date` a request with nothing to do raises MetricsUpToDate and creates no run
-    (the page says so rather than show an empty run).
+    (the page says so rather than show an empty run). With `refuse_if_running` a dataset that has a
+    run queued or in progress raises MetricsRunning and nothing is created (the page's button: two
+    presses must not start two runs).
     """
     names = metric_names(metrics, owner=dataset.owner_id)
     versions = {name: metric_version(name, owner=dataset.owner_id) for name in names}
@@ -102,6 +117,8 @@ def metrics_compute(
     chunk_size = max(1, int(chunk_size))
     chunks = [response_ids[i : i + chunk_size] for i in range(0, len(response_ids), chunk_size)]
     with transaction.atomic():
+        if refuse_if_running:
+            _refuse_if_running(dataset)
         run = MetricRun.objects.create(
             dataset=dataset,
             metrics=names,
@@ -117,6 +134,19 @@ def metrics_compute(
         if chunks and dispatch:
             transaction.on_commit(lambda: current_app.tasks[COMPUTE_METRICS_TASK].delay(run.id))
     return run
+
+
+def _refuse_if_running(dataset):
+    # The dataset's row is locked until this transaction commits (PostgreSQL), so of two presses at
+    # the same moment the second waits for the first's run and then sees it.
+    Dataset.objects.select_for_update().filter(pk=dataset.pk).exists()
+    open_run = (
+        MetricRun.objects.filter(dataset=dataset, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING))
+        .order_by("-pk")
+        .first()
+    )
+    if open_run is not None:
+        raise MetricsRunning(open_run)
 
 
 def _dataset_response_ids(dataset):

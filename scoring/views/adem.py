@@ -114,7 +114,11 @@ def _run(request, run_id):
 
 @login_required
 def run_detail(request, run_id):
-    return render(request, "scoring/adem/run.html", {"run": _run(request, run_id)})
+    run = _run(request, run_id)
+    # An experiment records no epochs, nor does a run that ended before its first: no empty axes then.
+    open_run = run.status in (TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING)
+    show_curve = run.kind != TrainingRun.Kind.EXPERIMENT and (bool(run.progress) or open_run)
+    return render(request, "scoring/adem/run.html", {"run": run, "show_curve": show_curve})
 
 
 @login_required

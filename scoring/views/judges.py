@@ -33,7 +33,12 @@ def judge_list(request):
             model=form.cleaned_data["model"],
             **data,
         )
-        messages.success(request, f"Judge added: compute its metric {judge.metric_name} on a dataset's Metrics page.")
+        if judge.template == prompts.PAIRWISE:  # not a metric: it judges a pairwise study's pairs
+            messages.success(request, "Judge added: judge a pairwise study's pairs with it below.")
+        else:
+            messages.success(
+                request, f"Judge added: compute its metric {judge.metric_name} on a dataset's Metrics page."
+            )
         return redirect("scoring:judge_detail", judge_id=judge.pk)
     judges = list(judges_visible_to(user=request.user))
     for judge in judges:

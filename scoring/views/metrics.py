@@ -9,6 +9,7 @@ from annotation.selectors import datasets_visible_to, may_change_study
 from scoring import selectors
 from scoring.models import MetricRun
 from scoring.services import metrics as services
+from scoring.services.adem import adem_metric_names
 from scoring.services.judges import judge_metric_names
 from scoring.services.signatures import dataset_signatures
 
@@ -26,11 +27,13 @@ def dataset_metrics(request, dataset_id):
             raise Http404("No such dataset.")  # as for every write on a study one may only read
         names = request.POST.getlist("metric")
         try:
-            run = services.metrics_compute(dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True)
+            run = services.metrics_compute(
+                dataset=dataset, metrics=names, user=request.user, refuse_if_up_to_date=True, refuse_if_running=True
+            )
         except KeyError as exc:
             messages.error(request, exc.args[0])
-        except services.MetricsUpToDate as up_to_date:
-            messages.info(request, str(up_to_date))
+        except (services.MetricsUpToDate, services.MetricsRunning) as nothing_started:
+            messages.info(request, str(nothing_started))
         else:
             count = len(run.metrics)
             messages.success(
@@ -45,6 +48,8 @@ def dataset_metrics(request, dataset_id):
         "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
         "may_compute": _may_compute(request.user, dataset),
+        # the dataset owner's trained ADEM models: computed with "all", and tickable on their own
+        "adem_metrics": adem_metric_names(owner=dataset.owner_id),
         # the owner's judges, ticked by the owner only: a judge is its researcher's alone
         "judge_metrics": judge_metric_names(owner=request.user) if dataset.owner_id == request.user.pk else [],
     }

@@ -22,7 +22,7 @@
           }
           latestEl.textContent = text;
         }
-        curve.src = root.dataset.curveUrl + "?n=" + data.progress.length;
+        if (curve) { curve.src = root.dataset.curveUrl + "?n=" + data.progress.length; }
         if (data.status === "queued" || data.status === "running") { setTimeout(tick, 2000); }
         else if (data.status === "done") { setTimeout(function () { window.location.reload(); }, 500); }
       })

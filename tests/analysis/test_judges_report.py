@@ -108,6 +108,9 @@ def test_the_report_page_shows_the_judges_section_and_the_csv_exports_it(
         researcher_client.get(url)
     page = researcher_client.get(url).content.decode()
     assert 'id="judges-section"' in page and "LLM judges as raters" in page and "judge:long" in page
+    # judge:long's p-values of length bias are tiny: written "<0.001" as in every other table, never "0.000"
+    length_table = page.split('id="judge-length"', 1)[1].split("</table>", 1)[0]
+    assert "&lt;0.001" in length_table and ">0.000<" not in length_table
     report = judged_study.reports.get()
     csv_text = researcher_client.get(
         reverse("analysis:report_export", args=[report.pk, "csv"]) + "?table=judge_agreement"

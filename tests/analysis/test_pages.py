@@ -79,6 +79,25 @@ def test_survey_report_page_uses_only_that_survey(researcher_client, usr_study):
     assert report.data["filters"]["surveys"] == [survey.name]
 
 
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("aspect=%3Cb%3Enope", "This dataset has no aspect &#x27;&lt;b&gt;nope&#x27;"),
+        ("systems=no-such-system", "This dataset has no system &#x27;no-such-system&#x27;"),
+    ],
+)
+def test_a_filter_naming_no_aspect_or_system_of_the_dataset_computes_nothing_and_says_so(
+    researcher_client, usr_study, query, message
+):
+    # Each filter has a report of its own: a link with a made-up aspect must not start a computation.
+    url = page_url(usr_study[0])
+    response = researcher_client.get(f"{url}?{query}")
+    assert response.status_code == 302 and response["Location"] == url
+    assert not Report.objects.exists()
+    page = researcher_client.get(response["Location"]).content.decode()
+    assert message in page and Report.objects.count() == 1  # the report of every rating, as the page says
+
+
 def test_exports_download_json_csv_and_latex(researcher_client, usr_study):
     dataset = usr_study[0]
     researcher_client.get(page_url(dataset))

@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 
 from analysis.exporting import table, to_latex
 from analysis.models import Report
+from analysis.presentation_audit import sensitivity_table
 from analysis.sensitivity import settings_grid
 from analysis.services import report_build
 from analysis.stats import fisher_interval
@@ -102,6 +103,18 @@ def test_audit_counts_what_each_mask_keeps_and_compares_with_the_first():
     assert result["only 7"]["rows"][0]["pearson"] == pytest.approx(only_seven)
     assert result["only 7"]["rows"][0]["delta_pearson"] == pytest.approx(only_seven - everyone)
     assert result["all"]["max_shift"] == 0
+
+
+def test_a_setting_that_keeps_no_rating_neither_keeps_nor_changes_the_order():
+    # A strict kappa threshold can exclude everyone: there is then no order to compare.
+    response_index, scores, annotators = np.array([0, 1, 2]), np.array([1.0, 3.0, 5.0]), np.array([7, 7, 7])
+    metrics = {"m": np.array([1.0, 2.0, 3.0]), "n": np.array([3.0, 1.0, 2.0])}
+    masks = {"study": np.ones(3, bool), "nobody": np.zeros(3, bool)}
+    result = audit_stats.audit(response_index, scores, annotators, masks, metrics)
+    assert result["study"]["same_ranking"] is True
+    assert (result["nobody"]["n_ratings"], result["nobody"]["same_ranking"]) == (0, None)
+    data = {"sensitivity": {"settings": [{"label": "nobody", "n_annotators": 0, "n_ratings": 0, "same_ranking": None}]}}
+    assert "changed" not in sensitivity_table(data).rows[0] and "changed" not in to_latex(data)
 
 
 # --- the report section ------------------------------------------------------------

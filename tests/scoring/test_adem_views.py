@@ -65,6 +65,24 @@ def test_a_training_that_would_be_refused_is_refused_on_the_form_leaving_no_fail
 
 
 @pytest.mark.shared_data
+@pytest.mark.parametrize("seed", [-5, 10**20])
+def test_a_seed_out_of_range_is_refused_at_its_field_leaving_no_model_or_run(
+    researcher_client, usr, seed, django_capture_on_commit_callbacks
+):
+    form = {"dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": seed}
+    with django_capture_on_commit_callbacks(execute=True):
+        trained = researcher_client.post(reverse("scoring:adem_train"), {**form, "name": "seeded"})
+        tried = researcher_client.post(
+            reverse("scoring:adem_experiments"), {**form, "experiment": "data-efficiency", "folds": 5}
+        )
+    for page in (trained, tried):
+        assert page.status_code == 200
+        errors = page.context["form"].errors
+        assert list(errors) == ["seed"] and "or equal to" in errors["seed"][0]
+    assert not AdemModel.objects.exists() and not TrainingRun.objects.exists()
+
+
+@pytest.mark.shared_data
 def test_training_on_a_study_whose_ratings_are_all_excluded_says_why_and_links_to_quality(
     researcher_client, usr, django_capture_on_commit_callbacks
 ):
@@ -98,6 +116,19 @@ def test_train_form_queues_an_int8_minilm_model_and_refuses_int8_for_other_encod
     model = AdemModel.objects.get(name="fast")
     assert model.precision == AdemModel.Precision.INT8 and model.encoder == "minilm"
     assert TrainingRun.objects.get(adem_model=model).params["precision"] == "int8"
+
+
+def test_a_run_page_draws_no_empty_learning_curve(researcher_client, researcher):
+    failed = TrainingRun.objects.create(kind="train", owner=researcher, status="failed", error="no")
+    experiment = TrainingRun.objects.create(kind="experiment", owner=researcher, status="done", result={})
+    running = TrainingRun.objects.create(kind="train", owner=researcher, status="running")
+    pages = {
+        run.kind + run.status: researcher_client.get(reverse("scoring:adem_run", args=[run.pk])).content.decode()
+        for run in (failed, experiment, running)
+    }
+    assert 'id="run-curve"' not in pages["trainfailed"] and "ended before its first epoch" in pages["trainfailed"]
+    assert 'id="run-curve"' not in pages["experimentdone"] and "first epoch" not in pages["experimentdone"]
+    assert 'id="run-curve"' in pages["trainrunning"]  # filled in as the epochs come
 
 
 @pytest.mark.shared_data

@@ -216,6 +216,26 @@ def test_the_key_is_read_from_the_environment_sent_and_never_stored_or_shown(
     assert not any("very-secret" in value for value in stored)
 
 
+def test_a_server_echoing_the_key_in_its_replies_gets_it_neither_stored_nor_shown(
+    compute, dataset, chat_server, monkeypatch, researcher_client
+):
+    # A proxy or a misconfigured server that repeats the request's header in its reply (unreadable as
+    # a score: kept as the page's example), or a reply that quotes it next to a readable score.
+    monkeypatch.setenv("RATELAB_TEST_JUDGE_KEY", "sk-test-very-secret")
+    chat_server.answer = lambda body, nth: (
+        "Authorization: Bearer sk-test-very-secret" if nth % 2 else "Score: 4 (key sk-test-very-secret)"
+    )
+    judge = make_judge(dataset.owner, chat_server, name="echo", api_key_env="RATELAB_TEST_JUDGE_KEY")
+    compute(dataset=dataset, metrics=["judge:echo"])
+    page = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
+    assert "Bearer [key]" in page and "sk-test-very-secret" not in page
+    stored = [
+        str(v) for model in (*JudgeCacheEntry.objects.all(), *JudgeUsage.objects.all()) for v in vars(model).values()
+    ]
+    assert JudgeCacheEntry.objects.exists() and not any("very-secret" in value for value in stored)
+    assert MetricScore.objects.filter(metric="judge:echo", value=4).exists()
+
+
 def test_a_judge_run_records_the_judges_signature_with_its_endpoint_host_and_no_key(
     compute, dataset, chat_server, monkeypatch
 ):
@@ -291,7 +311,8 @@ def test_the_compute_button_says_why_a_judge_without_its_key_cannot_run(
     make_judge(researcher, chat_server, name="hosted", api_key_env="RATELAB_TEST_UNSET_KEY")
     url = reverse("scoring:dataset_metrics", args=[dataset.pk])
     page = researcher_client.post(url, {"metric": ["judge:hosted"]}, follow=True).content.decode()
-    assert "RATELAB_TEST_UNSET_KEY, which is not set" in page
+    assert "RATELAB_TEST_UNSET_KEY, which is not set (set it where the Celery workers run" in page
+    assert "this command" not in page  # a page is no command
     assert not MetricRun.objects.exists() and not chat_server.requests
 
 

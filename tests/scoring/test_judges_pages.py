@@ -30,10 +30,12 @@ FORM = {
 }
 
 
-def test_the_judges_page_is_linked_from_the_adem_page_and_the_metrics_page(researcher_client, researcher):
+def test_the_judges_page_is_linked_from_the_adem_page_and_the_metrics_pages(researcher_client, researcher):
     dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
     url = reverse("scoring:judges")
     assert f'href="{url}"' in researcher_client.get(reverse("scoring:adem_models")).content.decode()
+    # the top bar's Metrics (where the judges' pages sit) leads there too
+    assert f'href="{url}"' in researcher_client.get(reverse("scoring:metrics_index")).content.decode()
     assert (
         f'href="{url}"' in researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
     )
@@ -44,6 +46,13 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
     judge = Judge.objects.get()
     assert response.status_code == 302 and response.url == reverse("scoring:judge_detail", args=[judge.pk])
     assert (judge.owner, judge.metric_name, judge.model) == (researcher, "judge:qwen", "Qwen/Qwen2.5-7B-Instruct")
+
+
+def test_adding_a_pairwise_judge_says_it_judges_pairs_not_a_metric(researcher_client):
+    page = researcher_client.post(reverse("scoring:judges"), {**FORM, "template": "pairwise"}, follow=True)
+    text = page.content.decode()
+    assert "Judge added: judge a pairwise study&#x27;s pairs with it below." in text
+    assert "compute its metric" not in text
 
 
 @pytest.mark.parametrize(
@@ -60,6 +69,8 @@ def test_adding_a_judge_on_the_page_creates_it_for_the_poster(researcher_client,
         ("base_url", "http://[::ffff:169.254.169.254]/latest", "link-local address"),
         ("samples", "0", "greater than or equal to 1"),
         ("name", "has space", "Use letters, digits"),
+        ("price_per_million_prompt_tokens", "-3", "greater than or equal to 0"),
+        ("price_per_million_completion_tokens", "-0.5", "greater than or equal to 0"),
     ],
 )
 def test_bad_input_on_the_add_form_says_what_and_creates_nothing(researcher_client, field, value, message):
@@ -132,6 +143,7 @@ def test_judge_add_list_and_remove_commands(researcher, other_researcher, capsys
         (["--samples", "0"], "samples"),
         (["--base-url", "ftp//x"], "base_url"),
         (["--api-key-env", "AWS_SECRET_ACCESS_KEY"], "cannot be a judge's key variable"),
+        (["--price-prompt", "-0.15"], "price_per_million_prompt_tokens"),
     ],
 )
 def test_judge_add_refuses_bad_input_and_creates_nothing(researcher, args, message):

@@ -4,16 +4,20 @@ pairwise section shows each judge's agreement, position bias and self-consistenc
 
 import io
 import json
+import threading
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from django.urls import reverse
 
 from annotation.services.imports_pairwise import pairwise_import
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, JudgeUsage
+from scoring.services.judges_pairwise import dataset_pair_items, judge_dataset_pairs
 from tests.factories import load_dataset_records
+from tests.scoring.chat_server import Scripted
 from tests.scoring.judge_helpers import make_judge
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +177,28 @@ def test_the_button_refuses_another_researchers_judge_or_dataset_and_a_rating_ju
 
 def test_the_report_says_how_to_judge_when_no_judge_has_judged_the_pairs(study):
     assert json.loads(_report(format="json"))["pairwise"]["judges"] == []
+
+
+@pytest.mark.django_db(transaction=True)  # the threads' connections read what the test committed
+def test_two_judgings_of_the_same_pairs_at_once_ask_each_prompt_once(study, researcher, chat_server):
+    # The button pressed in two tabs: two tasks judge the same pairs at the same moment.
+    chat_server.answer = lambda body, nth: Scripted(reply=picks_the_good_reply(body, nth), delay=0.05)
+    judge = make_judge(researcher, chat_server, name="twice", template=prompts.PAIRWISE)
+    dataset_pair_items(study)  # brings the quality report up to date first (SQLite's shared cache locks tables)
+    results, start = [], threading.Barrier(2)
+
+    def judging():
+        try:
+            start.wait()
+            results.append(judge_dataset_pairs(judge=judge, dataset=study))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=judging) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # 6 distinct pairs, each asked in both orders, once: the second judging read the first's answers
+    assert len(chat_server.requests) == 12 and JudgeCacheEntry.objects.count() == 12
+    assert len(results) == 2 and results[0] == results[1] and results[0]["agreement_with_humans"] == 1.0

@@ -16,7 +16,7 @@ from annotation.models import Response
 from config.celery import app as celery_app
 from scoring import tasks
 from scoring.metrics.cider import cider
-from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore
 from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
 from scoring.services import metrics as services
 from tests.factories import load_dataset_records
@@ -350,6 +350,45 @@ def test_one_metric_is_named_in_the_singular(researcher_client, dataset, django_
     page = researcher_client.get(url).content.decode()
     assert "Computing 1 metric for 25 responses." in page and "1 metric</span>" in page
     assert "metric(s)" not in page
+
+
+def test_a_second_press_while_a_run_is_queued_starts_no_second_run(
+    researcher_client, dataset, django_capture_on_commit_callbacks
+):
+    # Two tabs, or a resubmitted form: the first run has not started yet when the second press comes.
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    with django_capture_on_commit_callbacks(execute=False):
+        researcher_client.post(url, {"metric": ["bleu4"]})
+    first = MetricRun.objects.get()
+    assert first.status == MetricRun.Status.QUEUED
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = researcher_client.post(url, {"metric": ["bleu4"]}, follow=True)
+    assert list(MetricRun.objects.all()) == [first] and queued == []
+    assert f"A run is already queued on this dataset (run {first.pk}, 0/1 chunks)" in response.content.decode()
+    assert not MetricScore.objects.exists()
+
+
+def test_a_press_after_the_run_ended_starts_a_new_run(researcher_client, dataset, django_capture_on_commit_callbacks):
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    for metric in ("bleu4", "rouge_l"):
+        with django_capture_on_commit_callbacks(execute=True):
+            researcher_client.post(url, {"metric": [metric]})
+    assert [run.status for run in MetricRun.objects.order_by("pk")] == [MetricRun.Status.DONE] * 2
+
+
+def test_a_trained_adem_model_can_be_ticked_and_computed_on_its_own(
+    researcher_client, researcher, other_researcher, dataset, django_capture_on_commit_callbacks
+):
+    AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", checkpoint_sha256="ab" * 32
+    )
+    AdemModel.objects.create(owner=other_researcher, name="theirs", status="ready", checkpoint_sha256="cd" * 32)
+    url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    page = researcher_client.get(url).content.decode()
+    assert '<input type="checkbox" name="metric" value="adem:mine">' in page and "adem:theirs" not in page
+    with django_capture_on_commit_callbacks(execute=False):
+        researcher_client.post(url, {"metric": ["adem:mine"]})
+    assert MetricRun.objects.get().metrics == ["adem:mine"]
 
 
 def test_button_post_needs_csrf_token(researcher, dataset):
