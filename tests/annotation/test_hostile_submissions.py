@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, MTurkDraft, PairwiseJudgement, Rating, Survey, WrittenResponse
+from annotation.models import Assignment, HITItem, MTurkDraft, PairwiseJudgement, Rating, Survey, WrittenResponse
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
 from tests.annotation.studies_helpers import make_survey
@@ -111,3 +111,17 @@ def test_an_mturk_draft_is_kept_without_nul_characters(client, researcher):
     kept = client.post(draft, {**turk, "assignment_token": slot.token, f"reason-{item}": "x\x00y"})
     assert kept.status_code == 204
     assert MTurkDraft.objects.get(assignment=slot).fields == {f"reason-{item}": "xy"}
+
+
+@pytest.mark.parametrize("task_type", ["pairwise", "rate"])
+def test_check_items_cannot_be_told_apart_by_their_ids_on_the_page(researcher, task_type):
+    # The page names every field after its item's id: ids out of page order gave the checks away
+    # (a pairwise HIT's swapped repeat had the HIT's highest id, shown in the middle of the page)
+    survey = make_survey(
+        researcher, n_contexts=6, contexts_per_hit=3, attention_checks_per_hit=2, task_type=task_type, launch=False
+    )
+    for hit in survey.hits.all():
+        ids = list(hit.items.order_by("position").values_list("pk", flat=True))
+        assert ids == sorted(ids), hit
+    repeats = HITItem.objects.filter(hit__survey=survey, kind=HITItem.Kind.PAIR_REPEAT)
+    assert task_type == "rate" or (repeats.exists() and all(r.repeat_of.hit_id == r.hit_id for r in repeats))
