@@ -192,7 +192,7 @@ def assignment_page(request, token):
     if assignment.expires_at and assignment.expires_at <= timezone.now():
         # Past its deadline but not yet returned to the pool (the sweep runs every few minutes):
         # shown, it would be worked on for nothing, as its submission is refused.
-        return _expired_page(request, assignment, status=200 if request.method == "GET" else 409)
+        return expired_page(request, assignment, status=200 if request.method == "GET" else 409)
     if request.method == "GET":
         return task_page(request, assignment)
     answers = services.parse_answers(request.POST)
@@ -205,7 +205,7 @@ def assignment_page(request, token):
     return redirect("annotation:task_done", token=assignment.token)
 
 
-def _expired_page(request, assignment, *, status):
+def expired_page(request, assignment, *, status):
     """An annotator's task that ran out of time: nothing of it is stored; a new one is a press away."""
     survey = assignment.hit.survey
     context = {"survey": survey, "minutes": survey.assignment_minutes, "more": survey.status == Survey.Status.LIVE}

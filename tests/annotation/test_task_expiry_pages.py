@@ -90,3 +90,16 @@ def test_the_thank_you_address_of_a_task_not_handed_in_leads_back_to_the_task(re
     assert early.status_code == 302 and early["Location"] == url
     client.post(url, _fill(client.get(url).content.decode()))
     assert "Your answers to this task are saved" in client.get(f"{url}done/").content.decode()
+
+
+def test_a_csrf_failure_on_an_expired_task_says_it_expired_not_press_submit_again(researcher):
+    survey = make_survey(researcher)
+    client = Client(enforce_csrf_checks=True)
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get(f"/s/{survey.token}/").content.decode())
+    url = client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf.group(1)})["Location"]
+    answers = _fill(client.get(url).content.decode())
+    _past_deadline(Assignment.objects.get(token=url.strip("/").rsplit("/", 1)[-1]))
+    refused = client.post(url, {**answers, "csrfmiddlewaretoken": "x" * 64})
+    page = refused.content.decode()
+    assert refused.status_code == 409 and "This task has expired" in page and "press Submit again" not in page
+    assert not Rating.objects.exists()
