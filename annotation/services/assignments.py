@@ -98,6 +98,13 @@ def _without_rated_overlap(items, assignment, annotator):
     return [item for item in items if not (item.is_overlap and item.response_id in already)]
 
 
+# An item id is a row id: ASCII digits, at most 18 of them (a 64-bit key). A longer run of digits
+# names no item, and int() refuses one of over 4,300 digits (a field name a client made up was a
+# server error on the task page, the MTurk frame and the CSRF refusal page); it is ignored as any
+# other unknown field is.
+ANSWER_KEY = re.compile(r"^(score|seconds|text|strength|reason)-([0-9]{1,18})(?:-([\w-]+))?$")
+
+
 def parse_answers(data):
     """Turn form fields (`score-<item>-<aspect>`, `seconds-<item>`, `text-<item>`, and for pairwise
     items `strength-<item>` and `reason-<item>`) into answers.
@@ -107,7 +114,7 @@ def parse_answers(data):
     """
     answers = {}
     for key in data:
-        match = re.match(r"^(score|seconds|text|strength|reason)-(\d+)(?:-([\w-]+))?$", key)
+        match = ANSWER_KEY.match(key)
         if not match:
             continue
         field, item_id, aspect = match.group(1), int(match.group(2)), match.group(3)
@@ -117,6 +124,25 @@ def parse_answers(data):
         else:
             answer[field] = data[key]
     return answers
+
+
+def written_text(value, number):
+    """A written reply as it is stored, or SubmissionRefused naming the reply by its number on the page.
+
+    Line breaks arrive as CRLF (HTML form encoding) but the page's `maxlength` counted each as one
+    character: they are stored as LF and counted so, or a reply the page let through was refused
+    as too long. A NUL character cannot be typed, and PostgreSQL cannot store it in text: refused.
+    """
+    text = str(value or "").replace("\r\n", "\n").strip()
+    if not text:
+        raise SubmissionRefused("Please write a reply for every conversation.")
+    if "\x00" in text:
+        raise SubmissionRefused(f"Reply {number} holds a NUL character, which cannot be stored: remove it.")
+    if len(text) > MAX_WRITTEN_CHARS:
+        raise SubmissionRefused(
+            f"Reply {number} has {len(text)} characters: a reply may have at most {MAX_WRITTEN_CHARS}."
+        )
+    return text
 
 
 def _int_score(value, aspect, item_id):
@@ -203,16 +229,12 @@ def _validated_rows(assignment, annotator, survey, items, answers):
         return judgements, checks, []
 
     ratings, checks, written = [], [], []
-    for item_id, item in by_id.items():
+    for number, (item_id, item) in enumerate(by_id.items(), start=1):
         answer = answers[item_id]
         seconds = seconds_or_none(answer.get("seconds"))
         scores = answer.get("scores") or {}
         if item.kind == HITItem.Kind.WRITE:
-            text = (answer.get("text") or "").strip()
-            if not text:
-                raise SubmissionRefused("Please write a reply for every conversation.")
-            if len(text) > MAX_WRITTEN_CHARS:
-                raise SubmissionRefused(f"A reply may have at most {MAX_WRITTEN_CHARS} characters.")
+            text = written_text(answer.get("text"), number)
             written.append(
                 WrittenResponse(
                     assignment=assignment, item=item, context_id=item.context_id, text=text, seconds=seconds

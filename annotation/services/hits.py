@@ -120,8 +120,12 @@ def _pairwise_generate(survey, contexts):
         items, repeats = pairwise_hit_items(
             survey=survey, hit=hit, chunk=chunk, plan=plan, rng=_rng(survey, f"hit{hit.position}")
         )
-        HITItem.objects.bulk_create(items, batch_size=1000)
-        HITItem.objects.bulk_create(link_repeats(items, repeats))
+        # Saved in page order, repeats included, and only then pointed at the pairs they repeat:
+        # saved last, a repeat's id was the highest of its HIT, and the page's field names
+        # (score-<id>-...) showed which pair in the middle of the page was the check.
+        in_order = sorted([*items, *(repeat for repeat, _ in repeats)], key=lambda item: item.position)
+        HITItem.objects.bulk_create(in_order, batch_size=1000)
+        HITItem.objects.bulk_update(link_repeats(items, repeats), ["repeat_of"])
     Assignment.objects.bulk_create(
         (Assignment(hit=hit, slot=slot) for hit in hits for slot in range(survey.assignments_per_hit)),
         batch_size=1000,

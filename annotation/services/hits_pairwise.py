@@ -62,7 +62,8 @@ def pairwise_plan(survey, contexts, rng_seed):
 
 
 def pairwise_hit_items(*, survey, hit, chunk, plan, rng):
-    """The HIT's items (unsaved, repeats last to save: they point at saved items) for one chunk."""
+    """The HIT's items for one chunk, unsaved: `(items, repeats)`, the repeats apart (each with the
+    plan entry it repeats), as they can point at the pair they repeat only once that is saved."""
     blocks = [[("pair", context_id, pair) for pair in plan[context_id]] for context_id in chunk]
     rng.shuffle(blocks)
     n_checks = survey.attention_checks_per_hit

@@ -28,7 +28,9 @@ def mturk_draft_save(*, assignment, fields):
     """
     if assignment.status != Assignment.Status.ACTIVE:
         raise DraftRefused("this assignment is no longer open")
-    kept = {key: str(fields[key])[:MAX_VALUE_CHARS] for key in fields if ANSWER_FIELD.match(key)}
+    # Without NUL characters: PostgreSQL's jsonb cannot hold one (a draft is a convenience copy;
+    # the submission itself refuses a reply that holds one, saying so).
+    kept = {key: str(fields[key]).replace("\x00", "")[:MAX_VALUE_CHARS] for key in fields if ANSWER_FIELD.match(key)}
     MTurkDraft.objects.update_or_create(assignment=assignment, defaults={"fields": kept})
 
 

@@ -35,6 +35,8 @@ def _optional(answer, item_id):
     if strength not in STRENGTHS:
         raise PairAnswerError(f"Item {item_id}: {strength!r} is not a strength (slight or clear).")
     reason = " ".join(str(answer.get("reason") or "").split())
+    if "\x00" in reason:  # cannot be typed, and PostgreSQL cannot store it in text
+        raise PairAnswerError(f"Item {item_id}: a reason holds a NUL character, which cannot be stored.")
     if len(reason) > MAX_REASON_CHARS:
         raise PairAnswerError(f"Item {item_id}: a reason may have at most {MAX_REASON_CHARS} characters.")
     return strength, reason

@@ -42,11 +42,19 @@ def pipeline_bar(context, dataset, current=None):
     return pipeline_for(dataset, user, current)
 
 
-# Pages that annotators reach through their link: they never see the researcher's frame.
-ANNOTATOR_PATH = re.compile(r"^/(s|a|mturk)/")
+# Pages that annotators reach through their link: they never see the researcher's frame (a
+# participant of a link platform or Prolific whose link was cut short too).
+ANNOTATOR_PATH = re.compile(r"^/(s|a|l|p|mturk)/")
+TASK_PATH = re.compile(r"^/a/")
 
 
 @register.filter
 def is_annotator_path(path):
-    """True for the annotator's pages (the study link, an assignment, the MTurk frame)."""
+    """True for the annotator's pages (the study link, a task, a platform's entry, the MTurk frame)."""
     return bool(ANNOTATOR_PATH.match(path or ""))
+
+
+@register.filter
+def is_task_path(path):
+    """True for a task's own address, whose link stops working when the task goes back to the pool."""
+    return bool(TASK_PATH.match(path or ""))

@@ -9,11 +9,12 @@ the browser's storage by task.js. Every other URL gets Django's own failure page
 
 from django.shortcuts import redirect
 from django.urls import Resolver404, resolve
+from django.utils import timezone
 from django.views import csrf as django_csrf
 
 from annotation import selectors, services
 from annotation.models import Assignment, Survey
-from annotation.views.task import assignment_for_annotator, start_page, task_page
+from annotation.views.task import assignment_for_annotator, expired_page, start_page, task_page
 
 SESSION_CHANGED = "Your session changed, perhaps because this study is also open in another tab. "
 ANSWERS_KEPT = SESSION_CHANGED + "Your answers are kept: check them and press Submit again."
@@ -40,6 +41,9 @@ def _task_again(request, token):
     if assignment.status != Assignment.Status.ACTIVE:
         # The other tab submitted it: nothing to send again.
         return redirect("annotation:task_done", token=assignment.token)
+    if assignment.expires_at and assignment.expires_at <= timezone.now():
+        # Submitting again could store nothing: say it expired, as the task page itself would.
+        return expired_page(request, assignment, status=409)
     answers = services.parse_answers(request.POST)
     return task_page(request, assignment, previous=answers, error=ANSWERS_KEPT, status=403)
 

@@ -189,6 +189,10 @@ def assignment_page(request, token):
         return refused
     if assignment.status != Assignment.Status.ACTIVE:
         return redirect("annotation:task_done", token=assignment.token)
+    if assignment.expires_at and assignment.expires_at <= timezone.now():
+        # Past its deadline but not yet returned to the pool (the sweep runs every few minutes):
+        # shown, it would be worked on for nothing, as its submission is refused.
+        return expired_page(request, assignment, status=200 if request.method == "GET" else 409)
     if request.method == "GET":
         return task_page(request, assignment)
     answers = services.parse_answers(request.POST)
@@ -201,12 +205,22 @@ def assignment_page(request, token):
     return redirect("annotation:task_done", token=assignment.token)
 
 
+def expired_page(request, assignment, *, status):
+    """An annotator's task that ran out of time: nothing of it is stored; a new one is a press away."""
+    survey = assignment.hit.survey
+    context = {"survey": survey, "minutes": survey.assignment_minutes, "more": survey.status == Survey.Status.LIVE}
+    return render(request, "annotation/task/expired.html", context, status=status)
+
+
 def assignment_done(request, token):
     assignment = get_object_or_404(Assignment.objects.select_related("hit__survey", "annotator"), token=token)
     survey = assignment.hit.survey
     mine = assignment.annotator is not None and assignment.annotator.worker_id == worker_from_cookie(
         request, survey=survey
     )
+    if mine and assignment.status == Assignment.Status.ACTIVE:
+        # Not handed in: "saved" would be untrue, and this page drops the browser's kept answers.
+        return redirect("annotation:task_assignment", token=assignment.token)
     context = {
         "survey": survey,
         "assignment": assignment if mine else None,
