@@ -1,5 +1,7 @@
 """Registry of trained ADEM models and the runs (training, pre-training, experiments) behind them."""
 
+from pathlib import PurePath
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -79,6 +81,11 @@ class AdemModel(models.Model):
     @property
     def metric_name(self):
         return f"adem:{self.name}"
+
+    @property
+    def checkpoint_file_name(self):
+        """The checkpoint's file name alone: pages never show where the server keeps its files."""
+        return PurePath(self.checkpoint_path).name if self.checkpoint_path else ""
 
 
 class TrainingRun(models.Model):

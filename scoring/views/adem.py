@@ -125,7 +125,9 @@ def run_detail(request, run_id):
 def run_progress(request, run_id):
     """What the progress page polls: status, the epochs so far, the result or the error."""
     run = _run(request, run_id)
-    return JsonResponse({"status": run.status, "progress": run.progress, "result": run.result, "error": run.error})
+    # A pre-training records where its checkpoint went for the command line; a page needs only its hash.
+    result = {key: value for key, value in run.result.items() if key != "checkpoint"}
+    return JsonResponse({"status": run.status, "progress": run.progress, "result": result, "error": run.error})
 
 
 @login_required

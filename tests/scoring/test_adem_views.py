@@ -132,6 +132,15 @@ def test_a_run_page_draws_no_empty_learning_curve(researcher_client, researcher)
 
 
 @pytest.mark.shared_data
+@pytest.mark.shared_data
+def test_the_model_page_names_the_checkpoint_file_but_not_where_the_server_keeps_it(
+    researcher_client, trained, data_dir
+):
+    page = researcher_client.get(reverse("scoring:adem_model", args=[trained.pk])).content.decode()
+    assert f"{trained.pk}-mine.ckpt" in page and trained.checkpoint_sha256[:16] in page
+    assert str(data_dir) not in page and trained.checkpoint_path not in page
+
+
 def test_other_researchers_see_no_model_or_run(client, other_researcher, trained):
     client.force_login(other_researcher)
     assert client.get(reverse("scoring:adem_model", args=[trained.pk])).status_code == 404
@@ -235,3 +244,6 @@ def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
     assert response.status_code == 302 and run.status == "done", run.error
     assert run.result["dialogues"] == 2 and run.result["total_steps"] == 1
     assert (data_dir / "adem" / "vhred" / f"{run.result['checkpoint_sha256']}.ckpt").is_file()
+    progress = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
+    assert progress["result"]["checkpoint_sha256"] == run.result["checkpoint_sha256"]
+    assert str(data_dir) not in json.dumps(progress)  # no server path reaches the page
