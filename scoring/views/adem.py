@@ -3,7 +3,7 @@
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
@@ -172,7 +172,9 @@ def score_api(request, name=None, model_id=None):
         else:
             model = AdemModel.objects.get(owner=user, name=name)  # a name means one's own model
     except AdemModel.DoesNotExist:
-        raise Http404("no such ADEM model") from None
+        # JSON like every other answer here; one message whether the model is absent or another
+        # researcher's, so a caller learns nothing about models it may not read.
+        return JsonResponse({"error": "no such ADEM model"}, status=404)
     try:
         body = json.loads(request.body)
     except (ValueError, UnicodeDecodeError) as error:

@@ -196,6 +196,28 @@ def test_score_api_refuses_bad_json_bad_tokens_anonymous_and_other_owners(traine
 
 
 @pytest.mark.shared_data
+def test_score_api_answers_json_404_alike_for_an_unknown_and_another_researchers_model(trained, other_researcher):
+    key = api_token_create(user=other_researcher)
+    urls = [
+        reverse("scoring:adem_score", args=["mine"]),  # the owner's name, not the caller's
+        reverse("scoring:adem_score", args=["nobody-has-this"]),
+        reverse("scoring:adem_model_score", args=[trained.pk]),  # the owner's model by id
+        reverse("scoring:adem_model_score", args=[trained.pk + 1000]),
+    ]
+    answers = []
+    for url in urls:
+        response = Client().post(
+            url,
+            data=json.dumps({"triples": [TRIPLE]}),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        assert response.status_code == 404 and response["Content-Type"] == "application/json", url
+        answers.append(response.json())
+    assert answers == [{"error": "no such ADEM model"}] * len(urls)
+
+
+@pytest.mark.shared_data
 def test_score_api_with_a_session_needs_the_csrf_token(trained, researcher):
     client = Client(enforce_csrf_checks=True)
     client.force_login(researcher)
