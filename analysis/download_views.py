@@ -37,6 +37,13 @@ def download_name(report, suffix, extension):
     return f"report-{stem}{'-' + suffix if suffix else ''}.{extension}"
 
 
+def plot_download_name(report, kind, metric, extension):
+    """Named like the report's exports, plus the plot and its metric: `adem:demo` keeps no `:`
+    (Windows refuses one in a file name), and a whole-report plot names only its kind."""
+    suffix = f"{kind}-{_safe(metric) or 'metric'}" if metric else kind
+    return download_name(report, suffix, extension)
+
+
 def attach(response, filename):
     # Django's own header builder: quotes, CR/LF and non-ASCII become an RFC 6266 filename*.
     response["Content-Disposition"] = content_disposition_header(True, filename)
@@ -119,5 +126,5 @@ def report_plot(request, pk, kind, fmt):
     response = HttpResponse(content, content_type=plots.FORMATS[fmt])
     response["Cache-Control"] = "private, max-age=3600"
     if request.GET.get("download"):
-        attach(response, f"{kind}-{metric or 'all'}.{fmt}")
+        attach(response, plot_download_name(report, kind, metric, fmt))
     return response

@@ -174,7 +174,29 @@ def test_plot_with_an_unknown_or_hostile_metric_is_a_404_not_a_header(researcher
     assert response.status_code == 404 and "Content-Disposition" not in response
     human = reverse("analysis:report_plot", args=[computed.pk, "human", "svg"])
     response = researcher_client.get(f"{human}?download=1&metric={quote(metric)}")
-    assert response.status_code == 200 and response["Content-Disposition"] == 'attachment; filename="human-all.svg"'
+    expected = f'attachment; filename="report-{computed.dataset.name}-human.svg"'
+    assert response.status_code == 200 and response["Content-Disposition"] == expected
+
+
+def test_a_metric_plots_download_is_named_after_the_dataset_and_metric_without_a_colon(researcher_client, computed):
+    from urllib.parse import quote
+
+    from analysis.services import report_refresh
+
+    metric = "adem:demo"  # a learned metric's name carries a colon
+    lengths = MetricScore.objects.filter(response__context__dataset=computed.dataset, metric="length")
+    MetricScore.objects.bulk_create(
+        [MetricScore(response_id=s.response_id, metric=metric, version="1", value=s.value) for s in lengths]
+    )
+    report_refresh(report=computed)
+    assert metric in computed.data["metrics"]
+    url = reverse("analysis:report_plot", args=[computed.pk, "metric", "png"])
+    response = researcher_client.get(f"{url}?metric={quote(metric)}&download=1")
+    assert response.status_code == 200
+    expected = f"report-{computed.dataset.name}-metric-adem-demo.png"
+    assert response["Content-Disposition"] == f'attachment; filename="{expected}"'
+    inline = researcher_client.get(f"{url}?metric={quote(metric)}")  # the page's <img>: the same URL, no download
+    assert inline.status_code == 200 and "Content-Disposition" not in inline
 
 
 def test_an_exclusion_override_shows_a_recomputing_banner_and_stamps_exports_stale(
