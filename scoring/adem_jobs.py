@@ -6,6 +6,7 @@ in one direction only.
 
 from django.db import transaction
 
+from annotation.models import Dataset
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import AdemRefusal, adem_owner, adem_train_check
 from scoring.tasks import adem_experiment_task, adem_train_task, vhred_pretrain_task
@@ -60,14 +61,37 @@ def adem_train_queue(
     return run
 
 
+class ExperimentRunning(AdemRefusal):
+    """The researcher already has this very experiment queued or running: a second press of Run
+    (a double submit, another tab) would train the same k-fold models twice for the same table."""
+
+    def __init__(self, run):
+        self.run = run
+        super().__init__(
+            f"This experiment is already {run.get_status_display().lower()} on {run.dataset} with these settings "
+            f"(run {run.pk}): nothing new was started. Its results appear here when it ends."
+        )
+
+
 def adem_experiment_queue(*, dataset, owner, experiment, encoder="minilm", variant="full", seed=0, folds=5):
+    """Queue an experiment; refuse (ExperimentRunning, creating nothing) while the owner has the same
+    one, same dataset and settings, queued or running. Other settings may run side by side."""
+    params = {"experiment": experiment, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds}
     with transaction.atomic():
-        run = TrainingRun.objects.create(
+        # The dataset's row stays locked until this transaction commits (PostgreSQL): of two submits
+        # at the same moment, the second waits for the first's run and then sees it.
+        Dataset.objects.select_for_update().filter(pk=dataset.pk).exists()
+        open_runs = TrainingRun.objects.filter(
             kind=TrainingRun.Kind.EXPERIMENT,
             owner=owner,
             dataset=dataset,
-            params={"experiment": experiment, "encoder": encoder, "variant": variant, "seed": seed, "folds": folds},
-        )
+            status__in=(TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING),
+        ).order_by("pk")
+        # Compared in Python, not by a JSON lookup, whose matching of objects differs between databases.
+        same = next((run for run in open_runs if run.params == params), None)
+        if same is not None:
+            raise ExperimentRunning(same)
+        run = TrainingRun.objects.create(kind=TrainingRun.Kind.EXPERIMENT, owner=owner, dataset=dataset, params=params)
         transaction.on_commit(lambda: adem_experiment_task.delay(run.pk))
     return run
 

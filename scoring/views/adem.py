@@ -2,6 +2,7 @@
 
 import json
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -10,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from scoring import adem
-from scoring.adem_jobs import adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
+from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import AdemRefusal, adem_score, api_token_user, corpus_store
@@ -92,15 +93,20 @@ def experiments(request):
     form = ExperimentForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        run = adem_experiment_queue(
-            dataset=data["dataset"],
-            owner=request.user,
-            experiment=data["experiment"],
-            encoder=data["encoder"],
-            variant=data["variant"],
-            seed=data["seed"],
-            folds=data["folds"],
-        )
+        try:
+            run = adem_experiment_queue(
+                dataset=data["dataset"],
+                owner=request.user,
+                experiment=data["experiment"],
+                encoder=data["encoder"],
+                variant=data["variant"],
+                seed=data["seed"],
+                folds=data["folds"],
+            )
+        except ExperimentRunning as already:
+            # A double submit lands where the first one did: the open run's page, saying why.
+            messages.info(request, str(already))
+            run = already.run
         return redirect("scoring:adem_run", run_id=run.pk)
     runs = _mine(TrainingRun.objects.filter(kind=TrainingRun.Kind.EXPERIMENT), request.user)[:20]
     return render(request, "scoring/adem/experiments.html", {"form": form, "runs": runs})

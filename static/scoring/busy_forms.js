@@ -1,5 +1,5 @@
-// Forms that start long work (Compute metrics, Train ADEM, pre-train VHRED) mark themselves busy once
-// sent: a second click while the first request runs would queue the same work twice.
+// Forms that start long work (Compute metrics, Train ADEM, pre-train VHRED, ADEM experiments) mark
+// themselves busy once sent: a second click while the first request runs would queue the same work twice.
 (function () {
   "use strict";
   document.querySelectorAll("form[data-busy-text]").forEach(function (form) {

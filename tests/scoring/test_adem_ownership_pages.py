@@ -133,6 +133,11 @@ def test_train_page_names_the_metric_without_a_blank_and_loads_its_script(resear
     assert "scoring/adem_train.js" in page and 'data-busy-text="Starting training' in page
 
 
+def test_experiments_page_disables_its_run_button_once_sent(researcher_client):
+    page = researcher_client.get(reverse("scoring:adem_experiments")).content.decode()
+    assert "scoring/busy_forms.js" in page and 'data-busy-text="Starting experiment' in page
+
+
 def test_the_learning_curves_legend_covers_neither_axis_labels():
     progress = [{"epoch": e, "train_loss": 1.0 / e, "val_pearson": 0.1 * e} for e in range(1, 11)]
     figure = learning_curve_figure(progress)

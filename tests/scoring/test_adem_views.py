@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, ExclusionDecision, Rating, Response
+from scoring.adem_jobs import adem_experiment_queue
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import adem_train, api_token_create
 
@@ -253,6 +254,32 @@ def test_experiment_page_runs_data_efficiency_and_shows_the_table(
     assert all(row["test"]["n"] == 240 for row in run.result["fractions"])
     page = researcher_client.get(reverse("scoring:adem_experiments")).content.decode()
     assert "100%" in page and "25%" in page
+
+
+@pytest.mark.shared_data
+def test_a_second_submit_of_an_open_experiment_starts_nothing_and_lands_on_the_first_run(
+    researcher_client, researcher, other_researcher, usr, django_capture_on_commit_callbacks
+):
+    form = {"experiment": "data-efficiency", "dataset": usr.pk, "encoder": "glove", "variant": "full", "seed": 0}
+    url = reverse("scoring:adem_experiments")
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        first = researcher_client.post(url, {**form, "folds": 5})
+        run = TrainingRun.objects.get(kind="experiment")
+        again = researcher_client.post(url, {**form, "folds": 5}, follow=True)
+    assert first.url == reverse("scoring:adem_run", args=[run.pk]) and len(queued) == 1
+    assert again.redirect_chain == [(reverse("scoring:adem_run", args=[run.pk]), 302)]
+    assert f"already queued on {usr.name} with these settings (run {run.pk}): nothing new was started" in (
+        again.content.decode()
+    )
+    assert TrainingRun.objects.count() == 1
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        other_folds = researcher_client.post(url, {**form, "folds": 3})  # other settings: a run of its own
+        theirs = adem_experiment_queue(dataset=usr, owner=other_researcher, experiment="data-efficiency")
+    assert other_folds.status_code == 302 and len(queued) == 2 and theirs.owner == other_researcher
+    TrainingRun.objects.filter(pk=run.pk).update(status="failed")  # once it ends, the same may run again
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        researcher_client.post(url, {**form, "folds": 5})
+    assert len(queued) == 1 and TrainingRun.objects.filter(owner=researcher, params__folds=5).count() == 2
 
 
 def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
