@@ -2,6 +2,9 @@
 datasets and surveys a researcher has: each row's owner, metric state and report state were read
 one query per row (a researcher with 40 datasets and 80 surveys paid 120 queries on Reports)."""
 
+import re
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -9,8 +12,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from analysis.models import Report
-from annotation.models import Survey
+from analysis.report_keys import report_params
+from annotation.models import Annotator, Dataset, Rating, Response, Survey
 from scoring.models import MetricRun
+from scoring.services.metrics import metric_chunk_compute, metrics_compute
 from tests.factories import load_dataset_records
 
 
@@ -50,3 +55,44 @@ def test_reports_index_states_stay_per_dataset_and_per_survey(researcher_client,
     # the dataset's own report is still computing; the survey's is done
     assert "computing…" in page
     assert "computed just now" in page
+
+
+def _state(page, name):
+    match = re.search(rf">{re.escape(name)}</a></td>(?:<td>[^<]*</td>)?<td>([^<]*)</td>", page)
+    assert match, f"no row for {name}"
+    return match.group(1).replace("\xa0", " ")  # timesince joins number and unit with a no-break space
+
+
+def test_reports_index_says_out_of_date_when_ratings_or_scores_arrived_after_the_report(researcher_client, researcher):
+    for index in range(2):
+        _study(researcher, index)
+    two_hours_ago = timezone.now() - timedelta(hours=2)
+    Report.objects.update(status=Report.Status.READY, computed_at=two_hours_ago, params=report_params())
+    surveys = {survey.name: survey for survey in Survey.objects.all()}
+    rows = ("study-0", "survey-0", "study-1", "survey-1")
+
+    def rate(survey, aspect="overall", when=None):
+        response = Response.objects.get(context__dataset=survey.dataset)
+        annotator = Annotator.objects.create(provider="link", worker_id=f"w{Annotator.objects.count()}")
+        rating = Rating.objects.create(survey=survey, annotator=annotator, response=response, aspect=aspect, score=3)
+        if when is not None:
+            Rating.objects.filter(pk=rating.pk).update(created_at=when)
+
+    rate(surveys["survey-0"], when=two_hours_ago - timedelta(minutes=5))  # read by the reports
+    count, page = _queries(researcher_client, reverse("analysis:reports_index"))
+    assert [_state(page, row) for row in rows] == ["computed 2 hours ago"] * 4
+    rate(surveys["survey-1"], aspect="fluency")  # another aspect than the reports'
+    rate(surveys["survey-0"], aspect="overall")
+    again, page = _queries(researcher_client, reverse("analysis:reports_index"))
+    stale = "computed 2 hours ago, out of date (ratings or scores changed since)"
+    # survey-0's rating dates its survey's report and its dataset's, nothing of study-1
+    assert [_state(page, row) for row in rows] == [stale, stale, "computed 2 hours ago", "computed 2 hours ago"]
+    assert again == count  # the same grouped queries, none per row
+    run = metrics_compute(dataset=Dataset.objects.get(name="study-1"), metrics=["response_len"], dispatch=False)
+    for chunk in run.chunks.all():
+        metric_chunk_compute(chunk=chunk)
+    _, page = _queries(researcher_client, reverse("analysis:reports_index"))
+    assert [_state(page, row) for row in rows] == [stale] * 4
+    Report.objects.filter(dataset__name="study-1").update(checked_at=timezone.now())  # checked: same inputs
+    _, page = _queries(researcher_client, reverse("analysis:reports_index"))
+    assert [_state(page, row) for row in rows] == [stale, stale, "computed 2 hours ago", "computed 2 hours ago"]
