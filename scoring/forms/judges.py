@@ -1,4 +1,5 @@
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from scoring.models import Judge
 from scoring.services.judges import api_key_env_problem, base_url_problem
@@ -40,6 +41,8 @@ class JudgeForm(forms.ModelForm):
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
         self.owner = owner
+        for name in ("samples", "max_tokens", "concurrency"):
+            _bounded_by_model(self.fields[name], Judge._meta.get_field(name))
 
     def clean_name(self):
         name = self.cleaned_data["name"]
@@ -63,3 +66,18 @@ class JudgeForm(forms.ModelForm):
         if problem:
             raise forms.ValidationError(problem)
         return value
+
+
+def _bounded_by_model(field, model_field):
+    """The form field takes the model's own bounds. A PositiveIntegerField's form field says
+    "greater than or equal to 0" (and the browser's `min` allows 0) for a value the model then
+    refuses under 1: -5 concurrency was told the wrong minimum."""
+    for validator in model_field.validators:
+        if isinstance(validator, MinValueValidator):
+            field.min_value = validator.limit_value
+            field.widget.attrs["min"] = validator.limit_value
+        elif isinstance(validator, MaxValueValidator):
+            field.max_value = validator.limit_value
+            field.widget.attrs["max"] = validator.limit_value
+    field.validators = [v for v in field.validators if not isinstance(v, (MinValueValidator, MaxValueValidator))]
+    field.validators += [MinValueValidator(field.min_value), MaxValueValidator(field.max_value)]

@@ -1,6 +1,7 @@
 """Judges pages and commands: a judge is its researcher's alone; adding refuses bad input; pairs."""
 
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -68,6 +69,10 @@ def test_adding_a_pairwise_judge_says_it_judges_pairs_not_a_metric(researcher_cl
         ("base_url", "http://[fe80::1]:8000/v1", "link-local address"),
         ("base_url", "http://[::ffff:169.254.169.254]/latest", "link-local address"),
         ("samples", "0", "greater than or equal to 1"),
+        ("samples", "-2", "greater than or equal to 1"),
+        ("concurrency", "-5", "greater than or equal to 1"),
+        ("concurrency", "0", "greater than or equal to 1"),
+        ("max_tokens", "-1", "greater than or equal to 1"),
         ("name", "has space", "Use letters, digits"),
         ("price_per_million_prompt_tokens", "-3", "greater than or equal to 0"),
         ("price_per_million_completion_tokens", "-0.5", "greater than or equal to 0"),
@@ -76,6 +81,13 @@ def test_adding_a_pairwise_judge_says_it_judges_pairs_not_a_metric(researcher_cl
 def test_bad_input_on_the_add_form_says_what_and_creates_nothing(researcher_client, field, value, message):
     page = researcher_client.post(reverse("scoring:judges"), {**FORM, field: value}).content.decode()
     assert message in page and not Judge.objects.exists()
+
+
+def test_the_add_form_tells_the_browser_the_bounds_the_model_keeps(researcher_client):
+    page = researcher_client.get(reverse("scoring:judges")).content.decode()
+    for name, low, high in (("samples", 1, 20), ("max_tokens", 1, 4096), ("concurrency", 1, 256)):
+        tag = re.search(rf'<input[^>]*name="{name}"[^>]*>', page).group(0)
+        assert f'min="{low}"' in tag and f'max="{high}"' in tag, tag
 
 
 def test_a_second_judge_of_the_same_name_is_refused(researcher_client, researcher, chat_server):
