@@ -1,3 +1,5 @@
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
@@ -8,9 +10,10 @@ import scoring.metrics as engine
 from annotation.selectors import datasets_visible_to, may_change_study
 from scoring import selectors
 from scoring.models import MetricRun
+from scoring.refusals import AdemRefusal
 from scoring.services import metrics as services
-from scoring.services.adem import adem_metric_names
-from scoring.services.judges import judge_metric_names
+from scoring.services.adem import ADEM_METRIC_PREFIX, adem_metric_names
+from scoring.services.judges import JUDGE_METRIC_PREFIX, JudgeRefusal, judge_metric_names
 from scoring.services.signatures import dataset_signatures
 
 
@@ -44,7 +47,6 @@ def dataset_metrics(request, dataset_id):
         "dataset": dataset,
         "run": selectors.latest_run(dataset=dataset),
         "metrics": engine.all_metrics(),
-        "metrics_signed": _signed(dataset, engine.all_metrics()),
         "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
         "may_compute": _may_compute(request.user, dataset),
@@ -53,7 +55,40 @@ def dataset_metrics(request, dataset_id):
         # the owner's judges, ticked by the owner only: a judge is its researcher's alone
         "judge_metrics": judge_metric_names(owner=request.user) if dataset.owner_id == request.user.pk else [],
     }
+    # Every metric the page lists is defined below it, the owner's ADEM models and judges included.
+    defined = engine.all_metrics() + _learned_definitions(dataset, context["adem_metrics"] + context["judge_metrics"])
+    context["metrics_signed"] = _signed(dataset, defined)
     return render(request, "scoring/dataset_metrics.html", context)
+
+
+@dataclass(frozen=True)
+class LearnedMetric:
+    """An ADEM model or an LLM judge as the definitions list shows a metric."""
+
+    name: str
+    version: str
+    description: str
+
+
+LEARNED_DESCRIPTIONS = {
+    ADEM_METRIC_PREFIX: "ADEM model {name} (a learned evaluator, Lowe et al. 2017): the score it predicts for a "
+    "response from its context and reference, on the scale of the ratings it learnt from.",
+    JUDGE_METRIC_PREFIX: "LLM judge {name}: the score its language model gives each response, the mean of its "
+    "readable samples.",
+}
+
+
+def _learned_definitions(dataset, names):
+    definitions = []
+    for name in names:
+        prefix = next(prefix for prefix in LEARNED_DESCRIPTIONS if name.startswith(prefix))
+        try:
+            version = services.metric_version(name, owner=dataset.owner_id)
+        except (KeyError, AdemRefusal, JudgeRefusal):  # removed since the names were read
+            continue
+        description = LEARNED_DESCRIPTIONS[prefix].format(name=name.removeprefix(prefix))
+        definitions.append(LearnedMetric(name=name, version=version, description=description))
+    return definitions
 
 
 def _signed(dataset, metrics):

@@ -20,6 +20,7 @@ from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore
 from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
 from scoring.services import metrics as services
 from tests.factories import load_dataset_records
+from tests.scoring.judge_helpers import make_judge
 
 FAST = ["bleu1", "bleu4", "rouge_l", "cider", "response_len"]
 
@@ -389,6 +390,23 @@ def test_a_trained_adem_model_can_be_ticked_and_computed_on_its_own(
     with django_capture_on_commit_callbacks(execute=False):
         researcher_client.post(url, {"metric": ["adem:mine"]})
     assert MetricRun.objects.get().metrics == ["adem:mine"]
+
+
+def test_the_definitions_list_defines_the_owners_adem_models_and_judges_too(
+    researcher_client, researcher, other_researcher, dataset, chat_server
+):
+    AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", checkpoint_sha256="ab" * 32
+    )
+    AdemModel.objects.create(owner=other_researcher, name="theirs", status="ready", checkpoint_sha256="cd" * 32)
+    make_judge(researcher, chat_server, name="rater")
+    page = researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
+    definitions = page[page.index('id="defs-heading"') :]
+    assert "<dt>adem:mine <small>vabababababab</small></dt><dd>ADEM model mine (a learned evaluator" in definitions
+    assert re.search(r"<dt>judge:rater <small>v[^<]+</small></dt><dd>LLM judge rater: ", definitions)
+    assert "adem:theirs" not in definitions
+    # each is signed like the built-in metrics: what produces its scores
+    assert definitions.count('<code class="signature code-wrap">') == len(engine.all_metrics()) + 2
 
 
 def test_button_post_needs_csrf_token(researcher, dataset):
