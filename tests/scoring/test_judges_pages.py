@@ -90,6 +90,16 @@ def test_the_add_form_tells_the_browser_the_bounds_the_model_keeps(researcher_cl
         assert f'min="{low}"' in tag and f'max="{high}"' in tag, tag
 
 
+def test_no_judges_is_said_in_a_paragraph_not_in_a_table_row_a_phone_scrolls_sideways(
+    researcher_client, researcher, chat_server
+):
+    page = researcher_client.get(reverse("scoring:judges")).content.decode()
+    assert '<p id="no-judges">No judges yet' in page and 'id="judges"' not in page
+    make_judge(researcher, chat_server, name="rater")
+    page = researcher_client.get(reverse("scoring:judges")).content.decode()
+    assert 'id="no-judges"' not in page and '<table id="judges">' in page and "judge:rater" in page
+
+
 def test_a_second_judge_of_the_same_name_is_refused(researcher_client, researcher, chat_server):
     make_judge(researcher, chat_server, name="qwen")
     page = researcher_client.post(reverse("scoring:judges"), FORM).content.decode()
