@@ -118,9 +118,9 @@ def table(data, name):
         return _rows(pairs, ["a", "b", "n", "kappa", "kappa_linear", "kappa_quadratic"])
     if name == "agreement_annotators":
         annotators = (data.get("agreement") or {}).get("annotators", [])
-        header, rows = _rows(annotators, ["worker", "kappa", "excluded", "reasons"])
+        header, rows = _rows(annotators, ["worker", "kappa", "kappa_judged", "excluded", "reasons"])
         for row in rows:
-            row[3] = reasons_text(row[3])
+            row[4] = reasons_text(row[4])
         return header, rows
     if name in JUDGE_TABLES:
         return judges_export_table(data, name)

@@ -344,14 +344,25 @@ def agreement_annotators_table(data):
     rows = []
     for row in ordered:
         reasons = reasons_text(row.get("reasons"))
-        rows.append([str(row.get("worker")), number(row.get("kappa")), number(bool(row.get("excluded"))), reasons])
+        rows.append(
+            [str(row.get("worker")), number(row.get("kappa")), number(row.get("kappa_judged")),
+             number(bool(row.get("excluded"))), reasons]
+        )  # fmt: skip
     return DisplayTable(
         name="agreement_annotators",
         title="Annotators",
         download="annotators",
-        columns=[Column("Annotator"), Column("Mean κ", True), Column("Excluded"), Column("Reasons")],
+        columns=[
+            Column("Annotator"),
+            Column("Mean κ", True),
+            Column("Judged κ", True),
+            Column("Excluded"),
+            Column("Reasons"),
+        ],
         rows=rows,
-        note="Each annotator's mean Cohen's κ with the others (quality control); excluded annotators first.",
+        note="Mean κ: each annotator's mean Cohen's κ with all the others. Judged κ: the mean over the "
+        "annotators who agree with one another, which the κ rule compares with its threshold (quality "
+        "control), so an annotator kept may have a lower mean κ than one excluded. Excluded annotators first.",
         empty="No annotators.",
     )
 

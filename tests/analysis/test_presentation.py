@@ -1,6 +1,7 @@
 """The report's display tables from a stored report dict (no database)."""
 
 from analysis import presentation
+from analysis.exporting import to_csv
 
 
 def report(**extra):
@@ -88,6 +89,23 @@ def test_why_empty_explains_exclusions_and_missing_metrics_once():
 
 def test_exclusion_reasons_read_as_rule_and_detail_not_as_a_python_dict():
     reasons = [{"rule": "kappa", "detail": "mean kappa 0.13 over 1 pair"}, {"rule": "speed"}]
-    annotators = [{"worker": "w1", "kappa": 0.1, "excluded": True, "reasons": reasons}]
+    annotators = [{"worker": "w1", "kappa": 0.1, "kappa_judged": 0.13, "excluded": True, "reasons": reasons}]
     table = presentation.agreement_annotators_table(report(agreement={"annotators": annotators}))
-    assert table.rows == [["w1", "0.100", "yes", "kappa: mean kappa 0.13 over 1 pair; speed"]]
+    assert table.rows == [["w1", "0.100", "0.130", "yes", "kappa: mean kappa 0.13 over 1 pair; speed"]]
+
+
+def test_the_annotators_table_shows_the_kappa_the_rule_judged_beside_the_mean_kappa():
+    """A kept annotator with a lower mean κ than an excluded one reads as a contradiction unless
+    the table shows the κ the rule compared with its threshold (over the agreeing annotators)."""
+    annotators = [
+        {"worker": "kept", "kappa": 0.173, "kappa_judged": 0.235, "excluded": False, "reasons": []},
+        {"worker": "out", "kappa": 0.165, "kappa_judged": 0.194, "excluded": True, "reasons": []},
+    ]
+    data = report(agreement={"annotators": annotators})
+    table = presentation.agreement_annotators_table(data)
+    assert [c.label for c in table.columns][:3] == ["Annotator", "Mean κ", "Judged κ"]
+    assert table.rows[0][:3] == ["out", "0.165", "0.194"] and table.rows[1][:3] == ["kept", "0.173", "0.235"]
+    assert "which the κ rule compares with its threshold" in table.note
+    header, *lines = to_csv(data, "agreement_annotators").splitlines()
+    assert header == "worker,kappa,kappa_judged,excluded,reasons"
+    assert lines[0].startswith("kept,0.173,0.235,False")
