@@ -244,13 +244,15 @@ def judge_pairs(*, judge, items, label=""):
     settings = judge_settings(judge)
     label = label or "pairs"
     messages = [m for item in items for m in pairwise.both_orders_messages(template, item)]
-    with judge_pairs_turn(judge):  # a second judging at the same time waits, then reads the cache
+    # A second judging at the same time waits, then reads the cache. The figures are stored within
+    # the turn too, so the two judgings' writes never overlap (on SQLite one would fail "locked").
+    with judge_pairs_turn(judge):
         entries = _judged(judge, settings, template, messages, parse_preference, label=label)
-    picks = [majority_pick(entry.values) for entry in entries]
-    verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
-    statistics = pairwise.pairwise_statistics(items, verdicts)
-    # The judge's page shows them per judging, without reading the pairs again.
-    JudgeUsage.objects.filter(judge=judge, run=None, label=label).update(figures=statistics)
+        picks = [majority_pick(entry.values) for entry in entries]
+        verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
+        statistics = pairwise.pairwise_statistics(items, verdicts)
+        # The judge's page shows them per judging, without reading the pairs again.
+        JudgeUsage.objects.filter(judge=judge, run=None, label=label).update(figures=statistics)
     return verdicts, statistics
 
 
