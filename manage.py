@@ -1,9 +1,11 @@
 #!/usr/bin/env python
+import gc
 import os
 import sys
 
 
 def main():
+    gc.disable()  # while the apps load; their last one turns it on again (config/startup.py)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
@@ -14,7 +16,12 @@ def main():
     except ImproperlyConfigured as exc:
         sys.exit(f"RateLab configuration error: {exc}")
 
-    execute_from_command_line(sys.argv)
+    from config import startup  # the settings load the config package, so nothing more loads here
+
+    try:
+        execute_from_command_line(sys.argv)
+    finally:
+        startup.leave_to_exit()
 
 
 if __name__ == "__main__":

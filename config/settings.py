@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "analysis",
     "axes",
     "csp",
+    # last: its ready() resumes the garbage collection manage.py paused while the apps load
+    "config.apps.StartupConfig",
 ]
 
 MIDDLEWARE = [

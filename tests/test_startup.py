@@ -64,3 +64,44 @@ def test_a_lazily_loaded_library_is_imported_at_first_use_and_keeps_its_errors()
     )
     out = _python("-c", script).strip()
     assert out == "(False, False) (True, True) 0.8 [3, 1] ['AttributeError', 'ValueError']"
+
+
+def _manage_py_with_exit_probe(*command):
+    """Run `manage.py COMMAND` as `python manage.py` would, then print, last of all at exit, whether the
+    collector was on when the command ran and how many objects the collector still tracks."""
+    script = textwrap.dedent(
+        f"""
+        import atexit, gc, json, runpy, sys
+        from django.core.management.base import BaseCommand
+
+        seen = {{}}
+        execute = BaseCommand.execute
+
+        def probed_execute(self, *args, **options):
+            seen["collecting_in_command"] = gc.isenabled()
+            seen["frozen_before_command"] = gc.get_freeze_count()
+            return execute(self, *args, **options)
+
+        BaseCommand.execute = probed_execute
+        # registered first, so run last of the atexit handlers, just before finalisation
+        atexit.register(lambda: print(json.dumps({{**seen, "tracked_at_exit": len(gc.get_objects())}})))
+        sys.argv = ["manage.py", *{list(command)!r}]
+        runpy.run_path("manage.py", run_name="__main__")
+        """
+    )
+    return json.loads(_python("-c", script).strip().splitlines()[-1])
+
+
+def test_manage_py_pauses_collection_while_the_apps_load_then_collects_during_the_command():
+    seen = _manage_py_with_exit_probe("check")
+    # the apps' objects were frozen once they were ready (config/startup.py) ...
+    assert seen["frozen_before_command"] > 50_000, seen
+    # ... and the command itself runs with the collector on, as any long command needs
+    assert seen["collecting_in_command"] is True
+
+
+def test_manage_py_leaves_what_is_alive_at_exit_out_of_the_final_collection():
+    seen = _manage_py_with_exit_probe("check")
+    # everything alive once the command returned is frozen: the collector tracks only what the
+    # atexit handlers made since (a few objects), not the ~100,000 the finalisation would walk
+    assert seen["tracked_at_exit"] < 1_000, seen
