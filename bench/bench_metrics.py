@@ -258,13 +258,14 @@ def median(values):
 
 
 # What any fresh metric command pays before RateLab's own code runs: Python with Django and two
-# built-in apps, and the libraries the engine computes with.
+# built-in apps, and the libraries the engine computes with. Started and ended as manage.py starts
+# and ends a command (config/startup.py): the collector off while loading, everything frozen at exit.
 BARE_DJANGO = (
-    "import django; from django.conf import settings; settings.configure(INSTALLED_APPS="
-    "['django.contrib.contenttypes', 'django.contrib.auth'], DATABASES={'default': {'ENGINE':"
-    " 'django.db.backends.sqlite3', 'NAME': ':memory:'}}); django.setup()"
+    "import gc; gc.disable(); import django; from django.conf import settings; settings.configure("
+    "INSTALLED_APPS=['django.contrib.contenttypes', 'django.contrib.auth'], DATABASES={'default':"
+    " {'ENGINE': 'django.db.backends.sqlite3', 'NAME': ':memory:'}}); django.setup(); gc.freeze()"
 )
-ENGINE_LIBRARIES = "import numpy, pandas, pyarrow.compute"
+ENGINE_LIBRARIES = "import gc; gc.disable(); import numpy, pandas, pyarrow.compute; gc.freeze()"
 
 
 def fresh_python(code):

@@ -159,8 +159,11 @@ def main(argv=None):
             report["web"][label] = {"off_s": off, "on_s": on}
             print(f"{label:22} {off:11.2f}s {on:11.2f}s")
         work = {warm: [worker_once(env, warm) for _ in range(args.repeats)] for warm in (False, True)}
-        for key, label in (("warm_up_s", "worker warm-up"), ("first_chunk_s", "first metric chunk"),
-                           ("first_report_s", "then a report refresh")):
+        for key, label in (
+            ("warm_up_s", "worker warm-up"),
+            ("first_chunk_s", "first metric chunk"),
+            ("first_report_s", "then a report refresh"),
+        ):
             off, on = (statistics.median(run[key] or 0.0 for run in work[warm]) for warm in (False, True))
             report["worker"][label] = {"off_s": off, "on_s": on}
             print(f"{label:22} {off:11.2f}s {on:11.2f}s")
