@@ -3,6 +3,7 @@ filler replies in a block as large as a real one, at a random place recorded at 
 the gold reply is scored; filler answers are required and checked, never stored, so no analysis
 figure moves with them; a tampered submission is refused whole."""
 
+import math
 import re
 from collections import Counter
 from html.parser import HTMLParser
@@ -283,3 +284,15 @@ def test_a_gold_item_laid_out_before_fillers_still_shows_alone(researcher):
         assignment=assignment, answers=_answers(assignment, gold_score=1, filler_score=3)
     )
     assert (result.checks_passed, result.checks_failed) == (2, 0)
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_the_estimate_counts_a_gold_block_as_the_task_page_asks_it(researcher):
+    survey = make_survey(researcher, gold_checks=GOLD, attention_checks_per_hit=2)
+    estimate = services.survey_estimate_for(survey=survey)
+    _client, _url, _assignment, page = _page(survey)
+    asked = len(set(re.findall(r'name="(score-\d+-[\w-]+)"', page)))
+    assert asked == 3 * 4 + 4 + 1 == estimate["items_per_hit"]  # three contexts, the gold block, an instructed item
+    start = Client().get(f"/s/{survey.token}/").content.decode()
+    told = int(re.search(r"about <strong>(\d+) minutes?</strong> \(an estimate\)", start).group(1))
+    assert told == max(1, math.ceil(estimate["minutes_per_hit"]))
