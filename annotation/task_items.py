@@ -6,11 +6,13 @@ Turk frame, all of which render templates/annotation/task/_items.html from these
 texts and HITItem ids reach the page: never system names, response ids or references.
 """
 
+import collections
+
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from annotation.answer_seconds import seconds_or_none
-from annotation.models import Aspect, HITItem
+from annotation.models import Aspect, Context, HITItem
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
 
@@ -28,6 +30,51 @@ def _turns(raw):
     return turns
 
 
+# Conversations of the dataset read to learn how it names its speakers (see `_gold_turns`).
+SPEAKER_SAMPLE = 200
+
+
+def _speaker_sequences(survey):
+    """The speaker names of the first conversations of the survey's dataset, one tuple each ("" for
+    a turn that names none); read once per survey instance (a launch renders all its HITs with one)."""
+    cached = getattr(survey, "_speaker_sequences", None)
+    if cached is None:
+        contexts = Context.objects.filter(dataset_id=survey.dataset_id).order_by("position")
+        cached = [
+            tuple((turn.get("speaker") or "") if isinstance(turn, dict) else "" for turn in turns or [])
+            for turns in contexts.values_list("turns", flat=True)[:SPEAKER_SAMPLE]
+        ]
+        survey._speaker_sequences = cached
+    return cached
+
+
+def _gold_turns(survey, turns):
+    """A gold check's turns, named as the dataset's conversations name their speakers when the
+    check names none.
+
+    The survey form takes a check's turns as plain texts; among conversations that all show
+    "A:" and "B:", the one without names was the check. Its turns take the speaker sequence most
+    common among the dataset's conversations of as many turns (else the last turns of longer
+    ones: the reply follows the last turn). Left as they are when the check names a speaker or
+    most of the dataset's conversations do not name all of theirs.
+    """
+    if not turns or any(isinstance(turn, dict) and turn.get("speaker") for turn in turns):
+        return turns
+    sequences = _speaker_sequences(survey)
+    named = [sequence for sequence in sequences if sequence and all(sequence)]
+    if len(named) * 2 <= len(sequences):
+        return turns
+    n = len(turns)
+    patterns = collections.Counter(s for s in named if len(s) == n) or collections.Counter(
+        s[-n:] for s in named if len(s) > n
+    )
+    if not patterns:
+        return turns
+    speakers = patterns.most_common(1)[0][0]
+    texts = [turn.get("text", "") if isinstance(turn, dict) else str(turn) for turn in turns]
+    return [{"speaker": speaker, "text": text} for speaker, text in zip(speakers, texts, strict=True)]
+
+
 # Where a scale's fragment takes the item id and its number on the page. Escaped text never holds
 # a bare "<", so the markers can only match the places the fragment template put them.
 ITEM_MARK = mark_safe("<ITEM>")
@@ -35,6 +82,7 @@ NUMBER_MARK = mark_safe("<NUMBER>")
 
 
 PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT)
+GOLD_KINDS = (HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)
 
 
 class _Fieldsets:
@@ -101,6 +149,8 @@ def _item(item, aspects, number, previous, fieldsets, *, missing):
         # Every question, as on a real reply, so that a gold item cannot be told apart by its
         # questions; only the main one is compared. An instructed item says it is a check.
         text, scales = item.attention_check.response_text, aspects
+    elif item.kind == HITItem.Kind.GOLD_FILLER:
+        text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.INSTRUCTED:
         text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
     else:
@@ -189,14 +239,19 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
         if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE, *PAIR_KINDS):
             key = ("context", item.context_id)
             turns = item.context.turns
-        elif item.kind == HITItem.Kind.GOLD:
-            key, turns = ("gold", item.pk), item.attention_check.turns
+        elif item.kind in GOLD_KINDS:
+            # A gold reply and its fillers, laid out together under the check's conversation (a
+            # HIT shows a check once); a second gold reply starts a block of its own, as the
+            # adjacent lone gold items of a HIT laid out before fillers existed did.
+            key, turns = ("gold", item.attention_check_id), _gold_turns(survey, item.attention_check.turns)
         else:
             key, turns = ("instructed", item.pk), []
-        if not blocks or blocks[-1]["key"] != key:
+        gold = item.kind == HITItem.Kind.GOLD
+        if not blocks or blocks[-1]["key"] != key or (gold and blocks[-1]["has_gold"]):
             blocks.append(
                 {
                     "key": key,
+                    "has_gold": False,
                     "number": str(len(blocks) + 1),
                     "turns": _turns(turns),
                     "items": [],
@@ -206,8 +261,9 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                 }
             )
         blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))
+        blocks[-1]["has_gold"] |= gold
     for block in blocks:
-        del block["key"]
+        del block["key"], block["has_gold"]
     return blocks
 
 

@@ -84,11 +84,17 @@ class HITPage(models.Model):
 
 
 class HITItem(models.Model):
-    """One thing to judge on a HIT: a real response, a gold check, or an instructed check."""
+    """One thing to judge on a HIT: a real response, a gold check, or an instructed check.
+
+    A gold check's block also holds filler replies (`gold_filler`: a real response, shown so
+    that the block is as large as a real one; see annotation/services/hits_gold.py). Their
+    answers are checked and never stored, so they reach no analysis.
+    """
 
     class Kind(models.TextChoices):
         RESPONSE = "response", "Response"
         GOLD = "gold", "Gold attention check"
+        GOLD_FILLER = "gold_filler", "Filler reply beside a gold check (not analysed)"
         INSTRUCTED = "instructed", "Instructed attention check"
         WRITE = "write", "Write a next turn"
         PAIR = "pair", "Pair of replies"
@@ -120,6 +126,10 @@ class HITItem(models.Model):
             ),
             models.CheckConstraint(
                 condition=~Q(kind="gold") | Q(attention_check__isnull=False), name="hititem_gold_has_check"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="gold_filler") | Q(attention_check__isnull=False, response__isnull=False),
+                name="hititem_gold_filler_has_both",
             ),
             models.CheckConstraint(
                 condition=~Q(kind="instructed") | Q(instructed_score__isnull=False),

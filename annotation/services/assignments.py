@@ -247,6 +247,14 @@ def _validated_rows(assignment, annotator, survey, items, answers):
             raise SubmissionRefused(f"Item {item_id}: unknown scale(s) {', '.join(extra)}.")
         if set(scores) != set(wanted):
             raise SubmissionRefused(f"Please answer every item ({item_id} is incomplete).")
+        if item.kind == HITItem.Kind.GOLD_FILLER:
+            # A filler beside a gold reply (annotation/services/hits_gold.py): answered and checked
+            # like a real reply, so the check's block looks and behaves like one, but never stored.
+            # It was rated under the check's conversation, not its own, and its response has its
+            # own ratings on its own HIT: stored, it would skew the analyses and counts.
+            for key, aspect in wanted.items():
+                _int_score(scores[key], aspect, item_id)
+            continue
         if item.kind == HITItem.Kind.RESPONSE:
             for key, aspect in wanted.items():
                 ratings.append(

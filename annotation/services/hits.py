@@ -3,7 +3,10 @@
 Layout, per HIT: `contexts_per_hit` regular contexts, each with the responses of every selected
 system (contiguous, in a seeded shuffled order), the survey's overlap contexts, and
 `attention_checks_per_hit` checks (gold when the survey has gold checks, instructed otherwise,
-alternating when both are wanted) at seeded positions between contexts.
+alternating when both are wanted) at seeded positions between contexts. A gold check is a block as
+large as a real one, its reply among filler replies (see hits_gold), and a HIT never shows the same
+gold check twice (its conversation seen twice would give it away): a HIT that wants more gold checks
+than the survey has gets instructed ones for the rest.
 
 The overlap contexts sit on every HIT, but an annotator rates them only once: the items shown to
 an assignment leave out overlap responses its annotator already rated (see `assignment_items`).
@@ -16,6 +19,7 @@ import random
 from django.db import transaction
 
 from annotation.models import HIT, Assignment, Context, HITItem, Response, Survey, System
+from annotation.services.hits_gold import GoldBlocks, gold_block_size
 from annotation.services.hits_pairwise import link_repeats, pairwise_hit_items, pairwise_plan
 
 INSTRUCTED_SCORES = (1, 2, 4, 5)
@@ -66,17 +70,20 @@ def hits_generate(*, survey):
     if not chunks and overlap:
         chunks = [[]]
 
-    golds = list(survey.attention_checks.values_list("pk", flat=True))
+    golds = sorted(survey.attention_checks.values_list("pk", flat=True))
     n_checks = 0 if write else survey.attention_checks_per_hit
+    gold_blocks = GoldBlocks(survey=survey, by_context=by_context) if golds and n_checks else None
     hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
     items = []
     for hit, chunk in zip(hits, chunks, strict=True):
         rng = _rng(survey, f"hit{hit.position}")
         blocks = [[("overlap" if pk in overlap else "regular", pk)] for pk in [*chunk, *overlap]]
         rng.shuffle(blocks)
+        on_hit = [*chunk, *overlap]
+        unused_golds = rng.sample(golds, len(golds))
         for n in range(n_checks):
-            use_gold = golds and (n % 2 == 0 or survey.attention_checks_per_hit == 1)
-            check = ("gold", rng.choice(golds)) if use_gold else ("instructed", rng.choice(INSTRUCTED_SCORES))
+            use_gold = unused_golds and (n % 2 == 0 or survey.attention_checks_per_hit == 1)
+            check = ("gold", unused_golds.pop()) if use_gold else ("instructed", rng.choice(INSTRUCTED_SCORES))
             # Never first: a check after some real items is harder to spot.
             blocks.insert(rng.randint(1, len(blocks)) if blocks else 0, [check])
         position = 0
@@ -94,8 +101,10 @@ def hits_generate(*, survey):
                     items.append(HITItem(hit=hit, position=position, is_overlap=kind == "overlap", **member))
                     position += 1
             elif kind == "gold":
-                items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.GOLD, attention_check_id=value))
-                position += 1
+                size = gold_block_size(sizes=[len(by_context[pk]) for pk in on_hit], by_context=by_context, rng=rng)
+                for member in gold_blocks.members(check_id=value, size=size, on_hit=on_hit, rng=rng):
+                    items.append(HITItem(hit=hit, position=position, **member))
+                    position += 1
             else:
                 items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.INSTRUCTED, instructed_score=value))
                 position += 1

@@ -244,6 +244,7 @@ def survey_estimate(
     pair_budget=0,
     reference_pairs="none",
     assignment_minutes=None,
+    n_gold_checks=0,
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
@@ -273,7 +274,10 @@ def survey_estimate(
         seconds_per_hit = task_seconds(written=items_per_hit)
         ratings = n_contexts * assignments_per_hit  # written replies: one per context and annotator
     else:
-        items_per_hit = contexts_in_first_hit * n_systems * n_aspects + attention_checks_per_hit
+        # A gold check is a block of as many replies as a real one, every question asked of each
+        # (hits_gold); gold checks take every other check slot, each check once a HIT at most.
+        gold = min(n_gold_checks, math.ceil(attention_checks_per_hit / 2))
+        items_per_hit = (contexts_in_first_hit + gold) * n_systems * n_aspects + attention_checks_per_hit - gold
         seconds_per_hit = task_seconds(answers=items_per_hit)
         # Overlap contexts: rated once by every annotator, and there are at least assignments_per_hit.
         ratings = (regular + overlap) * n_systems * n_aspects * assignments_per_hit
@@ -307,6 +311,7 @@ def survey_estimate_for(*, survey):
         pair_budget=survey.pair_budget,
         reference_pairs=survey.reference_pairs,
         assignment_minutes=survey.assignment_minutes,
+        n_gold_checks=survey.attention_checks.count(),
     )
 
 

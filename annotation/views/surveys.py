@@ -66,6 +66,7 @@ def survey_new(request):
             n_contexts=data["dataset"].contexts.count(),
             n_systems=n_systems,
             n_aspects=1 + len(data["aspect_keys"]),
+            n_gold_checks=len(data["gold"]),
             **form.settings(),
         )
         if "estimate" not in request.POST:

@@ -39,7 +39,7 @@ def good_answers(assignment, score=3, seconds=4.0):
     aspects = list(assignment.hit.survey.aspects.values_list("key", flat=True))
     answers = {}
     for item in items:
-        if item.kind == HITItem.Kind.RESPONSE:
+        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.GOLD_FILLER):
             scores = dict.fromkeys(aspects, score)
         elif item.kind == HITItem.Kind.INSTRUCTED:
             scores = {Aspect.OVERALL: item.instructed_score}

@@ -1,0 +1,107 @@
+"""A gold check laid out as a block of the same shape as the real blocks around it.
+
+A real block shows a context and the replies of every selected system to it; a gold check alone
+under its conversation was a block of one reply, so an annotator who learnt that "the block with
+one reply is the check" could rate carefully there only and click at random elsewhere. So the gold
+reply is shown among filler replies, in a block as large as a real block of its HIT, at a position
+drawn when the HIT is laid out (recorded as the items' positions, like a pair's sides).
+
+Fillers are real responses of the dataset: the replies to the check's own conversation when the
+researcher took it from the dataset (matched by its turns' texts), else the replies to one other
+context. Contexts on the same HIT are never borrowed from, or the page would show a reply twice.
+Filler answers are asked, required and checked against their scales like any answer, and never
+stored (`assignments._validated_rows`): they were given under the check's conversation, which is
+not the reply's own (or is, but that context's replies are rated on their own HIT by the survey's
+design, and a second rating by the same annotator would break "one rating per response").
+"""
+
+import collections
+
+from annotation.models import Context, HITItem
+
+# Random draws of a context to borrow fillers from before the candidates are filtered in full.
+DRAWS = 20
+
+
+def _turn_texts(turns):
+    """A conversation as the tuple of its turns' texts, stripped, whatever its speakers' format."""
+    texts = []
+    for turn in turns or []:
+        text = turn.get("text", "") if isinstance(turn, dict) else turn
+        texts.append(" ".join(str(text).split()))
+    return tuple(texts)
+
+
+class GoldBlocks:
+    """Lays out the gold checks of one survey's HITs; built once per layout."""
+
+    def __init__(self, *, survey, by_context):
+        self.by_context = by_context
+        self.contexts = sorted(by_context)
+        self.checks = {check.pk: check for check in survey.attention_checks.all()}
+        self.own_context = {}
+        if self.checks:
+            wanted = {_turn_texts(check.turns): pk for pk, check in self.checks.items()}
+            turns = Context.objects.filter(dataset=survey.dataset).order_by("pk").values_list("pk", "turns")
+            for context_id, context_turns in turns.iterator(chunk_size=2000):
+                check_id = wanted.get(_turn_texts(context_turns))
+                if check_id is not None and context_id in by_context:
+                    self.own_context.setdefault(check_id, context_id)
+
+    def members(self, *, check_id, size, on_hit, rng):
+        """The block's items as HITItem fields, in the order shown: the gold reply and `size` - 1
+        fillers (fewer only when every context with replies is on this HIT)."""
+        fillers = self._fillers(check_id, size - 1, set(on_hit), rng)
+        members = [{"kind": HITItem.Kind.GOLD, "attention_check_id": check_id}]
+        members += [
+            {
+                "kind": HITItem.Kind.GOLD_FILLER,
+                "attention_check_id": check_id,
+                "response_id": response_id,
+                "context_id": context_id,
+            }
+            for context_id, response_id in fillers
+        ]
+        rng.shuffle(members)
+        return members
+
+    def _fillers(self, check_id, need, on_hit, rng):
+        picked = []
+        own = self.own_context.get(check_id)
+        if need > 0 and own is not None and own not in on_hit:
+            replies = self.by_context[own]
+            picked = [(own, r) for r in rng.sample(replies, min(need, len(replies)))]
+        # Another conversation's replies, all from one context where one has enough of them: a
+        # mixed bag of replies to several conversations would read unlike a real block.
+        tried = {own}
+        while len(picked) < need:
+            context_id = self._other_context(need - len(picked), on_hit | tried, rng)
+            if context_id is None:
+                break
+            tried.add(context_id)
+            replies = self.by_context[context_id]
+            picked += [(context_id, r) for r in rng.sample(replies, min(need - len(picked), len(replies)))]
+        return picked
+
+    def _other_context(self, need, excluded, rng):
+        """A context off this HIT with at least `need` replies, else the one with most; None if none."""
+        for _ in range(min(DRAWS, len(self.contexts))):
+            context_id = rng.choice(self.contexts)
+            if context_id not in excluded and len(self.by_context[context_id]) >= need:
+                return context_id
+        candidates = [pk for pk in self.contexts if pk not in excluded]
+        if not candidates:
+            return None
+        enough = [pk for pk in candidates if len(self.by_context[pk]) >= need]
+        if enough:
+            return rng.choice(enough)
+        return max(candidates, key=lambda pk: len(self.by_context[pk]))
+
+
+def gold_block_size(*, sizes, by_context, rng):
+    """How many replies a gold block shows: the size of one of the HIT's real blocks (drawn, so
+    that where sizes differ it is as common as they are), else the survey's most common size."""
+    if sizes:
+        return rng.choice(sizes)
+    counts = collections.Counter(len(replies) for replies in by_context.values())
+    return counts.most_common(1)[0][0] if counts else 1
