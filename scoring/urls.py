@@ -27,6 +27,7 @@ urlpatterns = [
     path("adem/runs/<int:run_id>/curve.svg", views_adem.run_curve, name="adem_run_curve"),
     # Models by primary key: names are unique per owner only, and staff read everyone's.
     path("adem/models/<int:model_id>/", views_adem.model_detail, name="adem_model"),
+    path("adem/models/<int:model_id>/delete/", views_adem.model_delete, name="adem_model_delete"),
     path("adem/models/<int:model_id>/score", views_adem.score_api, name="adem_model_score"),
     # By name: always the caller's own model (scripts, old links).
     path("adem/<str:name>/", views_adem.model_by_name, name="adem_model_by_name"),

@@ -145,13 +145,14 @@ def written_text(value, number):
     return text
 
 
-def _int_score(value, aspect, item_id):
+def _int_score(value, aspect, number):
+    """The score given to reply `number` (as the page numbers it; never its row id) on `aspect`."""
     try:
         score = int(str(value).strip())
     except (TypeError, ValueError):
-        raise SubmissionRefused(f"Item {item_id}: {value!r} is not a score.") from None
+        raise SubmissionRefused(f"Reply {number}: {value!r} is not a score.") from None
     if not aspect.scale_min <= score <= aspect.scale_max:
-        raise SubmissionRefused(f"Item {item_id}: {score} is outside the scale {aspect.scale_min}-{aspect.scale_max}.")
+        raise SubmissionRefused(f"Reply {number}: {score} is outside the scale {aspect.scale_min}-{aspect.scale_max}.")
     return score
 
 
@@ -204,9 +205,13 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
     overall = aspects[Aspect.OVERALL]
     by_id = {item.pk: item for item in items}
-    unknown = sorted(set(answers) - set(by_id))
+    unknown = set(answers) - set(by_id)
     if unknown:
-        raise SubmissionRefused(f"Unknown item(s) {', '.join(map(str, unknown))}: they are not on this task.")
+        # Not named: the numbers are field names of the client's making, which mean nothing on the page.
+        raise SubmissionRefused(
+            f"The answers sent name {len(unknown)} item{'s' if len(unknown) != 1 else ''} that this task does "
+            "not show: reload the page and answer again."
+        )
     missing = _unanswered(items, answers, aspects)
     if missing:
         # Numbered as the page numbers them: the items shown, in order, from 1.
@@ -244,16 +249,16 @@ def _validated_rows(assignment, annotator, survey, items, answers):
         wanted = {Aspect.OVERALL: overall} if item.kind == HITItem.Kind.INSTRUCTED else aspects
         extra = sorted(set(scores) - set(wanted))
         if extra:
-            raise SubmissionRefused(f"Item {item_id}: unknown scale(s) {', '.join(extra)}.")
+            raise SubmissionRefused(f"Reply {number}: unknown question(s) {', '.join(extra)}.")
         if set(scores) != set(wanted):
-            raise SubmissionRefused(f"Please answer every item ({item_id} is incomplete).")
+            raise SubmissionRefused(f"Please answer every question for reply {number}.")
         if item.kind == HITItem.Kind.GOLD_FILLER:
             # A filler beside a gold reply (annotation/services/hits_gold.py): answered and checked
             # like a real reply, so the check's block looks and behaves like one, but never stored.
             # It was rated under the check's conversation, not its own, and its response has its
             # own ratings on its own HIT: stored, it would skew the analyses and counts.
             for key, aspect in wanted.items():
-                _int_score(scores[key], aspect, item_id)
+                _int_score(scores[key], aspect, number)
             continue
         if item.kind == HITItem.Kind.RESPONSE:
             for key, aspect in wanted.items():
@@ -263,15 +268,15 @@ def _validated_rows(assignment, annotator, survey, items, answers):
                         annotator=annotator,
                         response_id=item.response_id,
                         aspect=key,
-                        score=_int_score(scores[key], aspect, item_id),
+                        score=_int_score(scores[key], aspect, number),
                         seconds=seconds,
                         assignment=assignment,
                     )
                 )
         else:
             for key, aspect in wanted.items():  # a gold item's other answers are checked, not kept
-                _int_score(scores[key], aspect, item_id)
-            score = _int_score(scores[Aspect.OVERALL], overall, item_id)
+                _int_score(scores[key], aspect, number)
+            score = _int_score(scores[Aspect.OVERALL], overall, number)
             if item.kind == HITItem.Kind.GOLD:
                 passed = score in item.attention_check.accepted_scores
             else:

@@ -75,42 +75,63 @@ def newcomer_cap_check(*, survey, address, joined, now=None, message=None):
     return locked
 
 
-def identity_create(*, survey, address, label="", now=None):
+def identity_create(*, survey, address, label="", code=None, now=None):
     """A new local annotator for `survey`'s link: `(annotator, resume_code)`.
 
     `label`: the id the annotator typed or the link named (`?worker=`); empty for a generated one.
     A label someone already uses is refused, never handed over. Raises IdentityRefused when the
     label is invalid or taken, or when `address` made the survey's hourly number of new identities.
+
+    `code`: the resume code the start page chose for this browser (the server's own, signed in its
+    form; see annotation.views.task_identity), or None for a new one. The code is bound to the first
+    identity made with it, so a second Start with it (another tab, or a second press sent before the
+    first's answer set the cookie) gets that identity back, not a second one: its digest is unique,
+    and the survey's row, locked first, makes the second press wait for the first and then see it.
     """
     now = now or timezone.now()
     label = (label or "").strip()
     if label and not worker_id_valid(label):
         raise IdentityRefused(f"Please use {WORKER_ID_HELP} for your identifier, or leave it empty.")
     worker_id = label or f"anon-{secrets.token_hex(8)}"
-    code = resume_code_new()
+    code = resume_code_display(code) if code else resume_code_new()
     with transaction.atomic():
-        locked = newcomer_cap_check(
-            survey=survey,
-            address=address,
-            joined=LinkIdentity.objects.filter(survey=survey),
-            now=now,
-            message=(
-                "Too many new annotators have joined this study from your network in the last hour. "
-                "If you already started, continue in the browser you used or with your resume code; "
-                "otherwise please try again later."
-            ),
-        )
+        try:
+            locked = newcomer_cap_check(
+                survey=survey,
+                address=address,
+                joined=LinkIdentity.objects.filter(survey=survey),
+                now=now,
+                message=(
+                    "Too many new annotators have joined this study from your network in the last hour. "
+                    "If you already started, continue in the browser you used or with your resume code; "
+                    "otherwise please try again later."
+                ),
+            )
+        except IdentityCapReached:
+            made = identity_for_resume_code(code=code)
+            if made is None:
+                raise
+            return made, code  # no newcomer: the cap counted it when the first press made it
+        # Read with the survey's row locked: a simultaneous press of this survey's Start with the same
+        # code waited for the first one's commit and sees its identity here.
+        made = identity_for_resume_code(code=code)
+        if made is not None:
+            return made, code
         try:
             with transaction.atomic():
                 annotator = Annotator.objects.create(provider=Survey.Provider.LOCAL, worker_id=worker_id)
+                LinkIdentity.objects.create(
+                    annotator=annotator, survey=locked, resume_code_hash=resume_code_hash(code), address=address
+                )
         except IntegrityError:
-            raise IdentityRefused(
+            # The code bound meanwhile by a Start on another survey (whose row this one did not lock)...
+            made = identity_for_resume_code(code=code)
+            if made is not None:
+                return made, code
+            raise IdentityRefused(  # ...or, what it otherwise means, the label is someone's already
                 "This identifier is already in use. If it is yours, enter your resume code below; "
                 "otherwise choose another one or leave the field empty."
             ) from None
-        LinkIdentity.objects.create(
-            annotator=annotator, survey=locked, resume_code_hash=resume_code_hash(code), address=address
-        )
     return annotator, code
 
 

@@ -19,43 +19,46 @@ MIRRORED = {"a": "b", "b": "a", "tie": "tie"}
 
 
 class PairAnswerError(ValueError):
-    """An answer is not one the page offers; the message names the item and is safe to show."""
+    """An answer is not one the page offers; the message names the pair as the page numbers it
+    ("Pair 3", never its row id) and is safe to show."""
 
 
-def _winner(value, item_id, allow_tie):
+def _winner(value, number, allow_tie):
     winner = str(value or "").strip().lower()
     if winner not in WINNERS or (winner == "tie" and not allow_tie):
         allowed = "A, B or tie" if allow_tie else "A or B"
-        raise PairAnswerError(f"Item {item_id}: {value!r} is not a choice here (choose {allowed}).")
+        raise PairAnswerError(f"Pair {number}: {value!r} is not a choice here (choose {allowed}).")
     return winner
 
 
-def _optional(answer, item_id):
+def _optional(answer, number):
     strength = str(answer.get("strength") or "").strip().lower()
     if strength not in STRENGTHS:
-        raise PairAnswerError(f"Item {item_id}: {strength!r} is not a strength (slight or clear).")
+        raise PairAnswerError(f"Pair {number}: {strength!r} is not a strength (slight or clear).")
     reason = " ".join(str(answer.get("reason") or "").split())
     if "\x00" in reason:  # cannot be typed, and PostgreSQL cannot store it in text
-        raise PairAnswerError(f"Item {item_id}: a reason holds a NUL character, which cannot be stored.")
+        raise PairAnswerError(f"Pair {number}: the reason holds a NUL character, which cannot be stored.")
     if len(reason) > MAX_REASON_CHARS:
-        raise PairAnswerError(f"Item {item_id}: a reason may have at most {MAX_REASON_CHARS} characters.")
+        raise PairAnswerError(f"Pair {number}: a reason may have at most {MAX_REASON_CHARS} characters.")
     return strength, reason
 
 
 def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, seconds_of):
-    """`(judgements, checks)` for a validated pairwise submission (every item answered)."""
-    by_id = {item.pk: item for item in items}
+    """`(judgements, checks)` for a validated pairwise submission (every item answered).
+
+    `items` in page order: a refusal names the pair by its number there, counted from 1.
+    """
     judgements, checks = [], []
-    for item_id, item in by_id.items():
-        answer = answers[item_id]
+    for number, item in enumerate(items, start=1):
+        answer = answers[item.pk]
         scores = answer.get("scores") or {}
         wanted = set(aspects)  # check pairs are asked every question too (see task_items)
         extra = sorted(set(scores) - wanted)
         if extra:
-            raise PairAnswerError(f"Item {item_id}: unknown question(s) {', '.join(extra)}.")
+            raise PairAnswerError(f"Pair {number}: unknown question(s) {', '.join(extra)}.")
         seconds = seconds_of(answer.get("seconds"))
         if item.kind == HITItem.Kind.PAIR:
-            strength, reason = _optional(answer, item_id)
+            strength, reason = _optional(answer, number)
             for key in sorted(wanted):
                 judgements.append(
                     PairwiseJudgement(
@@ -66,7 +69,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                         response_a_id=item.response_id,
                         response_b_id=item.response_b_id,
                         aspect=key,
-                        winner=_winner(scores[key], item_id, survey.allow_tie),
+                        winner=_winner(scores[key], number, survey.allow_tie),
                         strength=strength if key == "overall" else "",
                         reason=reason if key == "overall" else "",
                         seconds=seconds,
@@ -74,8 +77,8 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                 )
             continue
         for key in wanted:  # a check pair's other answers are checked, not kept
-            _winner(scores[key], item_id, survey.allow_tie)
-        winner = _winner(scores["overall"], item_id, survey.allow_tie)
+            _winner(scores[key], number, survey.allow_tie)
+        winner = _winner(scores["overall"], number, survey.allow_tie)
         if item.kind == HITItem.Kind.PAIR_GOLD:
             real_side = "a" if item.response_id else "b"
             passed = winner == real_side

@@ -29,7 +29,15 @@ from annotation.services.identities import (
 from annotation.task_display import task_context
 from annotation.task_facts import task_facts
 from annotation.task_wording import task_wording
-from annotation.views.task_identity import browser_identity, client_address, with_identity_cookie, worker_from_cookie
+from annotation.views.task_identity import (
+    browser_identity,
+    client_address,
+    start_code_from,
+    start_code_signed,
+    with_identity_cookie,
+    with_start_cookie,
+    worker_from_cookie,
+)
 
 __all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
 
@@ -81,8 +89,11 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
         "accepting": survey.status == Survey.Status.LIVE,
         "invite_for": invite[0].worker_id if invite else "",
         "invite_code": invite[1] if invite else "",
+        # a browser without an identity: the code its Start gives the new one, the same in every tab
+        "start": start_code_signed(request) if not worker_id and not invite else "",
     }
-    return render(request, "annotation/task/entry.html", context, status=status)
+    response = render(request, "annotation/task/entry.html", context, status=status)
+    return with_start_cookie(response, context["start"]) if context["start"] else response
 
 
 def _invitation(code):
@@ -139,7 +150,12 @@ def survey_entry(request, token):
     elif worker_id is None:
         label = request.POST.get("worker", "").strip()
         try:
-            annotator, code = identity_create(survey=survey, address=client_address(request), label=label)
+            annotator, code = identity_create(
+                survey=survey,
+                address=client_address(request),
+                label=label,
+                code=start_code_from(request.POST.get("start")),
+            )
         except IdentityCapReached as refusal:
             return _no_work(request, survey, str(refusal), status=429)
         except IdentityRefused as refusal:

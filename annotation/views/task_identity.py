@@ -3,14 +3,19 @@
 import ipaddress
 
 from django.conf import settings
+from django.core import signing
 
 from annotation.models import Survey
 from annotation.services.claims import worker_id_valid
+from annotation.services.identities import resume_code_new, resume_code_normalised
 from config.login_throttle import client_ip
 
 WORKER_COOKIE = "ratelab_worker"
 WORKER_SALT = "annotation.worker"
 WORKER_COOKIE_AGE = 180 * 24 * 3600
+# Before a browser has an identity: the resume code its first Start will give the new identity.
+START_COOKIE = "ratelab_start"
+START_SALT = "annotation.start"
 
 
 def _cookie_for(survey):
@@ -53,6 +58,43 @@ def with_identity_cookie(response, worker_id, code="", *, survey):
         httponly=True,
         samesite="Lax",
         # Secure follows the session cookie: on in production, off for plain-http development.
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    if survey.provider == Survey.Provider.LOCAL:
+        # Its work is done once the browser has an identity; a browser whose identity cookie is
+        # later cleared starts as someone new, not as the identity this code made.
+        response.delete_cookie(START_COOKIE, samesite="Lax")
+    return response
+
+
+def start_code_signed(request):
+    """The signed resume code that the start page's form carries (and the start cookie holds) for a
+    browser without an identity: the one an earlier start page gave this browser, else a new one.
+
+    So every tab of the browser presses Start with the same code, and the first press's identity is
+    the one all of them get (`identity_create`); a browser that keeps no cookie still sends its own
+    page's code twice on a double press. Signed: a client cannot choose a code, only return ours.
+    """
+    kept = request.COOKIES.get(START_COOKIE, "")
+    return kept if start_code_from(kept) else signing.dumps(resume_code_new(), salt=START_SALT)
+
+
+def start_code_from(signed):
+    """The resume code in a signed start value (the form's field or the cookie), or None."""
+    try:
+        code = signing.loads(signed or "", salt=START_SALT, max_age=WORKER_COOKIE_AGE)
+    except signing.BadSignature:
+        return None
+    return code if isinstance(code, str) and len(resume_code_normalised(code)) == 20 else None
+
+
+def with_start_cookie(response, signed):
+    response.set_cookie(
+        START_COOKIE,
+        signed,
+        max_age=WORKER_COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
         secure=settings.SESSION_COOKIE_SECURE,
     )
     return response

@@ -357,6 +357,11 @@ def adem_scorer(*, model):
     return _SCORERS[key]
 
 
+def scorer_forget(*, key):
+    """Drop a loaded Scorer (key: checkpoint path and sha256) whose model was deleted."""
+    _SCORERS.pop(tuple(key), None)
+
+
 def _blank(text):
     return not text.strip()
 

@@ -1,4 +1,4 @@
-"""ADEM pages (model list, train form, live progress, learning curve, experiments) and the scoring API."""
+"""ADEM pages (model list, delete, train form, live progress, learning curve, experiments) and the scoring API."""
 
 import json
 
@@ -8,13 +8,14 @@ from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from scoring import adem
 from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import AdemRefusal, adem_score, api_token_user, corpus_store
+from scoring.services.adem_delete import AdemModelBusy, adem_model_busy, adem_model_delete, adem_model_scores
 
 MAX_TRIPLES = 1000
 
@@ -39,6 +40,34 @@ def model_detail(request, model_id):
     model = get_object_or_404(_mine(AdemModel.objects.select_related("owner"), request.user), pk=model_id)
     run = model.runs.order_by("-created_at").first()
     return render(request, "scoring/adem/model_detail.html", {"model": model, "run": run})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def model_delete(request, model_id):
+    """GET: what deleting the model removes, and a button; POST: delete. The owner's alone (staff
+    may read others' models, never delete them): anyone else meets a 404, as for a model that is not."""
+    model = get_object_or_404(AdemModel.objects.filter(owner=request.user), pk=model_id)
+    context = {
+        "model": model,
+        "busy": adem_model_busy(model=model),
+        "n_scores": adem_model_scores(model=model).count(),
+        "n_runs": model.runs.count(),
+    }
+    if request.method == "POST":
+        try:
+            scores = adem_model_delete(model=model)
+        except AdemModelBusy as busy:
+            context["busy"] = str(busy)
+            return render(request, "scoring/adem/model_delete.html", context, status=409)
+        checkpoint = "its checkpoint file and " if model.checkpoint_path else ""
+        plural = "s" if scores != 1 else ""
+        messages.success(
+            request,
+            f"ADEM model {model.name} deleted, with {checkpoint}its {scores} {model.metric_name} score{plural}.",
+        )
+        return redirect("scoring:adem_models")
+    return render(request, "scoring/adem/model_delete.html", context)
 
 
 @login_required

@@ -50,7 +50,8 @@ def test_start_task_page_submit_and_next_task_take_few_queries(researcher):
     assert again.status_code == 302 and "Task 2 of at most" in annotator.get(again["Location"]).content.decode()
     # The start page: the survey by link; its facts are cached after the first visitor; no claim.
     assert len(start_page_sql) <= 1, start_page_sql
-    # A new identity: survey, the survey row locked, the per-address count, two inserts; then the claim.
+    # A new identity: survey, the survey row locked, the per-address count, the start code's identity (none),
+    # two inserts; then the claim.
     assert len(start_sql) <= 11, start_sql
     # The task page: assignment, survey, annotator and progress in one; items cached.
     assert len(page_sql) <= 2, page_sql

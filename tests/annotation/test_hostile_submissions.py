@@ -1,6 +1,7 @@
 """Submissions a careless or hostile annotator's client makes: field names and values no page
 offers are refused with a message (or ignored), never a server error, and nothing is stored."""
 
+import html
 import re
 from urllib.parse import urlencode
 
@@ -93,7 +94,72 @@ def test_a_nul_character_in_a_pairwise_reason_is_refused_with_a_message(research
     item = re.search(r'name="reason-(\d+)"', page).group(1)
     refused = client.post(url, {**answers, f"reason-{item}": "A\x00B"})
     assert refused.status_code == 400
-    assert f"Item {item}: a reason holds a NUL character" in refused.content.decode()
+    assert f"Pair {_number(page, item)}: the reason holds a NUL character" in _error(refused)
+    assert not PairwiseJudgement.objects.exists()
+
+
+def _number(page, item):
+    """The number the page shows an item under (its replies and pairs are numbered from 1)."""
+    return int(re.search(rf'id="item-{item}" data-number="(\d+)"', page).group(1))
+
+
+def _error(response):
+    """The refusal the task page shows above its items, as the annotator reads it."""
+    return html.unescape(re.search(r'<div id="error-summary"[^>]*>(.*?)</div>', response.content.decode()).group(1))
+
+
+def _named(item, message):
+    return re.search(rf"\b{item}\b", message) is not None
+
+
+def _ids_past_page_numbers(researcher):
+    """An earlier study's rows, so the study under test has item ids no page number shares."""
+    make_survey(researcher, name="earlier", n_contexts=30, contexts_per_hit=10)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (lambda item: {f"score-{item}-overall": "9"}, "Reply 3: 9 is outside the scale 1-5."),
+        (lambda item: {f"score-{item}-overall": "x"}, "Reply 3: 'x' is not a score."),
+        (lambda item: {f"score-{item}-bogus": "3"}, "Reply 3: unknown question(s) bogus."),
+        (
+            lambda item: {f"score-{int(item) + 100000}-overall": "3"},
+            "The answers sent name 1 item that this task does not show: reload the page and answer again.",
+        ),
+    ],
+)
+def test_a_tampered_answer_is_refused_naming_the_reply_as_the_page_numbers_it_not_by_its_id(
+    researcher, tamper, message
+):
+    _ids_past_page_numbers(researcher)
+    client, url, page = _opened(make_survey(researcher))
+    item = re.findall(r'id="item-(\d+)" data-number="3"', page)[0]
+    assert int(item) > 30
+    refused = client.post(url, {**_fields(page, lambda values: values[0]), **tamper(item)})
+    assert refused.status_code == 400 and _error(refused) == message
+    assert not _named(item, message) and not _named(int(item) + 100000, message)
+    assert not Rating.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (lambda item: {f"score-{item}-overall": "z"}, "Pair {n}: 'z' is not a choice here (choose A, B or tie)."),
+        (lambda item: {f"strength-{item}": "huge"}, "Pair {n}: 'huge' is not a strength (slight or clear)."),
+        (lambda item: {f"score-{item}-bogus": "a"}, "Pair {n}: unknown question(s) bogus."),
+    ],
+)
+def test_a_tampered_pairwise_answer_is_refused_naming_the_pair_as_the_page_numbers_it(researcher, tamper, message):
+    _ids_past_page_numbers(researcher)
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3, allow_tie=True, ask_strength=True)
+    client, url, page = _opened(survey)
+    shown = re.findall(r'id="item-(\d+)"', page)
+    # a real pair, whose strength is kept (a check pair's is asked, to look the same, and dropped)
+    item = str(HITItem.objects.filter(pk__in=shown, kind=HITItem.Kind.PAIR).order_by("position")[1].pk)
+    message = message.format(n=_number(page, item))
+    refused = client.post(url, {**_fields(page, lambda values: values[0]), **tamper(item)})
+    assert refused.status_code == 400 and _error(refused) == message and not _named(item, message)
     assert not PairwiseJudgement.objects.exists()
 
 

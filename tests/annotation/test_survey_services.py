@@ -141,7 +141,7 @@ def test_submit_stores_every_rating_once_and_replay_changes_nothing(researcher):
 @pytest.mark.parametrize(
     ("tamper", "message"),
     [
-        (lambda a: a.update({999999: {"scores": {"overall": 3}}}), "Unknown item"),
+        (lambda a: a.update({999999: {"scores": {"overall": 3}}}), "1 item that this task does not show"),
         (lambda a: a.pop(next(iter(a))), "answer every item"),
         (lambda a: next(v for v in a.values() if "overall" in v["scores"])["scores"].update(overall=6), "outside"),
         (

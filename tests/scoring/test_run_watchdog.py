@@ -284,3 +284,15 @@ def test_a_task_stamps_its_runs_heartbeat_from_a_thread_while_it_works(researche
     assert stamped is not None and timezone.now() - stamped < timedelta(seconds=10)
     time.sleep(0.2)
     assert MetricRun.objects.get(pk=run.pk).heartbeat_at == stamped  # the thread stopped with the block
+
+
+@pytest.mark.django_db  # the test's own transaction stays open, as a caller's atomic block would
+def test_a_task_run_inside_its_callers_transaction_starts_no_heartbeat_that_could_only_fail(researcher, caplog):
+    # On the tests' in-memory SQLite a beat beside the open transaction failed at once ("database table
+    # is locked") and logged a warning with its traceback at every beat of a long test.
+    dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    run = MetricRun.objects.create(dataset=dataset, metrics=["bleu1"], status=MetricRun.Status.RUNNING)
+    with heartbeat(MetricRun.objects.filter(pk=run.pk), interval=0.02):
+        time.sleep(0.2)
+    assert not [record for record in caplog.records if record.name == "config.heartbeat"]
+    assert MetricRun.objects.get(pk=run.pk).heartbeat_at is None

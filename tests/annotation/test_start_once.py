@@ -1,0 +1,130 @@
+"""Start pressed twice by a browser without an identity (two tabs, or a second press sent before the
+first's answer set the cookie) makes one annotator, not two: the start page's form carries a resume
+code of the server's choosing, bound to the identity the first press makes."""
+
+import re
+import threading
+
+import pytest
+from django.db import connection, connections
+from django.test import Client
+
+from annotation.models import Annotator, Assignment, LinkIdentity
+from annotation.services.identities import resume_code_hash
+from annotation.views.task_identity import START_COOKIE, WORKER_COOKIE
+from tests.annotation.studies_helpers import make_survey
+
+START_RE = re.compile(r'name="start" value="([^"]+)"')
+RESUME_RE = re.compile(r"Your resume code: <strong>([a-z0-9-]+)</strong>")
+
+
+def _start_value(client, survey):
+    page = client.get(f"/s/{survey.token}/")
+    return START_RE.search(page.content.decode()).group(1)
+
+
+def _press(client, survey, start, worker=""):
+    """Press Start as a request sent before any earlier press's answer came back: no identity cookie."""
+    client.cookies.pop(WORKER_COOKIE, None)
+    response = client.post(f"/s/{survey.token}/", {"action": "start", "worker": worker, "start": start})
+    assert response.status_code == 302, response.content[:400]
+    return response
+
+
+@pytest.mark.django_db
+def test_a_second_press_sent_before_the_first_answer_gets_the_same_identity_and_task(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3)
+    browser = Client()
+    start = _start_value(browser, survey)
+    first, second = _press(browser, survey, start), _press(browser, survey, start)
+    assert Annotator.objects.count() == 1 and LinkIdentity.objects.count() == 1
+    assert first["Location"] == second["Location"]
+    assert Assignment.objects.filter(annotator__isnull=False).count() == 1
+    # both answers give the browser the same identity, resume code included
+    assert first.cookies[WORKER_COOKIE].value == second.cookies[WORKER_COOKIE].value
+
+
+@pytest.mark.django_db
+def test_two_tabs_of_a_browser_without_an_identity_press_start_as_one_annotator(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3)
+    browser = Client()
+    tab_one, tab_two = _start_value(browser, survey), _start_value(browser, survey)
+    assert tab_one == tab_two  # the second tab's page read the code the first one's left in the cookie
+    first = _press(browser, survey, tab_one, worker="ada")
+    second = _press(browser, survey, tab_two, worker="ada")  # not "this identifier is already in use"
+    assert list(Annotator.objects.values_list("worker_id", flat=True)) == ["ada"]
+    assert first["Location"] == second["Location"]
+
+
+@pytest.mark.django_db
+def test_the_identity_keeps_the_code_its_start_page_carried_as_its_resume_code(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3)
+    browser = Client()
+    start = _start_value(browser, survey)
+    task = browser.get(_press(browser, survey, start)["Location"]).content.decode()
+    code = RESUME_RE.search(task).group(1)
+    elsewhere = Client()  # another device: the code resumes the same identity
+    elsewhere.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": code})
+    assert elsewhere.cookies[WORKER_COOKIE].value == browser.cookies[WORKER_COOKIE].value
+
+
+@pytest.mark.django_db
+def test_the_second_press_is_no_newcomer_for_the_per_address_cap(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=1)
+    browser = Client(REMOTE_ADDR="10.0.0.9")
+    start = _start_value(browser, survey)
+    _press(browser, survey, start)
+    _press(browser, survey, start)  # would be refused (429) as a second newcomer from 10.0.0.9
+    assert Annotator.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_different_browsers_get_different_codes_and_a_forged_code_is_ignored(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3)
+    one, two = Client(), Client()
+    assert _start_value(one, survey) != _start_value(two, survey)
+    _press(one, survey, _start_value(one, survey))
+    forged = "abcde-fghjk-mnpqr-stuvw"  # not signed by the server: a client cannot choose its code
+    _press(two, survey, forged)
+    _press(two, survey, "")  # an old page without the field still starts
+    assert Annotator.objects.count() == 3
+    assert not LinkIdentity.objects.filter(resume_code_hash=resume_code_hash(forged)).exists()
+
+
+@pytest.mark.django_db
+def test_once_the_browser_has_an_identity_the_start_code_is_dropped(researcher):
+    survey = make_survey(researcher, assignments_per_hit=3)
+    browser = Client()
+    start = _start_value(browser, survey)
+    pressed = _press(browser, survey, start)
+    assert pressed.cookies[START_COOKIE].value == ""  # deleted
+    assert 'name="start"' not in browser.get(f"/s/{survey.token}/").content.decode()
+    # Its identity cookie cleared (another person at a shared computer): a new start page, a new code.
+    browser.cookies.pop(WORKER_COOKIE)
+    assert _start_value(browser, survey) != start
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_presses_with_one_code_make_one_identity_on_postgresql(researcher):
+    if connection.vendor != "postgresql":
+        pytest.skip("simultaneous requests need PostgreSQL (DATABASE_URL=postgres://...)")
+    survey = make_survey(researcher, assignments_per_hit=3)
+    start = _start_value(Client(), survey)
+    barrier, answers, errors = threading.Barrier(4), [], []
+
+    def press():
+        try:
+            barrier.wait()
+            answers.append(Client().post(f"/s/{survey.token}/", {"action": "start", "start": start}))
+        except Exception as error:  # reported below: an exception in a thread would pass unseen
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=press) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors and [answer.status_code for answer in answers] == [302] * 4
+    assert Annotator.objects.count() == 1 and len({answer["Location"] for answer in answers}) == 1
