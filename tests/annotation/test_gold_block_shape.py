@@ -229,7 +229,7 @@ def test_filler_answers_change_no_analysis_figure(researcher):
 TAMPERED = {
     "out of scale": "outside the scale",
     "not a number": "is not a score",
-    "unknown scale": "unknown scale",
+    "unknown scale": "unknown question",
     "left out": "still unanswered",
 }
 
