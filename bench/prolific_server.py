@@ -177,9 +177,13 @@ class Handler(BaseHTTPRequestHandler):
             s.studies[study["id"]] = study
             return self._send(201, study)
         if parts == ["studies"] and method == "GET":
+            # the documented filter: ?state=(UNPUBLISHED|ACTIVE|...)
+            wanted = parse_qs(urlparse(self.path).query).get("state", [""])[0].strip("()")
+            states = set(wanted.split("|")) if wanted else None
             rows = [
                 {key: study.get(key) for key in ("id", "name", "internal_name", "status", "total_available_places")}
                 for study in s.studies.values()
+                if states is None or study.get("status") in states
             ]
             return self._send(200, {"results": rows, "_links": {"next": {"href": None}}})
         if len(parts) == 3 and parts[0] == "workspaces" and parts[2] == "balance" and method == "GET":

@@ -224,9 +224,10 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
 
     def _earlier_draft(self, survey, study):
         """The draft an earlier launch's unrecorded create made (Prolific lists it under our
-        internal name), else None."""
+        internal name among the account's drafts), else None."""
         prefix = draft_prefix(survey, study)
-        found = [item for item in self.client.studies() if str(item.get("internal_name") or "").startswith(prefix)]
+        drafts = self.client.studies(states=("UNPUBLISHED",))
+        found = [item for item in drafts if str(item.get("internal_name") or "").startswith(prefix)]
         return found[0] if found else None
 
     def prepare(self, *, survey):

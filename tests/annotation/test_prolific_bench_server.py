@@ -96,5 +96,9 @@ def test_the_account_lists_its_studies_with_their_internal_names_and_the_workspa
             (made["id"], "RateLab survey 7 (0a1b2c3d4e): s", "UNPUBLISHED")
         ]
         assert api(base, "GET", "workspaces/ws-1/balance/").json()["currency_code"] == "USD"
+        # the documented status filter
+        drafts = api(base, "GET", "studies/", params={"state": "(UNPUBLISHED)"}).json()["results"]
+        active = api(base, "GET", "studies/", params={"state": "(ACTIVE|PAUSED)"}).json()["results"]
+        assert ([row["id"] for row in drafts], active) == ([made["id"]], [])
     finally:
         server.shutdown()

@@ -58,7 +58,11 @@ class ProlificAccount:
         return httpx.Response(201, json=draft)
 
     def _list(self, request):
-        return httpx.Response(200, json={"results": list(self.studies), "_links": {"next": {"href": None}}})
+        # the documented status filter, ?state=(UNPUBLISHED|...); without it every study is listed
+        wanted = request.url.params.get("state", "").strip("()")
+        states = set(wanted.split("|")) if wanted else None
+        listed = [study for study in self.studies if states is None or study["status"] in states]
+        return httpx.Response(200, json={"results": listed, "_links": {"next": {"href": None}}})
 
     def _publish(self, request):
         study_id = request.url.path.rstrip("/").split("/")[-2]

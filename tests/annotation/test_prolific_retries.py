@@ -370,6 +370,8 @@ def test_a_draft_whose_create_answer_was_lost_is_found_and_adopted_not_made_agai
     provider().publish(survey=survey)
     # respx keeps one route per request: its one call is the lost POST, none came after it.
     assert created.call_count == 1 and listed.call_count == 1 and published.call_count == 1
+    # only the account's drafts are asked for (the documented filter), not every study it ever ran
+    assert listed.calls[0].request.url.params["state"] == "(UNPUBLISHED)"
     study = ProlificStudy.objects.get(survey=survey)
     assert (study.study_id, study.status) == (STUDY_ID, "ACTIVE")
 
