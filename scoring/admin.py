@@ -7,7 +7,8 @@ what they started). Deleting stays possible where it loses no one else's data, f
 Each row links to the researcher page that shows it rendered.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -22,7 +23,7 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
-from scoring.services.judges import judge_delete
+from scoring.services.judge_remove import JudgeBusy, judge_delete
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -161,12 +162,22 @@ class JudgeAdmin(ReadOnlyAdmin):
 
     # Through the service, as the researcher's Remove button does: the judge's scores (metric
     # judge:<name>) go too, or a later judge of the same name would show them as its own.
+    # Refused, as there, while a metrics run or a judging of pairs uses the judge: the error says
+    # which, and the success message Django would add next is left out for a judge still there.
     def delete_model(self, request, obj):
-        judge_delete(judge=obj)
+        try:
+            judge_delete(judge=obj)
+        except JudgeBusy as busy:
+            self.message_user(request, str(busy), messages.ERROR)
 
     def delete_queryset(self, request, queryset):
         for judge in queryset:
-            judge_delete(judge=judge)
+            self.delete_model(request, judge)
+
+    def response_delete(self, request, obj_display, obj_id):
+        if Judge.objects.filter(pk=obj_id).exists():
+            return redirect("admin:scoring_judge_change", obj_id)
+        return super().response_delete(request, obj_display, obj_id)
 
 
 @admin.register(JudgeCacheEntry)

@@ -14,7 +14,8 @@ from annotation.selectors import datasets_changeable_by
 from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
 from scoring.selectors import judges_changeable_by, judges_visible_to
-from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create, judge_delete
+from scoring.services.judge_remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
+from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create
 from scoring.services.judges_pairwise import pairwise_judge_check
 
 JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: views do not import the tasks module
@@ -69,12 +70,33 @@ def judge_detail(request, judge_id):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def judge_remove(request, judge_id):
+    """GET: what removing the judge removes, and a button; POST: remove. The owner's alone (anyone
+    else, staff included, meets a 404, as for a judge that is not); refused (409) while a job uses it."""
     judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
-    judge_delete(judge=judge)
-    messages.success(request, f"Judge {judge.name} removed, with its cached replies and its scores.")
-    return redirect("scoring:judges")
+    context = {
+        "judge": judge,
+        "pairwise": judge.template == prompts.PAIRWISE,
+        "busy": judge_busy(judge=judge),
+        "n_scores": judge_scores(judge=judge).count(),
+        "n_cache": judge.cache_entries.count(),
+        "usage": judge_usage_totals(judge=judge),
+    }
+    if request.method == "POST":
+        try:
+            scores = judge_delete(judge=judge)
+        except JudgeBusy as busy:
+            context["busy"] = str(busy)
+            return render(request, "scoring/judges/judge_remove.html", context, status=409)
+        what = (
+            "its cached verdicts"
+            if context["pairwise"]
+            else f"its cached replies and its {scores} {judge.metric_name} score{'s' if scores != 1 else ''}"
+        )
+        messages.success(request, f"Judge {judge.name} removed, with {what}.")
+        return redirect("scoring:judges")
+    return render(request, "scoring/judges/judge_remove.html", context)
 
 
 @login_required
