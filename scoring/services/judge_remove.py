@@ -13,8 +13,11 @@ What goes, and why:
 - its pairwise verdicts live only in its cache, so reports' pairwise sections no longer list it.
 """
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.db.models import Sum
+from django.utils import timezone
 
 from scoring.judges import prompts
 from scoring.models import Judge, MetricRun, MetricScore
@@ -22,6 +25,10 @@ from scoring.services.judge_turns import judge_pairs_idle
 from scoring.services.judges import JudgeRefusal
 
 OPEN_METRICS = (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)
+# A judging of pairs clears its queued mark when it ends, even on a refusal or a failed request, and
+# a lost worker's task is delivered again; only a message the broker lost for good leaves its mark.
+# Past this age the mark no longer holds the judge (the task, were it to come, finds no judge).
+QUEUED_PAIRS_FORGOTTEN = timedelta(days=1)
 
 
 class JudgeBusy(JudgeRefusal):
@@ -45,6 +52,18 @@ def judge_metrics_busy(*, judge):
     )
 
 
+def judge_pairs_queued_busy(*, judge):
+    """Why the judge cannot be removed now because a judging of pairs is queued (or running), or ""."""
+    since = timezone.now() - QUEUED_PAIRS_FORGOTTEN
+    queued = judge.usage.filter(run=None, queued_at__gte=since).order_by("queued_at", "pk").first()
+    if queued is None:
+        return ""
+    return (
+        f"Judge {judge.name} has a judging of the {queued.label} queued or running (since "
+        f"{queued.queued_at:%Y-%m-%d %H:%M} UTC): remove it when that judging has ended."
+    )
+
+
 def _pairs_busy(judge):
     return f"Judge {judge.name} is judging a dataset's pairs right now: remove it when that judging has ended."
 
@@ -52,10 +71,10 @@ def _pairs_busy(judge):
 def judge_busy(*, judge):
     """Why the judge cannot be removed now (a sentence), or "" when no job of it is queued or running.
 
-    A metrics run computing `judge:<name>` on one of its owner's datasets (queued or running), or a
-    judging of pairs holding the judge's turn. A judging of pairs only queued is not recorded
-    anywhere: removing the judge cancels it (the task finds no judge and asks nothing)."""
-    busy = judge_metrics_busy(judge=judge)
+    A metrics run computing `judge:<name>` on one of its owner's datasets (queued or running), a
+    judging of pairs queued from the judge's page (its usage row's mark), or one holding the judge's
+    turn (also those started by the judge_pairs command, which marks nothing)."""
+    busy = judge_metrics_busy(judge=judge) or judge_pairs_queued_busy(judge=judge)
     if busy:
         return busy
     with judge_pairs_idle(judge) as idle:
@@ -91,7 +110,8 @@ def judge_delete(*, judge):
         judge = Judge.objects.select_for_update().filter(pk=judge.pk).first()
         if judge is None:
             return 0
-        busy = judge_metrics_busy(judge=judge)
+        # The row lock also waits for a judging being queued (judge_pairs_queue marks it under it).
+        busy = judge_metrics_busy(judge=judge) or judge_pairs_queued_busy(judge=judge)
         if busy:
             raise JudgeBusy(busy)
         # Taken without waiting; on PostgreSQL held until the commit, so a judging of pairs that

@@ -303,7 +303,7 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     return [found[h] for h in hashes]
 
 
-def _usage_row(judge, run, label):
+def judge_usage_row(judge, run, label):
     """The usage row of `judge` in metric run `run`, or (no run) in the judging labelled `label`."""
     if run is not None:
         return JudgeUsage.objects.get_or_create(judge=judge, run=run, label="")[0]
@@ -320,7 +320,7 @@ def _usage_row(judge, run, label):
 
 
 def _usage_add(judge, run, label, *, prompts, cached, new, example):
-    usage = _usage_row(judge, run, label)
+    usage = judge_usage_row(judge, run, label)
     JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
         prompts=F("prompts") + prompts,
         cached=F("cached") + cached,

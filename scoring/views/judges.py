@@ -2,10 +2,8 @@
 
 import os
 
-from celery import current_app
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.db.models import Avg, Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -16,9 +14,7 @@ from scoring.judges import prompts
 from scoring.selectors import judges_changeable_by, judges_visible_to
 from scoring.services.judge_remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
 from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create
-from scoring.services.judges_pairwise import pairwise_judge_check
-
-JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: views do not import the tasks module
+from scoring.services.judges_pairwise import judge_pairs_queue
 
 
 @login_required
@@ -106,11 +102,10 @@ def judge_dataset_pairs(request, judge_id):
     judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
     dataset = get_object_or_404(datasets_changeable_by(user=request.user), pk=_number(request.POST.get("dataset")))
     try:
-        pairwise_judge_check(judge, dataset)
+        judge_pairs_queue(judge=judge, dataset=dataset)
     except JudgeRefusal as refusal:
         messages.error(request, f"Not judged: {refusal}")
         return redirect("scoring:judge_detail", judge_id=judge.pk)
-    transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
     messages.success(
         request,
         f"Judging the pairs of {dataset.name} in both orders. The runs below count the requests; refresh "
