@@ -189,9 +189,14 @@ IRREVERSIBLE = {
         "The submission is rejected on Prolific: the participant loses their reward and the rejection counts "
         "against them there. Excluding their ratings on the quality page instead costs them nothing."
     ),
+    "block": (
+        "The participant's ratings are left out of every analysis of this survey (undo on the quality page), "
+        "they are refused work in your later RateLab surveys, and they are added to your block list on "
+        "Prolific, which every later Prolific study of yours excludes: RateLab cannot take them off it again."
+    ),
 }
 # The fields a confirmed action carries over from the form that asked for it.
-CARRIED_FIELDS = ("submission", "category", "message")
+CARRIED_FIELDS = ("submission", "category", "message", "reason")
 
 
 def _confirm_page(request, survey, action):
@@ -199,6 +204,9 @@ def _confirm_page(request, survey, action):
     participant = ""
     if action == "reject":
         row, _ = _slot_of(survey, _submission_pk(request.POST))  # the row's own message when it has no work
+        participant = row.participant_id
+    elif action == "block":
+        row = get_object_or_404(study_settings(survey).submissions, pk=_submission_pk(request.POST))
         participant = row.participant_id
     carried = [(name, request.POST[name]) for name in CARRIED_FIELDS if name in request.POST]
     context = {

@@ -304,7 +304,7 @@ def test_a_blocked_participants_row_says_so_and_offers_no_second_block(
     api.get("participant-groups/").mock(return_value=httpx.Response(200, json={"results": []}))
     api.post("participant-groups/").mock(return_value=httpx.Response(201, json={"id": "group-1", "name": "x"}))
     api.post("participant-groups/group-1/participants/").mock(return_value=httpx.Response(200, json={"results": []}))
-    act(researcher_client, survey, action="block", submission=row.pk, reason="Answered at random.")
+    act(researcher_client, survey, action="block", submission=row.pk, reason="Answered at random.", confirm="yes")
     html = row_html(page(researcher_client, survey), pid(1))
     assert ">excluded<" in html and ">blocked<" in html and 'value="block"' not in html
 
