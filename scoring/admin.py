@@ -7,7 +7,8 @@ what they started). Deleting stays possible where it loses no one else's data, f
 Each row links to the researcher page that shows it rendered.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -22,7 +23,8 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
-from scoring.services.judges import judge_delete
+from scoring.services.adem_delete import AdemModelBusy, adem_model_delete
+from scoring.services.judge_remove import JudgeBusy, judge_delete
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -39,8 +41,36 @@ def _page_link(url, text="Open page"):
     return format_html('<a href="{}">{}</a>', url, text)
 
 
+class DeletedByServiceAdmin(ReadOnlyAdmin):
+    """Deleting goes through the researcher page's service (`service_delete`), so the rows that hang
+    on the object by name (its `adem:<name>` / `judge:<name>` scores) and its files go too, and it is
+    refused as there (`refusal`) while a job uses it: the error says why, and Django's "deleted
+    successfully" is not shown for an object still there."""
+
+    refusal = ()
+
+    def service_delete(self, obj):
+        raise NotImplementedError
+
+    def delete_model(self, request, obj):
+        try:
+            self.service_delete(obj)
+        except self.refusal as busy:
+            self.message_user(request, str(busy), messages.ERROR)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+
+    def response_delete(self, request, obj_display, obj_id):
+        if self.model.objects.filter(pk=obj_id).exists():
+            meta = self.model._meta
+            return redirect(f"admin:{meta.app_label}_{meta.model_name}_change", obj_id)
+        return super().response_delete(request, obj_display, obj_id)
+
+
 @admin.register(AdemModel)
-class AdemModelAdmin(ReadOnlyAdmin):
+class AdemModelAdmin(DeletedByServiceAdmin):
     list_display = ["name", "owner", "dataset", "encoder", "variant", "status", "test_pearson", "created_at", "page"]
     list_filter = ["status", "encoder", "variant", "precision"]
     search_fields = ["name", "owner__username", "dataset__name"]
@@ -58,6 +88,11 @@ class AdemModelAdmin(ReadOnlyAdmin):
 
     def view_on_site(self, obj):
         return reverse("scoring:adem_model", args=[obj.pk])
+
+    refusal = AdemModelBusy
+
+    def service_delete(self, obj):
+        adem_model_delete(model=obj)
 
 
 @admin.register(TrainingRun)
@@ -143,7 +178,7 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Judge)
-class JudgeAdmin(ReadOnlyAdmin):
+class JudgeAdmin(DeletedByServiceAdmin):
     """Judges are added on the researcher's Judges page (or `judge_add`); the key's variable is a name,
     never the key. Deleting one here deletes its cached answers with it."""
 
@@ -161,12 +196,10 @@ class JudgeAdmin(ReadOnlyAdmin):
 
     # Through the service, as the researcher's Remove button does: the judge's scores (metric
     # judge:<name>) go too, or a later judge of the same name would show them as its own.
-    def delete_model(self, request, obj):
-        judge_delete(judge=obj)
+    refusal = JudgeBusy
 
-    def delete_queryset(self, request, queryset):
-        for judge in queryset:
-            judge_delete(judge=judge)
+    def service_delete(self, obj):
+        judge_delete(judge=obj)
 
 
 @admin.register(JudgeCacheEntry)

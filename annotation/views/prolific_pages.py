@@ -177,6 +177,48 @@ def _study_move(survey, action, provider):
     return change(survey=survey)
 
 
+# What each irreversible action does on Prolific: a first POST shows it on a page of its own; only
+# the POST from that page's button (confirm=yes) acts, as on the MTurk page. A form re-sent from the
+# history, or a click on a half-read row, would otherwise stop a study Prolific cannot restart.
+IRREVERSIBLE = {
+    "stop": (
+        "The study is stopped on Prolific for good (Prolific cannot restart a stopped study) and the survey is "
+        "closed: nobody new is recruited. Participants already in it may still finish."
+    ),
+    "reject": (
+        "The submission is rejected on Prolific: the participant loses their reward and the rejection counts "
+        "against them there. Excluding their ratings on the quality page instead costs them nothing."
+    ),
+    "block": (
+        "The participant's ratings are left out of every analysis of this survey (undo on the quality page), "
+        "they are refused work in your later RateLab surveys, and they are added to your block list on "
+        "Prolific, which every later Prolific study of yours excludes: RateLab cannot take them off it again."
+    ),
+}
+# The fields a confirmed action carries over from the form that asked for it.
+CARRIED_FIELDS = ("submission", "category", "message", "reason")
+
+
+def _confirm_page(request, survey, action):
+    """The question before an irreversible action; ProviderError when the form names no submission."""
+    participant = ""
+    if action == "reject":
+        row, _ = _slot_of(survey, _submission_pk(request.POST))  # the row's own message when it has no work
+        participant = row.participant_id
+    elif action == "block":
+        row = get_object_or_404(study_settings(survey).submissions, pk=_submission_pk(request.POST))
+        participant = row.participant_id
+    carried = [(name, request.POST[name]) for name in CARRIED_FIELDS if name in request.POST]
+    context = {
+        "survey": survey,
+        "action": action,
+        "consequence": IRREVERSIBLE[action],
+        "participant": participant,
+        "carried": carried,
+    }
+    return render(request, "annotation/prolific/confirm.html", context)
+
+
 @login_required
 @require_POST
 def prolific_action(request, pk):
@@ -184,6 +226,8 @@ def prolific_action(request, pk):
     survey = _own_survey(request, pk, change=True)
     provider, post, action = ProlificProvider(), request.POST, request.POST.get("action", "")
     try:
+        if action in IRREVERSIBLE and post.get("confirm") != "yes":
+            return _confirm_page(request, survey, action)
         if action == "settings":
             note = _save_settings(study_settings(survey), post)
         elif action == "publish":

@@ -104,6 +104,11 @@ class JudgeUsage(models.Model):
         help_text="Pairs: the latest judging's figures (scoring.judges.pairwise.pairwise_statistics): pairs, "
         "position bias, self-consistency across the swap, agreement with the human winners.",
     )
+    # Set when a judging of pairs is queued from the judge's page, cleared when that judging ends:
+    # the only trace of a task still in the broker, so that removing the judge can refuse meanwhile.
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="Pairs: when a judging was queued that has not ended yet."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

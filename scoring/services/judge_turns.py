@@ -35,3 +35,26 @@ def judge_pairs_turn(judge):
         lock = _local_locks.setdefault(judge.pk, threading.Lock())
     with lock:
         yield
+
+
+@contextlib.contextmanager
+def judge_pairs_idle(judge):
+    """Whether no judging of pairs holds the judge's turn (yields a bool), asked without waiting.
+
+    When idle the turn is kept for the block: on PostgreSQL until the enclosing transaction ends (a
+    transaction-level advisory lock; outside a transaction it is only a look), elsewhere until the
+    block ends. Removing the judge holds it so that no judging starts half-way through."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [PAIRS_LOCK_SPACE, judge.pk])
+            idle = bool(cursor.fetchone()[0])
+        yield idle
+        return
+    with _local_locks_guard:
+        lock = _local_locks.setdefault(judge.pk, threading.Lock())
+    idle = lock.acquire(blocking=False)
+    try:
+        yield idle
+    finally:
+        if idle:
+            lock.release()

@@ -23,7 +23,7 @@ from annotation.models import Response
 from scoring.judges import pairwise, prompts
 from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts
 from scoring.judges.parsing import parse_preference, parse_rating
-from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricScore
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judge_turns import judge_pairs_turn
 
 JUDGE_METRIC_PREFIX = "judge:"
@@ -109,13 +109,6 @@ def judge_create(*, owner, name, base_url, model, api_key_env="", template=promp
         raise ValidationError(problems)
     judge.save()
     return judge
-
-
-def judge_delete(*, judge):
-    """Remove the judge, its cache and usage, and its scores (metric judge:<name>) of the owner's datasets."""
-    with transaction.atomic():
-        MetricScore.objects.filter(metric=judge.metric_name, response__context__dataset__owner=judge.owner).delete()
-        judge.delete()
 
 
 def judge_named(name, *, owner):
@@ -247,6 +240,9 @@ def judge_pairs(*, judge, items, label=""):
     # A second judging at the same time waits, then reads the cache. The figures are stored within
     # the turn too, so the two judgings' writes never overlap (on SQLite one would fail "locked").
     with judge_pairs_turn(judge):
+        # Removed while this waited for its turn (the removal holds it): nothing to ask or store.
+        if not Judge.objects.filter(pk=judge.pk).exists():
+            raise JudgeRefusal(f"judge {judge.name!r} was removed before its pairs were judged")
         entries = _judged(judge, settings, template, messages, parse_preference, label=label)
         picks = [majority_pick(entry.values) for entry in entries]
         verdicts = [pairwise.verdict_from_picks(picks[2 * i], picks[2 * i + 1]) for i in range(len(items))]
@@ -307,7 +303,7 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     return [found[h] for h in hashes]
 
 
-def _usage_row(judge, run, label):
+def judge_usage_row(judge, run, label):
     """The usage row of `judge` in metric run `run`, or (no run) in the judging labelled `label`."""
     if run is not None:
         return JudgeUsage.objects.get_or_create(judge=judge, run=run, label="")[0]
@@ -324,7 +320,7 @@ def _usage_row(judge, run, label):
 
 
 def _usage_add(judge, run, label, *, prompts, cached, new, example):
-    usage = _usage_row(judge, run, label)
+    usage = judge_usage_row(judge, run, label)
     JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
         prompts=F("prompts") + prompts,
         cached=F("cached") + cached,

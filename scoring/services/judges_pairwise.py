@@ -7,10 +7,16 @@ every answer in the judge cache (keyed by judge, template version and prompt), s
 reads the verdicts without a request, and judging again asks only for what is missing.
 """
 
+from celery import current_app
+from django.db import transaction
+from django.utils import timezone
+
 from annotation.selectors_pairwise import judged_pairs
 from scoring.judges import pairwise, prompts
-from scoring.models import Judge, JudgeCacheEntry
-from scoring.services.judges import JudgeRefusal, judge_pairs, judge_settings, majority_pick
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
+from scoring.services.judges import JudgeRefusal, judge_pairs, judge_settings, judge_usage_row, majority_pick
+
+JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: services do not import the tasks module
 
 WINNER = {"a": "A", "b": "B", "tie": pairwise.TIE}
 
@@ -40,10 +46,31 @@ def pairwise_judge_check(judge, dataset):
         raise JudgeRefusal(f"dataset {dataset.name!r} has no accepted pairwise judgements to compare with")
 
 
-def judge_dataset_pairs(*, judge, dataset):
-    """Judge the dataset's human-judged pairs with `judge` in both orders; returns the statistics."""
+def pairs_label(dataset):
+    """The label of a dataset's judging of pairs on the judge's usage rows."""
+    return f"pairs of {dataset.name}"[:200]
+
+
+def judge_pairs_queue(*, judge, dataset):
+    """Check (JudgeRefusal, nothing queued), mark the judging queued on its usage row, and queue the
+    task once this commits. The mark is what tells a removal of the judge that a judging is waiting
+    in the broker; the judging clears it when it ends."""
     pairwise_judge_check(judge, dataset)
-    _, stats = judge_pairs(judge=judge, items=dataset_pair_items(dataset), label=f"pairs of {dataset.name}"[:200])
+    with transaction.atomic():
+        usage = judge_usage_row(judge, None, pairs_label(dataset))
+        JudgeUsage.objects.filter(pk=usage.pk).update(queued_at=timezone.now())
+        transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
+
+
+def judge_dataset_pairs(*, judge, dataset):
+    """Judge the dataset's human-judged pairs with `judge` in both orders; returns the statistics.
+    However it ends (a refusal, a failed request), the judging is no longer queued."""
+    label = pairs_label(dataset)
+    try:
+        pairwise_judge_check(judge, dataset)
+        _, stats = judge_pairs(judge=judge, items=dataset_pair_items(dataset), label=label)
+    finally:
+        JudgeUsage.objects.filter(judge_id=judge.pk, run=None, label=label).update(queued_at=None)
     return stats
 
 

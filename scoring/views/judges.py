@@ -2,10 +2,8 @@
 
 import os
 
-from celery import current_app
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.db.models import Avg, Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -14,10 +12,9 @@ from annotation.selectors import datasets_changeable_by
 from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
 from scoring.selectors import judges_changeable_by, judges_visible_to
-from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create, judge_delete
-from scoring.services.judges_pairwise import pairwise_judge_check
-
-JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: views do not import the tasks module
+from scoring.services.judge_remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
+from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create
+from scoring.services.judges_pairwise import judge_pairs_queue
 
 
 @login_required
@@ -69,12 +66,33 @@ def judge_detail(request, judge_id):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def judge_remove(request, judge_id):
+    """GET: what removing the judge removes, and a button; POST: remove. The owner's alone (anyone
+    else, staff included, meets a 404, as for a judge that is not); refused (409) while a job uses it."""
     judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
-    judge_delete(judge=judge)
-    messages.success(request, f"Judge {judge.name} removed, with its cached replies and its scores.")
-    return redirect("scoring:judges")
+    context = {
+        "judge": judge,
+        "pairwise": judge.template == prompts.PAIRWISE,
+        "busy": judge_busy(judge=judge),
+        "n_scores": judge_scores(judge=judge).count(),
+        "n_cache": judge.cache_entries.count(),
+        "usage": judge_usage_totals(judge=judge),
+    }
+    if request.method == "POST":
+        try:
+            scores = judge_delete(judge=judge)
+        except JudgeBusy as busy:
+            context["busy"] = str(busy)
+            return render(request, "scoring/judges/judge_remove.html", context, status=409)
+        what = (
+            "its cached verdicts"
+            if context["pairwise"]
+            else f"its cached replies and its {scores} {judge.metric_name} score{'s' if scores != 1 else ''}"
+        )
+        messages.success(request, f"Judge {judge.name} removed, with {what}.")
+        return redirect("scoring:judges")
+    return render(request, "scoring/judges/judge_remove.html", context)
 
 
 @login_required
@@ -84,11 +102,10 @@ def judge_dataset_pairs(request, judge_id):
     judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
     dataset = get_object_or_404(datasets_changeable_by(user=request.user), pk=_number(request.POST.get("dataset")))
     try:
-        pairwise_judge_check(judge, dataset)
+        judge_pairs_queue(judge=judge, dataset=dataset)
     except JudgeRefusal as refusal:
         messages.error(request, f"Not judged: {refusal}")
         return redirect("scoring:judge_detail", judge_id=judge.pk)
-    transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
     messages.success(
         request,
         f"Judging the pairs of {dataset.name} in both orders. The runs below count the requests; refresh "

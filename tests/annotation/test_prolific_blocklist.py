@@ -64,9 +64,21 @@ def two_confirmed_participants(survey, api):
 def block(researcher_client, survey, row, reason="Answered every item in two seconds."):
     return researcher_client.post(
         f"/surveys/{survey.pk}/prolific/action/",
-        {"action": "block", "submission": row.pk, "reason": reason},
+        {"action": "block", "submission": row.pk, "reason": reason, "confirm": "yes"},
         follow=True,
     )
+
+
+def test_blocking_asks_first_naming_the_participant_and_the_reason_and_changes_nothing(researcher_client, survey, api):
+    rows = two_confirmed_participants(survey, api)
+    groups = api.post("participant-groups/")
+    page = researcher_client.post(
+        f"/surveys/{survey.pk}/prolific/action/",
+        {"action": "block", "submission": rows[pid(1)].pk, "reason": "Answered every item in two seconds."},
+    ).content.decode()
+    assert f"Exclude and block {pid(1)}?" in page and "Answered every item in two seconds." in page
+    assert "cannot take them off it again" in page and 'name="confirm" value="yes"' in page
+    assert not groups.called and not ReviewAction.objects.exists()
 
 
 def test_blocking_excludes_the_work_blocks_in_ratelab_and_creates_the_group_on_prolific(

@@ -168,11 +168,17 @@ def test_pausing_and_resuming_on_the_prolific_page_moves_the_survey_too(research
     assert survey.status == Survey.Status.LIVE and sent_actions(route)[-2:] == ["PAUSE", "START"]
 
 
-def test_stopping_on_the_prolific_page_closes_the_survey(researcher_client, survey, api):
+def test_stopping_on_the_prolific_page_asks_first_then_closes_the_survey(researcher_client, survey, api):
     publish(api, survey)
     route = transitions(api)
     route.mock(return_value=httpx.Response(200, json=study_answer(status="COMPLETED")))
-    act(researcher_client, survey, action="stop")
+    calls = route.call_count
+    question = act(researcher_client, survey, action="stop").content.decode()
+    assert "Stop the Prolific study of" in question and "cannot restart a stopped study" in question
+    assert 'name="confirm" value="yes"' in question and route.call_count == calls
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.LIVE
+    act(researcher_client, survey, action="stop", confirm="yes")
     survey.refresh_from_db()
     assert survey.status == Survey.Status.CLOSED and sent_actions(route)[-1] == "STOP"
     assert ProlificStudy.objects.get(survey=survey).status == "COMPLETED"
@@ -244,6 +250,41 @@ def test_approve_and_reject_are_offered_only_while_prolific_awaits_review(
     assert 'value="block"' in row
 
 
+def test_rejecting_on_the_prolific_page_asks_first_naming_the_participant_and_the_message(
+    researcher_client, survey, api
+):
+    publish(api, survey)
+    row = confirmed_participant(survey, api)
+    rejected = api.post(url__regex=r"submissions/.*/transition/").mock(
+        return_value=httpx.Response(200, json={"status": "REJECTED"})
+    )
+    message = "You answered every question with the same score, without reading the conversations. " * 2
+    form = {"action": "reject", "submission": row.pk, "category": "LOW_EFFORT", "message": message}
+    question = act(researcher_client, survey, **form).content.decode()
+    assert f"Reject {pid(1)}'s submission?" in question and "loses their reward" in question
+    assert 'name="confirm" value="yes"' in question and "LOW_EFFORT" in question
+    assert rejected.call_count == 0
+    act(researcher_client, survey, **form, confirm="yes")
+    assert rejected.call_count == 1
+    assert json.loads(rejected.calls[0].request.content)["action"] == "REJECT"
+
+
+def test_a_reject_question_for_no_submission_says_so_and_asks_nothing(researcher_client, survey, api):
+    publish(api, survey)
+    text = act(researcher_client, survey, action="reject", submission="").content.decode()
+    assert "Choose a participant" in text and 'name="confirm"' not in text
+
+
+def test_a_stop_or_reject_from_another_researcher_or_staff_is_a_404(survey, api, other_researcher, django_user_model):
+    staff = django_user_model.objects.create_user(username="staff", password="x", is_staff=True)
+    for user in (other_researcher, staff):
+        client = Client()
+        client.force_login(user)
+        for action in ("stop", "reject"):
+            response = client.post(f"/surveys/{survey.pk}/prolific/action/", {"action": action, "confirm": "yes"})
+            assert response.status_code == 404
+
+
 def test_a_participants_row_lists_the_bonuses_already_paid(researcher_client, client, survey, api):
     publish(api, survey)
     row = confirmed_participant(survey, api)
@@ -263,7 +304,7 @@ def test_a_blocked_participants_row_says_so_and_offers_no_second_block(
     api.get("participant-groups/").mock(return_value=httpx.Response(200, json={"results": []}))
     api.post("participant-groups/").mock(return_value=httpx.Response(201, json={"id": "group-1", "name": "x"}))
     api.post("participant-groups/group-1/participants/").mock(return_value=httpx.Response(200, json={"results": []}))
-    act(researcher_client, survey, action="block", submission=row.pk, reason="Answered at random.")
+    act(researcher_client, survey, action="block", submission=row.pk, reason="Answered at random.", confirm="yes")
     html = row_html(page(researcher_client, survey), pid(1))
     assert ">excluded<" in html and ">blocked<" in html and 'value="block"' not in html
 

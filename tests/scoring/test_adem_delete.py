@@ -205,3 +205,23 @@ def test_the_pages_that_named_a_deleted_model_still_render(
         assert researcher_client.get(report_page).status_code == 200  # stale: recomputed without it
     page = researcher_client.get(report_page)
     assert page.status_code == 200 and "adem:gone" not in page.content.decode() and "bleu4" in page.content.decode()
+
+
+def test_the_admin_deletes_a_model_through_the_service_with_its_scores_and_checkpoint(
+    client, admin_user, bad, django_capture_on_commit_callbacks
+):
+    client.force_login(admin_user)
+    checkpoint = Path(bad.checkpoint_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("admin:scoring_ademmodel_delete", args=[bad.pk]), {"post": "yes"})
+    assert response.status_code == 302 and not AdemModel.objects.filter(pk=bad.pk).exists()
+    assert not MetricScore.objects.filter(metric="adem:bad").exists() and not checkpoint.exists()
+
+
+def test_the_admin_refuses_a_model_still_training_saying_why(client, admin_user, researcher):
+    model = _model(researcher, _dataset(researcher, "mine"), status=AdemModel.Status.RUNNING)
+    client.force_login(admin_user)
+    page = client.post(reverse("admin:scoring_ademmodel_delete", args=[model.pk]), {"post": "yes"}, follow=True)
+    text = html.unescape(page.content.decode())
+    assert "ADEM model bad is still being trained" in text and "deleted successfully" not in text
+    assert AdemModel.objects.filter(pk=model.pk).exists() and MetricScore.objects.count() == 6

@@ -39,7 +39,8 @@ def test_a_pairwise_judges_page_shows_what_it_judges_and_the_swap_figures_withou
     assert '<td class="num">1.000</td>' in row and "of 6" in row and "0 / 12" in row
     for rating_only in ("mean score", "spread across samples", "<dt>Metric</dt>", "judge:oracle", "gave no score"):
         assert rating_only not in html
-    assert "every reply gave a winner (A or B)" in html and "Removes the judge and its cached verdicts" in html
+    assert "every reply gave a winner (A or B)" in html
+    assert "Removes the judge, its cached verdicts and its usage records" in html
 
 
 def test_a_judge_that_always_picks_first_shows_full_position_bias_on_its_page(

@@ -5,16 +5,19 @@ pairwise section shows each judge's agreement, position bias and self-consistenc
 import io
 import json
 import threading
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.services.imports_pairwise import pairwise_import
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, JudgeUsage
+from scoring.services.judges import JudgeRefusal
 from scoring.services.judges_pairwise import dataset_pair_items, judge_dataset_pairs
 from tests.factories import load_dataset_records
 from tests.scoring.chat_server import Scripted
@@ -155,6 +158,44 @@ def test_the_judge_page_button_judges_the_pairs_through_the_task_and_the_report_
     html = researcher_client.get(url).content.decode()
     assert "LLM judges against the pairwise judgements" in html
     assert '<th scope="row">oracle</th><td class="num">1.000</td><td class="num">6</td>' in html
+
+
+def test_a_judging_of_pairs_queued_from_the_page_holds_the_judge_until_it_has_ended(
+    study, researcher, researcher_client, chat_server
+):
+    chat_server.answer = picks_the_good_reply
+    judge = make_judge(researcher, chat_server, name="oracle", template=prompts.PAIRWISE)
+    # queued: the task waits in the broker (the commit that would send it never comes in this test)
+    researcher_client.post(reverse("scoring:judge_dataset_pairs", args=[judge.pk]), {"dataset": study.pk})
+    detail = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
+    assert "queued or running since" in detail
+    remove = reverse("scoring:judge_remove", args=[judge.pk])
+    refused = researcher_client.post(remove)
+    assert (
+        refused.status_code == 409 and "has a judging of the pairs of ab queued or running" in refused.content.decode()
+    )
+    assert judge in type(judge).objects.all() and not chat_server.requests
+    judge_dataset_pairs(judge=judge, dataset=study)  # what the task does when a worker takes it
+    assert JudgeUsage.objects.get(judge=judge).queued_at is None
+    assert researcher_client.post(remove).status_code == 302
+    assert not type(judge).objects.filter(pk=judge.pk).exists()
+
+
+def test_a_judging_of_pairs_that_fails_no_longer_holds_the_judge(study, researcher, researcher_client, chat_server):
+    judge = make_judge(researcher, chat_server, name="oracle", template=prompts.PAIRWISE, api_key_env="GONE_KEY")
+    JudgeUsage.objects.create(judge=judge, label="pairs of ab", queued_at=timezone.now())
+    with pytest.raises(JudgeRefusal):  # the key's variable is unset where the worker runs
+        judge_dataset_pairs(judge=judge, dataset=study)
+    assert JudgeUsage.objects.get(judge=judge).queued_at is None
+    assert researcher_client.post(reverse("scoring:judge_remove", args=[judge.pk])).status_code == 302
+
+
+def test_a_queued_mark_a_lost_message_left_a_day_ago_no_longer_holds_the_judge(
+    study, researcher, researcher_client, chat_server
+):
+    judge = make_judge(researcher, chat_server, name="oracle", template=prompts.PAIRWISE)
+    JudgeUsage.objects.create(judge=judge, label="pairs of ab", queued_at=timezone.now() - timedelta(days=1, minutes=1))
+    assert researcher_client.post(reverse("scoring:judge_remove", args=[judge.pk])).status_code == 302
 
 
 def test_the_button_refuses_another_researchers_judge_or_dataset_and_a_rating_judge(
