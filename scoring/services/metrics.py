@@ -22,7 +22,7 @@ from django.utils import timezone
 import scoring.metrics as engine
 from annotation.models import Context, Dataset, Reference, Response
 from scoring.metrics.cider import CiderCorpus
-from scoring.models import MetricChunk, MetricRun, MetricScore
+from scoring.models import AdemModel, Judge, MetricChunk, MetricRun, MetricScore
 from scoring.services import adem as services_adem
 from scoring.services import judges as services_judges
 from scoring.services import signatures as services_signatures
@@ -119,6 +119,7 @@ def metrics_compute(
     with transaction.atomic():
         if refuse_if_running:
             _refuse_if_running(dataset)
+        _lock_named_models(names, owner=dataset.owner_id)
         run = MetricRun.objects.create(
             dataset=dataset,
             metrics=names,
@@ -147,6 +148,29 @@ def _refuse_if_running(dataset):
     )
     if open_run is not None:
         raise MetricsRunning(open_run)
+
+
+def _lock_named_models(names, *, owner):
+    """Lock (PostgreSQL, until the run commits) the owner's judges and ADEM models that `names`
+    name, then check again that each is still there (KeyError, as for an unknown metric).
+
+    Removing a judge or deleting a model takes the same row lock before it looks for a run using
+    it, so the two take turns: a removal that locked first commits, and this finds the row gone;
+    a run that locked first commits, and the removal then finds it and refuses. Without the lock
+    a run created between the removal's check and its commit would name a metric nobody can
+    compute. Rows are locked judges first, then models, each by id, so two runs naming the same
+    ones take them in the same order and never wait on each other in a circle."""
+    named = []
+    for table, prefix in ((Judge, services_judges.JUDGE_METRIC_PREFIX), (AdemModel, services_adem.ADEM_METRIC_PREFIX)):
+        wanted = [name.removeprefix(prefix) for name in names if name.startswith(prefix)]
+        if wanted:
+            locked = table.objects.select_for_update().filter(owner=owner, name__in=wanted).order_by("pk")
+            list(locked.values_list("pk"))
+            named += [prefix + name for name in wanted]
+    if named:
+        # Read again after the lock (a new snapshot on PostgreSQL): a row removed meanwhile is
+        # refused with the message an unknown name gets.
+        metric_names(named, owner=owner)
 
 
 def _dataset_response_ids(dataset):
