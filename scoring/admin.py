@@ -8,6 +8,9 @@ Each row links to the researcher page that shows it rendered.
 """
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
+from django.contrib.admin.utils import model_ngettext
+from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -62,11 +65,43 @@ class DeletedByServiceAdmin(ReadOnlyAdmin):
         for obj in queryset:
             self.delete_model(request, obj)
 
+    def get_actions(self, request):
+        # Django's own "delete selected" says "Successfully deleted N" of every selected object,
+        # also of those the service refused; this one counts only what went, and names the rest.
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            _, name, description = actions["delete_selected"]
+            actions["delete_selected"] = (_delete_selected_by_service, name, description)
+        return actions
+
     def response_delete(self, request, obj_display, obj_id):
         if self.model.objects.filter(pk=obj_id).exists():
             meta = self.model._meta
             return redirect(f"admin:{meta.app_label}_{meta.model_name}_change", obj_id)
         return super().response_delete(request, obj_display, obj_id)
+
+
+def _delete_selected_by_service(modeladmin, request, queryset):
+    """The bulk delete of a DeletedByServiceAdmin: Django's confirm page first (and its refusal of
+    protected rows or missing permissions), then each object through the service, one at a time;
+    a refused one stays, with its reason as an error, and the success message counts the others."""
+    _, _, perms_needed, protected = modeladmin.get_deleted_objects(queryset, request)
+    if not request.POST.get("post") or perms_needed or protected:
+        return delete_selected(modeladmin, request, queryset)
+    deleted = 0
+    for obj in queryset:
+        try:
+            with transaction.atomic():  # the log entry goes back with a refusal
+                modeladmin.log_deletions(request, [obj])
+                modeladmin.service_delete(obj)
+        except modeladmin.refusal as busy:
+            modeladmin.message_user(request, f"Not deleted: {busy}", messages.ERROR)
+        else:
+            deleted += 1
+    if deleted:
+        items = model_ngettext(modeladmin.opts, deleted)
+        modeladmin.message_user(request, f"Successfully deleted {deleted} {items}.", messages.SUCCESS)
+    return None
 
 
 @admin.register(AdemModel)

@@ -225,3 +225,20 @@ def test_the_admin_refuses_a_model_still_training_saying_why(client, admin_user,
     text = html.unescape(page.content.decode())
     assert "ADEM model bad is still being trained" in text and "deleted successfully" not in text
     assert AdemModel.objects.filter(pk=model.pk).exists() and MetricScore.objects.count() == 6
+
+
+def test_the_admin_bulk_delete_counts_only_the_models_it_deleted_and_names_the_one_training(
+    client, admin_user, researcher, django_capture_on_commit_callbacks
+):
+    training = _model(researcher, _dataset(researcher, "a"), name="training", status=AdemModel.Status.RUNNING)
+    ready = _model(researcher, _dataset(researcher, "b"), name="ready")
+    client.force_login(admin_user)
+    chosen = {"action": "delete_selected", "_selected_action": [training.pk, ready.pk], "post": "yes"}
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.post(reverse("admin:scoring_ademmodel_changelist"), chosen, follow=True)
+    text = html.unescape(page.content.decode())
+    assert "Successfully deleted 1 ADEM model." in text and "Successfully deleted 2" not in text
+    assert "Not deleted: ADEM model training is still being trained" in text
+    assert list(AdemModel.objects.values_list("name", flat=True)) == ["training"]
+    assert Path(training.checkpoint_path).exists() and not Path(ready.checkpoint_path).exists()
+    assert set(MetricScore.objects.values_list("metric", flat=True)) == {"adem:training"}

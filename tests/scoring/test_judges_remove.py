@@ -4,6 +4,7 @@ refused (409, saying why) while a metrics run or a judging of pairs uses it, all
 import html
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
@@ -169,3 +170,32 @@ def test_the_admin_refuses_a_judge_in_use_with_the_reason_and_no_success_message
     text = html.unescape(page.content.decode())
     assert "Judge gone is scoring dataset toy" in text and "deleted successfully" not in text
     assert Judge.objects.filter(pk=judge.pk).exists()
+
+
+def test_the_admin_bulk_delete_counts_only_the_judges_it_removed_and_names_the_busy_one(client, admin_user, researcher):
+    busy, free = _judge(researcher, name="busy", dataset_name="a"), _judge(researcher, name="free", dataset_name="b")
+    MetricRun.objects.create(dataset=busy.owner.datasets.get(name="a"), metrics=["judge:busy"], status="running")
+    client.force_login(admin_user)
+    changelist = reverse("admin:scoring_judge_changelist")
+    chosen = {"action": "delete_selected", "_selected_action": [busy.pk, free.pk]}
+    confirm = client.post(changelist, chosen).content.decode()
+    assert "Are you sure you want to delete the selected judges?" in confirm and Judge.objects.count() == 2
+    page = client.post(changelist, {**chosen, "post": "yes"}, follow=True)
+    text = html.unescape(page.content.decode())
+    assert "Successfully deleted 1 judge." in text and "Successfully deleted 2" not in text
+    assert "Not deleted: Judge busy is scoring dataset a (metrics run" in text
+    assert list(Judge.objects.values_list("name", flat=True)) == ["busy"]
+    assert (
+        MetricScore.objects.filter(metric="judge:busy").count() == 2
+        and not MetricScore.objects.filter(metric="judge:free").exists()
+    )
+    assert list(LogEntry.objects.values_list("object_repr", flat=True)) == ["judge:free"]  # the refused one unlogged
+
+
+def test_the_admin_bulk_delete_of_only_busy_judges_says_no_success(client, admin_user, researcher, judge):
+    MetricRun.objects.create(dataset=MetricRun.objects.get().dataset, metrics=["judge:gone"], status="queued")
+    client.force_login(admin_user)
+    chosen = {"action": "delete_selected", "_selected_action": [judge.pk], "post": "yes"}
+    text = html.unescape(client.post(reverse("admin:scoring_judge_changelist"), chosen, follow=True).content.decode())
+    assert "Not deleted: Judge gone is scoring dataset toy" in text and "Successfully deleted" not in text
+    assert Judge.objects.filter(pk=judge.pk).exists() and not LogEntry.objects.exists()
