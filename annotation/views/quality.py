@@ -147,16 +147,27 @@ def survey_quality(request, survey_id):
     return render(request, "annotation/quality/survey.html", context)
 
 
+def _annotator_in(survey, annotator_id):
+    """The annotator, who did work in the survey (an assignment, a rating or a judgement), else 404:
+    any other annotator is no business of this survey's pages, whoever asks."""
+    annotator = get_object_or_404(Annotator, pk=annotator_id)
+    # Imported work has no assignment: an imported pairwise annotator has only judgements.
+    did_work = (
+        Rating.objects.filter(survey=survey, annotator=annotator).exists()
+        or PairwiseJudgement.objects.filter(survey=survey, annotator=annotator).exists()
+        or annotator.assignments.filter(hit__survey=survey).exists()
+    )
+    if not did_work:
+        raise Http404("This annotator did no work in this survey.")
+    return annotator
+
+
 @login_required
 def annotator_quality(request, survey_id, annotator_id):
     survey = _survey_for(request, survey_id)
-    annotator = get_object_or_404(Annotator, pk=annotator_id)
+    annotator = _annotator_in(survey, annotator_id)
     ratings = Rating.objects.filter(survey=survey, annotator=annotator)
     judgements = PairwiseJudgement.objects.filter(survey=survey, annotator=annotator)
-    # Imported work has no assignment: an imported pairwise annotator has only judgements.
-    did_work = ratings.exists() or judgements.exists() or annotator.assignments.filter(hit__survey=survey).exists()
-    if not did_work:
-        raise Http404("This annotator did no work in this survey.")
     content, fresh = _report_or_queue(survey)
     entry = None
     pairs = []
@@ -206,7 +217,7 @@ def annotator_quality(request, survey_id, annotator_id):
 @require_POST
 def annotator_override(request, survey_id, annotator_id):
     survey = _survey_for(request, survey_id, change=True)
-    annotator = get_object_or_404(Annotator, pk=annotator_id)
+    annotator = _annotator_in(survey, annotator_id)
     form = OverrideForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose a decision and give a reason.")

@@ -116,6 +116,22 @@ def test_an_annotator_of_another_survey_is_not_found(researcher_client, survey, 
     assert researcher_client.get(reverse("annotation:quality_index")).status_code == 200
 
 
+@pytest.mark.parametrize("action", ["accept", "exclude", "reset"])
+def test_an_override_for_an_annotator_who_did_no_work_in_the_survey_is_not_found_and_writes_nothing(
+    researcher_client, survey, action
+):
+    quality_recompute(survey=survey)
+    stranger = Annotator.objects.create(provider="local", worker_id="stranger")
+    decisions = ExclusionDecision.objects.count()
+    url = reverse("annotation:quality_override", args=[survey.pk, stranger.pk])
+    response = researcher_client.post(url, {"action": action, "note": "not theirs"})
+    assert response.status_code == 404
+    assert (
+        ExclusionDecision.objects.count() == decisions
+        and not ExclusionDecision.objects.filter(annotator=stranger).exists()
+    )
+
+
 def test_staff_see_every_survey(client, admin_user, survey):
     quality_recompute(survey=survey)
     client.force_login(admin_user)
