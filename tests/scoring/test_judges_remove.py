@@ -1,11 +1,14 @@
 """Removing an LLM judge: a confirm page naming what goes, POST with CSRF only, the owner's alone,
 refused (409, saying why) while a metrics run or a judging of pairs uses it, all rows in one go."""
 
+import contextlib
 import html
+import threading
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.core.management import CommandError, call_command
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
@@ -128,9 +131,34 @@ def test_an_open_run_of_other_metrics_does_not_hold_the_judge(researcher_client,
     assert not Judge.objects.exists()
 
 
+@contextlib.contextmanager
+def _judging_elsewhere(judge):
+    """The judge's turn held by another thread, as a worker judging its pairs holds it: its own
+    database connection on PostgreSQL, whose advisory locks a session may take again (held in
+    the test's own connection, the removal's look would find the turn free)."""
+    held, done = threading.Event(), threading.Event()
+
+    def judging():
+        try:
+            with judge_pairs_turn(judge):
+                held.set()
+                done.wait(30)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    thread = threading.Thread(target=judging)
+    thread.start()
+    try:
+        assert held.wait(30), "the judging thread never took the judge's turn"
+        yield
+    finally:
+        done.set()
+        thread.join(30)
+
+
 def test_a_pairwise_judge_judging_pairs_right_now_is_not_removed(researcher_client, researcher):
     judge = _judge(researcher, name="duel", template=prompts.PAIRWISE)
-    with judge_pairs_turn(judge):  # what a judging of pairs holds while it runs
+    with _judging_elsewhere(judge):  # what a judging of pairs holds while it runs
         response = researcher_client.post(_url(judge))
     assert response.status_code == 409
     assert "Judge duel is judging a dataset&#x27;s pairs right now" in response.content.decode()
