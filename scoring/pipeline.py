@@ -16,6 +16,7 @@ import scoring.metrics as engine
 from annotation.extensions import PipelineStep
 from annotation.pipeline import plural
 from scoring.models import AdemModel, Judge, MetricRun
+from scoring.services.adem import ADEM_METRIC_PREFIX
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
 
@@ -30,7 +31,8 @@ class MetricState:
 
 def metric_state(dataset):
     """How far the dataset's automatic metrics are: computed, up to date, computing, failed."""
-    return _state_of_runs(list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED]))
+    runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED])
+    return _state_of_runs(runs, _adem_versions([dataset.owner_id]).get(dataset.owner_id, {}))
 
 
 def metric_states(datasets):
@@ -49,11 +51,29 @@ def metric_states(datasets):
     by_dataset = {dataset.pk: [] for dataset in datasets}
     for run in runs:
         by_dataset[run.dataset_id].append(run)
-    return {pk: _state_of_runs(dataset_runs) for pk, dataset_runs in by_dataset.items()}
+    learned = _adem_versions({dataset.owner_id for dataset in datasets})
+    return {
+        dataset.pk: _state_of_runs(by_dataset[dataset.pk], learned.get(dataset.owner_id, {})) for dataset in datasets
+    }
 
 
-def _state_of_runs(runs):
-    """The state told by a dataset's runs, newest first."""
+def _adem_versions(owner_ids):
+    """`{owner id: {"adem:NAME": version}}`: the ready ADEM models each owner's datasets are scored with.
+
+    Compute metrics with none ticked scores them as well (`adem:NAME` on a dataset is its owner's
+    model), so a model trained after the last run is a metric not computed yet, and a model retrained
+    under its name (a new checkpoint, so a new version) makes its scores out of date.
+    """
+    owner_ids = [pk for pk in owner_ids if pk is not None]
+    models = AdemModel.objects.filter(owner_id__in=owner_ids, status=AdemModel.Status.READY)
+    versions = {}
+    for owner_id, name, sha256 in models.values_list("owner_id", "name", "checkpoint_sha256"):
+        versions.setdefault(owner_id, {})[ADEM_METRIC_PREFIX + name] = sha256[:12]
+    return versions
+
+
+def _state_of_runs(runs, learned):
+    """The state told by a dataset's runs, newest first; `learned`: its owner's ADEM metrics and versions."""
     latest = runs[0] if runs else None
     if latest is not None and latest.status in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
         return MetricState(f"computing, {round(100 * latest.progress)}% done", 0, False, True)
@@ -65,7 +85,7 @@ def _state_of_runs(runs):
     if not versions:
         text = "last run failed" if latest is not None else "not computed yet"
         return MetricState(text, 0, False, False)
-    current = {metric.name: metric.version for metric in engine.all_metrics()}
+    current = {metric.name: metric.version for metric in engine.all_metrics()} | learned
     stale = [name for name, version in versions.items() if name in current and current[name] != version]
     missing = [name for name in current if name not in versions]
     computed = plural(len(versions), "metric")

@@ -58,7 +58,7 @@ def test_reports_index_states_stay_per_dataset_and_per_survey(researcher_client,
 
 
 def _state(page, name):
-    match = re.search(rf">{re.escape(name)}</a></td>(?:<td>[^<]*</td>)?<td>([^<]*)</td>", page)
+    match = re.search(rf">{re.escape(name)}</a></td>(?:<td[^>]*>[^<]*</td>)?<td>([^<]*)</td>", page)
     assert match, f"no row for {name}"
     return match.group(1).replace("\xa0", " ")  # timesince joins number and unit with a no-break space
 
