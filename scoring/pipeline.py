@@ -5,10 +5,9 @@ every metric it computed, so "up to date" is a comparison of a few dozen small r
 enough for every dataset page even when the dataset holds millions of scores.
 """
 
-from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import F, Value, Window
+from django.db.models import F, IntegerField, Q, Value, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
 
@@ -29,10 +28,15 @@ class MetricState:
     running: bool
 
 
-def metric_state(dataset):
-    """How far the dataset's automatic metrics are: computed, up to date, computing, failed."""
+def metric_state(dataset, *, learned=None):
+    """How far the dataset's automatic metrics are: computed, up to date, computing, failed.
+
+    `learned`: its owner's ADEM metrics and their versions when the caller has read them already.
+    """
     runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED])
-    return _state_of_runs(runs, _adem_versions([dataset.owner_id]).get(dataset.owner_id, {}))
+    if learned is None:
+        learned = _adem_versions([dataset.owner_id]).get(dataset.owner_id, {})
+    return _state_of_runs(runs, learned)
 
 
 def metric_states(datasets):
@@ -99,30 +103,50 @@ def _state_of_runs(runs, learned):
 
 
 def adem_state(dataset, user):
-    """Ready ADEM models trained on this dataset that the user may see, and the user's LLM judges."""
-    models = AdemModel.objects.filter(dataset=dataset, status=AdemModel.Status.READY)
-    if not user.is_staff:
-        models = models.filter(owner=user)
+    """Ready ADEM models trained on this dataset that the user may see, and the user's LLM judges.
+
+    Returns (text, done, learned): `learned` is what `_adem_versions` tells for the dataset's owner,
+    read by the same query, so the pipeline bar's Metrics step costs no query of its own for it.
+    """
+    # the dataset's ready models (the ADEM step) and its owner's (metrics adem:NAME on any of their datasets)
+    models = AdemModel.objects.filter(
+        Q(dataset=dataset) | Q(owner_id=dataset.owner_id), status=AdemModel.Status.READY
+    ).order_by()
     # and the viewer's own judges (a judge is its researcher's alone; it judges any of their
     # datasets), in the same query: the pipeline bar is on every dataset page
-    judges = Judge.objects.filter(owner=user if user.is_authenticated else None)
-    kinds = (
-        models.order_by()
-        .annotate(kind=Value("model"))
-        .values_list("kind")
-        .union(judges.order_by().annotate(kind=Value("judge")).values_list("kind"), all=True)
+    judges = Judge.objects.filter(owner=user if user.is_authenticated else None).order_by()
+    columns = ("kind", "owner_id", "dataset_id", "name", "checkpoint_sha256")
+    rows = (
+        models.annotate(kind=Value("model"))
+        .values_list(*columns)
+        .union(
+            judges.annotate(
+                kind=Value("judge"),
+                dataset_id=Value(None, output_field=IntegerField()),
+                checkpoint_sha256=Value(""),
+            ).values_list(*columns),
+            all=True,
+        )
     )
-    found = Counter(kind for (kind,) in kinds)
-    n_ready, n_judges = found["model"], found["judge"]
+    n_ready = n_judges = 0
+    learned = {}
+    for kind, owner_id, dataset_id, name, sha256 in rows:
+        if kind == "judge":
+            n_judges += 1
+            continue
+        if dataset_id == dataset.pk and (user.is_staff or owner_id == user.pk):
+            n_ready += 1
+        if owner_id is not None and owner_id == dataset.owner_id:
+            learned[ADEM_METRIC_PREFIX + name] = sha256[:12]
     models_text = plural(n_ready, "model") + " ready" if n_ready else "no model yet"
     judges_text = f", {plural(n_judges, 'judge')}" if n_judges else ""
-    return models_text + judges_text, bool(n_ready or n_judges)
+    return models_text + judges_text, bool(n_ready or n_judges), learned
 
 
 def scoring_steps(dataset, user):
     """Pipeline-step provider for Metrics and ADEM (registered in ScoringConfig.ready)."""
-    metrics = metric_state(dataset)
-    adem_text, adem_done = adem_state(dataset, user)
+    adem_text, adem_done, learned = adem_state(dataset, user)
+    metrics = metric_state(dataset, learned=learned)
     return [
         PipelineStep(
             key="metrics",
