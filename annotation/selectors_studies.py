@@ -33,6 +33,7 @@ def survey_progress(*, survey):
     )
     hits_total = hits.count()
     hits_done = hits.filter(n_done__gte=survey.assignments_per_hit).count()
+    answers = _answers_per_annotator(survey)
     return {
         "hits_total": hits_total,
         "hits_done": hits_done,
@@ -45,7 +46,9 @@ def survey_progress(*, survey):
         .count(),
         "flagged": Assignment.objects.filter(hit__survey=survey, flagged=True).count(),
         # The survey's answers: ratings, judgements (pairwise) or written replies (write).
-        "ratings": sum(row["n"] for row in _answers_per_annotator(survey).values()),
+        "ratings": sum(row["n"] for row in answers.values()),
+        # who gave them: also an imported survey's workers, who hold no assignment
+        "answering": len(answers),
         "excluded": len(annotators_excluded(survey=survey)),
         "written_pending": WrittenResponse.objects.filter(assignment__hit__survey=survey, status="pending").count(),
     }

@@ -5,10 +5,9 @@ every metric it computed, so "up to date" is a comparison of a few dozen small r
 enough for every dataset page even when the dataset holds millions of scores.
 """
 
-from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import F, Value, Window
+from django.db.models import F, IntegerField, Q, Value, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
 
@@ -16,6 +15,7 @@ import scoring.metrics as engine
 from annotation.extensions import PipelineStep
 from annotation.pipeline import plural
 from scoring.models import AdemModel, Judge, MetricRun
+from scoring.services.adem import ADEM_METRIC_PREFIX
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
 
@@ -28,9 +28,15 @@ class MetricState:
     running: bool
 
 
-def metric_state(dataset):
-    """How far the dataset's automatic metrics are: computed, up to date, computing, failed."""
-    return _state_of_runs(list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED]))
+def metric_state(dataset, *, learned=None):
+    """How far the dataset's automatic metrics are: computed, up to date, computing, failed.
+
+    `learned`: its owner's ADEM metrics and their versions when the caller has read them already.
+    """
+    runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED])
+    if learned is None:
+        learned = _adem_versions([dataset.owner_id]).get(dataset.owner_id, {})
+    return _state_of_runs(runs, learned)
 
 
 def metric_states(datasets):
@@ -49,11 +55,29 @@ def metric_states(datasets):
     by_dataset = {dataset.pk: [] for dataset in datasets}
     for run in runs:
         by_dataset[run.dataset_id].append(run)
-    return {pk: _state_of_runs(dataset_runs) for pk, dataset_runs in by_dataset.items()}
+    learned = _adem_versions({dataset.owner_id for dataset in datasets})
+    return {
+        dataset.pk: _state_of_runs(by_dataset[dataset.pk], learned.get(dataset.owner_id, {})) for dataset in datasets
+    }
 
 
-def _state_of_runs(runs):
-    """The state told by a dataset's runs, newest first."""
+def _adem_versions(owner_ids):
+    """`{owner id: {"adem:NAME": version}}`: the ready ADEM models each owner's datasets are scored with.
+
+    Compute metrics with none ticked scores them as well (`adem:NAME` on a dataset is its owner's
+    model), so a model trained after the last run is a metric not computed yet, and a model retrained
+    under its name (a new checkpoint, so a new version) makes its scores out of date.
+    """
+    owner_ids = [pk for pk in owner_ids if pk is not None]
+    models = AdemModel.objects.filter(owner_id__in=owner_ids, status=AdemModel.Status.READY)
+    versions = {}
+    for owner_id, name, sha256 in models.values_list("owner_id", "name", "checkpoint_sha256"):
+        versions.setdefault(owner_id, {})[ADEM_METRIC_PREFIX + name] = sha256[:12]
+    return versions
+
+
+def _state_of_runs(runs, learned):
+    """The state told by a dataset's runs, newest first; `learned`: its owner's ADEM metrics and versions."""
     latest = runs[0] if runs else None
     if latest is not None and latest.status in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
         return MetricState(f"computing, {round(100 * latest.progress)}% done", 0, False, True)
@@ -65,7 +89,7 @@ def _state_of_runs(runs):
     if not versions:
         text = "last run failed" if latest is not None else "not computed yet"
         return MetricState(text, 0, False, False)
-    current = {metric.name: metric.version for metric in engine.all_metrics()}
+    current = {metric.name: metric.version for metric in engine.all_metrics()} | learned
     stale = [name for name, version in versions.items() if name in current and current[name] != version]
     missing = [name for name in current if name not in versions]
     computed = plural(len(versions), "metric")
@@ -79,30 +103,50 @@ def _state_of_runs(runs):
 
 
 def adem_state(dataset, user):
-    """Ready ADEM models trained on this dataset that the user may see, and the user's LLM judges."""
-    models = AdemModel.objects.filter(dataset=dataset, status=AdemModel.Status.READY)
-    if not user.is_staff:
-        models = models.filter(owner=user)
+    """Ready ADEM models trained on this dataset that the user may see, and the user's LLM judges.
+
+    Returns (text, done, learned): `learned` is what `_adem_versions` tells for the dataset's owner,
+    read by the same query, so the pipeline bar's Metrics step costs no query of its own for it.
+    """
+    # the dataset's ready models (the ADEM step) and its owner's (metrics adem:NAME on any of their datasets)
+    models = AdemModel.objects.filter(
+        Q(dataset=dataset) | Q(owner_id=dataset.owner_id), status=AdemModel.Status.READY
+    ).order_by()
     # and the viewer's own judges (a judge is its researcher's alone; it judges any of their
     # datasets), in the same query: the pipeline bar is on every dataset page
-    judges = Judge.objects.filter(owner=user if user.is_authenticated else None)
-    kinds = (
-        models.order_by()
-        .annotate(kind=Value("model"))
-        .values_list("kind")
-        .union(judges.order_by().annotate(kind=Value("judge")).values_list("kind"), all=True)
+    judges = Judge.objects.filter(owner=user if user.is_authenticated else None).order_by()
+    columns = ("kind", "owner_id", "dataset_id", "name", "checkpoint_sha256")
+    rows = (
+        models.annotate(kind=Value("model"))
+        .values_list(*columns)
+        .union(
+            judges.annotate(
+                kind=Value("judge"),
+                dataset_id=Value(None, output_field=IntegerField()),
+                checkpoint_sha256=Value(""),
+            ).values_list(*columns),
+            all=True,
+        )
     )
-    found = Counter(kind for (kind,) in kinds)
-    n_ready, n_judges = found["model"], found["judge"]
+    n_ready = n_judges = 0
+    learned = {}
+    for kind, owner_id, dataset_id, name, sha256 in rows:
+        if kind == "judge":
+            n_judges += 1
+            continue
+        if dataset_id == dataset.pk and (user.is_staff or owner_id == user.pk):
+            n_ready += 1
+        if owner_id is not None and owner_id == dataset.owner_id:
+            learned[ADEM_METRIC_PREFIX + name] = sha256[:12]
     models_text = plural(n_ready, "model") + " ready" if n_ready else "no model yet"
     judges_text = f", {plural(n_judges, 'judge')}" if n_judges else ""
-    return models_text + judges_text, bool(n_ready or n_judges)
+    return models_text + judges_text, bool(n_ready or n_judges), learned
 
 
 def scoring_steps(dataset, user):
     """Pipeline-step provider for Metrics and ADEM (registered in ScoringConfig.ready)."""
-    metrics = metric_state(dataset)
-    adem_text, adem_done = adem_state(dataset, user)
+    adem_text, adem_done, learned = adem_state(dataset, user)
+    metrics = metric_state(dataset, learned=learned)
     return [
         PipelineStep(
             key="metrics",

@@ -127,16 +127,15 @@ def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher,
     dataset = live.dataset
     services.survey_create(dataset=dataset, name="second", owner=researcher)
     services.survey_create(dataset=dataset, name="third", owner=researcher)
-    MetricRun.objects.create(
-        dataset=dataset, metrics=list(_current_versions()), versions=_current_versions(), status="done"
-    )
+    computed = {**_current_versions(), "adem:mine": ""}  # the model's scores too (its checkpoint hash is blank)
+    MetricRun.objects.create(dataset=dataset, metrics=list(computed), versions=computed, status="done")
     AdemModel.objects.create(name="mine", owner=researcher, dataset=dataset, status="ready")
     AdemModel.objects.create(name="bobs", owner=other_researcher, dataset=dataset, status="ready")
     _report_computed_two_minutes_ago(dataset)
     steps = _pipeline(_page(researcher_client, reverse("annotation:dataset_detail", args=[dataset.pk])))
     assert steps["Surveys"][0] == "3 surveys, 1 live"
     assert steps["Metrics"] == (
-        f"{len(_current_versions())} metrics, up to date",
+        f"{len(computed)} metrics, up to date",
         reverse("scoring:dataset_metrics", args=[dataset.pk]),
     )
     assert steps["ADEM/judges"] == ("1 model ready", reverse("scoring:adem_models"))
@@ -166,6 +165,30 @@ def test_pipeline_bar_says_when_metrics_are_out_of_date_or_computing(researcher_
         dataset=dataset, metrics=["bleu4"], versions={}, status="running", total_chunks=4, done_chunks=1
     )
     assert _pipeline(_page(researcher_client, url))["Metrics"][0] == "computing, 25% done"
+
+
+def test_pipeline_bar_counts_a_trained_adem_model_until_its_scores_are_computed(
+    researcher_client, researcher, other_researcher, dataset
+):
+    # Compute metrics with none ticked scores the owner's ready ADEM models too, and the report reads
+    # them as adem:NAME: a model trained after the last run is a metric not computed yet, not "up to date".
+    MetricRun.objects.create(
+        dataset=dataset, metrics=list(_current_versions()), versions=_current_versions(), status="done"
+    )
+    engine_count = len(_current_versions())
+    url = reverse("annotation:dataset_detail", args=[dataset.pk])
+    AdemModel.objects.create(name="bobs", owner=other_researcher, dataset=dataset, status="ready")
+    AdemModel.objects.create(name="unready", owner=researcher, dataset=dataset, status="running")
+    assert _pipeline(_page(researcher_client, url))["Metrics"][0] == f"{engine_count} metrics, up to date"
+    AdemModel.objects.create(name="mine", owner=researcher, dataset=dataset, status="ready", checkpoint_sha256="a" * 64)
+    assert _pipeline(_page(researcher_client, url))["Metrics"][0] == f"{engine_count} metrics, 1 not computed"
+    index = _page(researcher_client, reverse("scoring:metrics_index"))
+    assert f"{engine_count} metrics, 1 not computed" in index
+    with_adem = {**_current_versions(), "adem:mine": "a" * 12}
+    MetricRun.objects.create(dataset=dataset, metrics=list(with_adem), versions=with_adem, status="done")
+    assert _pipeline(_page(researcher_client, url))["Metrics"][0] == f"{engine_count + 1} metrics, up to date"
+    AdemModel.objects.filter(name="mine").update(checkpoint_sha256="b" * 64)  # retrained under its name
+    assert _pipeline(_page(researcher_client, url))["Metrics"][0] == f"{engine_count + 1} metrics, 1 out of date"
 
 
 def test_pipeline_bar_is_on_the_survey_quality_metrics_and_report_pages_with_the_current_step(

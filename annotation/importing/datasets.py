@@ -36,6 +36,7 @@ RESPONSE_KEYS = ("system", "text")
 # Written by export for the reader's benefit, recomputed by the app, never imported.
 DERIVED_KEYS = frozenset({"metrics"})
 CSV_COLUMNS = ("context_id", "kind", "speaker", "system", "text", "meta")
+MAX_SHOWN_KEY = 40  # an error names an extra key by at most this many characters
 CSV_KINDS = ("context", "reference", "response")
 
 
@@ -114,7 +115,7 @@ def _context_from_record(record, line):
     for i, response in enumerate(responses_raw):
         _add_response(context, _response(response, line, f"responses[{i}]"), line, f"responses[{i}].system")
     context.meta = {k: v for k, v in record.items() if k not in CONTEXT_KEYS and k not in DERIVED_KEYS}
-    _require_json(context.meta, line, "meta")
+    _require_json_extra_keys(context.meta, line, key_field="meta", value_prefix="")
     return context
 
 
@@ -145,7 +146,7 @@ def _response(response, line, where):
     system = _system_name(response["system"], line, f"{where}.system")
     _require_str(response["text"], line, f"{where}.text")
     meta = {k: v for k, v in response.items() if k not in RESPONSE_KEYS and k not in DERIVED_KEYS}
-    _require_json(meta, line, where)
+    _require_json_extra_keys(meta, line, key_field=where, value_prefix=f"{where}.")
     return ParsedResponse(system=system, text=response["text"], meta=meta)
 
 
@@ -281,6 +282,16 @@ def _require_json(value, line, where, unit="line"):
     problem = unstorable_json(value)
     if problem:
         raise DataImportError(problem, line=line, field=where, unit=unit)
+
+
+def _require_json_extra_keys(meta, line, *, key_field, value_prefix):
+    """The extra keys of a JSONL record or response (kept as its meta): a value the database cannot
+    hold is named by its key (`field 'score'`), as the file spells it; the file has no `meta` field.
+    A key that cannot be stored itself has no printable name, so `key_field` names where it is."""
+    for key, value in meta.items():
+        _require_json(key, line, key_field)
+        shown = key if len(key) <= MAX_SHOWN_KEY else key[:MAX_SHOWN_KEY] + "…"
+        _require_json(value, line, value_prefix + shown)
 
 
 def _check_new_id(context, seen, unit="line"):

@@ -130,13 +130,16 @@ def test_the_report_page_shows_the_ranking_the_metrics_and_a_ranking_plot(study,
     # The report of a pairwise study has something to show: no "No ratings yet" above its ranking,
     # and its summary line counts the judgements it ranks.
     assert 'id="report-empty"' not in html
-    assert "180 accepted pairwise judgements (180 before exclusions)" in html
+    assert "180 accepted pairwise judgements (180 before exclusions) over 3 systems and 30 contexts;" in html
+    # A study with judgements and no ratings: no "0 responses, 0 accepted ratings …, 0 systems" beside its ranking.
+    assert "0 accepted ratings" not in html and " 0 systems" not in html
     # A report cached before the count existed says nothing rather than "(0 before exclusions)".
     cached = Report.objects.get(dataset=dataset)
     del cached.data["filters"]["n_judgements_before_exclusions"]
     cached.save(update_fields=["data"])
     report_views._SCRUBBED.clear()  # the page's per-process copy of the report's data
-    assert "180 accepted pairwise judgements, " in client.get(url).content.decode()  # (page_client's login)
+    page = client.get(url).content.decode()  # (page_client's login)
+    assert "180 accepted pairwise judgements over 3 systems" in page
     assert html.index('<th scope="row">good</th>') < html.index('<th scope="row">bad</th>')
     assert '<th scope="col" class="num">Rank</th>' in html  # right-aligned over its right-aligned numbers
     report = Report.objects.get(dataset=dataset)

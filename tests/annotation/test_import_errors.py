@@ -172,18 +172,24 @@ PATHOLOGICAL_JSONL = {
         json.dumps({"context_id": "c2", "context": ["hi"], "responses": [{"system": "s", "text": "t"}]}).replace(
             '"text": "t"', '"text": "t", "x": ' + "[" * 200 + "]" * 200
         ),
-        "line 2, field 'responses[0]': JSON nested deeper than 64 levels",
+        "line 2, field 'responses[0].x': JSON nested deeper than 64 levels",
     ),
     "integer_of_5000_digits": (
         context_line("c2")[:-1] + f', "count": {HUGE_INTEGER}}}',
-        "line 2, field 'meta': a 5,000-digit number is too long",
+        "line 2, field 'count': a 5,000-digit number is too long",
     ),
-    "nan_in_meta": (context_line("c2")[:-1] + ', "score": NaN}', "line 2, field 'meta': NaN is not a JSON number"),
+    # an extra key of a line is kept in meta, but the file has no 'meta': the message names the key
+    "nan_in_meta": (context_line("c2")[:-1] + ', "score": NaN}', "line 2, field 'score': NaN is not a JSON number"),
     "infinity_in_response_meta": (
         context_line("c2").replace('"text": "t"', '"text": "t", "temperature": -Infinity'),
-        "line 2, field 'responses[0]': Infinity is not a JSON number",
+        "line 2, field 'responses[0].temperature': Infinity is not a JSON number",
     ),
-    "float_overflow_in_meta": (context_line("c2")[:-1] + ', "x": 1e999}', "line 2, field 'meta': Infinity"),
+    "float_overflow_in_meta": (context_line("c2")[:-1] + ', "x": 1e999}', "line 2, field 'x': Infinity"),
+    "nul_in_a_key": (context_line("c2")[:-1] + ', "a\\u0000b": 1}', "line 2, field 'meta': contains a NUL character"),
+    "nan_under_a_very_long_key": (
+        context_line("c2")[:-1] + ', "' + "k" * 100 + '": NaN}',
+        "line 2, field '" + "k" * 40 + "…': NaN is not a JSON number",
+    ),
 }
 
 

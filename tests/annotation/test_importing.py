@@ -40,7 +40,7 @@ def test_metrics_are_ignored_but_other_extra_keys_become_meta():
     [
         ('{"context_id": "c", "context": ["a\\u0000b"], "responses": []}', "field 'context[0]': contains a NUL"),
         ('{"context_id": "c", "context": ["\\ud800"], "responses": []}', "contains an unpaired surrogate"),
-        ('{"context_id": "c", "context": ["a"], "responses": [], "x": ["\\u0000"]}', "field 'meta': contains a NUL"),
+        ('{"context_id": "c", "context": ["a"], "responses": [], "x": ["\\u0000"]}', "field 'x': contains a NUL"),
         ('{"context_id": "", "context": ["a"], "responses": []}', "field 'context_id': must not be empty"),
         ('{"context_id": true, "context": ["a"], "responses": []}', "field 'context_id': must be a string"),
         ('{"context_id": "c", "context": "a", "responses": []}', "field 'context': must be a non-empty list"),

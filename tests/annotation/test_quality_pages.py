@@ -3,9 +3,11 @@
 import pytest
 from django.urls import reverse
 
+from annotation import services
 from annotation.models import Annotator, ExclusionDecision
 from annotation.quality.services import quality_recompute
 from tests.annotation.collected import build_collected_survey
+from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
@@ -155,3 +157,20 @@ def test_a_survey_too_small_for_split_half_says_why_instead_of_zero_splits(resea
     assert "0 random splits" not in page and "about 0 responses" not in page
     assert "Split-half: not computed: it needs at least three responses rated in both halves" in page
     assert "<summary>The one pair</summary>" in page and "All 1 pairs" not in page
+
+
+def test_a_rating_surveys_counts_say_they_are_of_the_overall_question(researcher_client, researcher):
+    # A survey with extra aspects stores a rating per aspect: its own page counts them all (240), the
+    # quality rules judge the overall question only (120). Unlabelled, the two numbers looked like lost ratings.
+    survey = make_survey(researcher, name="two-aspects", n_contexts=6, aspects=["topicality"])
+    for worker in ("ann", "ben"):  # 2 HITs x 2 annotators
+        for _ in range(2):
+            claimed = services.assignment_claim(survey=survey, worker_id=worker)
+            services.assignment_submit(assignment=claimed, answers=good_answers(claimed))
+    report = quality_recompute(survey=survey).data
+    overall = survey.ratings.filter(aspect="overall").count()
+    assert report["n_ratings"] == overall and survey.ratings.count() == 2 * overall
+    index = researcher_client.get(reverse("annotation:quality_index")).content.decode()
+    assert f'data-label="Ratings or judgements">{overall} ratings (overall)</td>' in index
+    page = researcher_client.get(_survey_url(survey)).content.decode()
+    assert f"{overall} accepted, {report['n_responses']} responses, overall question" in page

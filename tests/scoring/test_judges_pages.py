@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring.judges import prompts
 from scoring.judges.pairwise import PairItem
-from scoring.models import Judge, JudgeUsage, MetricScore
+from scoring.models import AdemModel, Judge, JudgeUsage, MetricRun, MetricScore
 from scoring.pipeline import scoring_steps
 from scoring.selectors import judges_changeable_by, judges_visible_to
 from scoring.services.judges import judge_named, judge_pairs
@@ -232,6 +232,14 @@ def test_the_pipeline_bar_step_adem_judges_counts_the_viewers_own_judges(researc
     steps = {step.label: step for step in scoring_steps(dataset, researcher)}
     assert steps["ADEM/judges"].state == "no model yet, 1 judge" and steps["ADEM/judges"].done
     assert steps["ADEM/judges"].url == reverse("scoring:adem_models")
+    # models and judges are read by one query (a union): each row keeps its own columns
+    AdemModel.objects.create(name="mine", owner=researcher, dataset=dataset, status="ready", checkpoint_sha256="c" * 64)
+    steps = {step.label: step for step in scoring_steps(dataset, researcher)}
+    assert steps["ADEM/judges"].state == "1 model ready, 1 judge"
+    assert steps["Metrics"].state == "not computed yet"
+    MetricRun.objects.create(dataset=dataset, metrics=["adem:mine"], versions={"adem:mine": "c" * 12}, status="done")
+    steps = {step.label: step for step in scoring_steps(dataset, researcher)}
+    assert steps["Metrics"].state.startswith("1 metric, ") and steps["Metrics"].state.endswith(" not computed")
 
 
 def test_judging_pairs_again_works_when_an_earlier_race_left_two_usage_rows(researcher, chat_server, tmp_path):
