@@ -327,6 +327,7 @@ for _k in range(1, ORDERS + 1):
             _family,
             {"n": _k, "tokens": "whitespace", "reflen": "closest", "tiny": TINY, "small": SMALL},
             f"Sentence BLEU-{_k} (cumulative), pycocoevalcap/nlg-eval definition.",
+            forks_cheaply=True,
         )
     )
 for _m in (1, 2, 3):
@@ -337,6 +338,7 @@ for _m in (1, 2, 3):
             _family,
             {"n": 4, "smoothing": f"chen-cherry-{_m}"},
             f"Sentence BLEU-4 with Chen & Cherry (2014) smoothing method {_m}.",
+            forks_cheaply=True,
         )
     )
 

@@ -141,6 +141,8 @@ register(
         _family,
         {"n": ORDERS, "sigma": SIGMA, "corpus": "the dataset being scored (one item per response)"},
         "CIDEr (pycocoevalcap Cider as used by nlg-eval); idf from the dataset being scored.",
+        # the dataset's document frequencies are built before the fork and shared (compute_metrics)
+        forks_cheaply=True,
     )
 )
 assert math.isclose(SIGMA, 6.0)

@@ -16,4 +16,4 @@ for _name, _description in (
     ("reference_len", "Reference length in whitespace tokens (mean over references)."),
     ("length_diff", "response_len - reference_len."),
 ):
-    register(Metric(_name, "1", _family, {"tokens": "whitespace"}, _description))
+    register(Metric(_name, "1", _family, {"tokens": "whitespace"}, _description, forks_cheaply=True))

@@ -48,6 +48,9 @@ class Metric:
     family: Family = field(compare=False, repr=False)
     params: dict = field(default_factory=dict, compare=False)
     description: str = ""
+    # Scored by array code with nothing loaded first (no model, no Java, no vectors): a process forked
+    # for it costs only the fork. compute_metrics forks processes by default only for such metrics.
+    forks_cheaply: bool = field(default=False, compare=False)
 
 
 _REGISTRY: dict[str, Metric] = {}

@@ -192,5 +192,6 @@ register(
         _family,
         {"beta": BETA, "tokens": 'split(" ")', "multi_ref": "max precision and max recall separately"},
         "ROUGE-L (LCS F-measure, beta 1.2), pycocoevalcap/nlg-eval definition.",
+        forks_cheaply=True,
     )
 )

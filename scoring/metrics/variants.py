@@ -41,5 +41,6 @@ def register_variants():
                 _family,
                 {**base.params, "stopwords": STOPWORDS, "punctuation": "removed"},
                 f"{base_name} without stop words and punctuation.",
+                forks_cheaply=base.forks_cheaply,
             )
         )

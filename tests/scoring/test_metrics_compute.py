@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import reverse
 
@@ -450,3 +450,53 @@ def test_scores_upsert_pairs_each_response_with_its_metric_version_and_value(dat
 def test_metric_names_of_the_registry_need_no_query():
     # no database fixture: a query for the trained ADEM models would raise here
     assert services.metric_names(["rouge_l", "bleu1", "bleu1"]) == ["rouge_l", "bleu1"]
+
+
+@pytest.mark.parametrize(
+    ("names", "chunks", "cores", "expected"),
+    [
+        (["bleu1", "bleu2", "bleu3", "bleu4", "rouge_l", "cider"], 10, 2, 2),
+        (["bleu4", "rouge_l_nostop", "length_diff"], 50, 16, 2),  # two at most by default
+        (["bleu4", "cider"], 9, 2, 1),  # fewer than five chunks each
+        (["bleu4", "cider"], 50, 1, 1),  # one core
+        (["bleu4", "meteor"], 50, 2, 1),  # METEOR: a Java process in each
+        (["bleu4", "embedding_average"], 50, 2, 1),  # GloVe vectors loaded in each
+        (["sentence_cosine"], 50, 2, 1),  # a neural model loaded in each
+        (["meteor_nostop"], 50, 2, 1),
+        (["bleu4", "adem:tuned"], 50, 2, 1),  # not the engine's
+        (["judge:gpt"], 50, 2, 1),
+    ],
+)
+def test_the_default_forks_a_second_process_only_for_word_overlap_metrics_with_enough_chunks(
+    monkeypatch, names, chunks, cores, expected
+):
+    from scoring.management.commands import compute_metrics
+
+    monkeypatch.setattr(compute_metrics.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert compute_metrics.auto_processes(names, chunks) == expected
+
+
+@pytest.mark.django_db(transaction=True)  # forked processes read what the test committed
+def test_the_command_uses_the_default_number_of_processes_unless_told(researcher, monkeypatch):
+    """13 chunks of BLEU-4: two processes by default on PostgreSQL (or SQLite in a file) with two
+    cores, one where `--processes 1` says so; on an in-memory SQLite database always one."""
+    from scoring.management.commands import compute_metrics
+
+    dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
+    monkeypatch.setattr(compute_metrics.os, "sched_getaffinity", lambda pid: {0, 1})
+    real = compute_metrics.Command._run_here
+    used = []
+
+    def spy(self, *args):  # (run, chunk_ids, processes, threads, bar)
+        used.append(args[2])
+        return real(self, *args)
+
+    monkeypatch.setattr(compute_metrics.Command, "_run_here", spy)
+    args = ["compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--chunk-size", "2", "--no-progress"]
+    call_command(*args)
+    call_command(*args, "--force", "--processes", "1")
+    shared = not (connection.vendor == "sqlite" and connection.is_in_memory_db())
+    assert used == ([2, 1] if shared else [1, 1])
+    stored = metric_scores(dataset=dataset)["bleu4"]
+    expected = engine_scores(dataset, ["bleu4"])["bleu4"]
+    assert [stored[rid] for rid in expected] == pytest.approx(list(expected.values()), abs=1e-12)
