@@ -10,7 +10,7 @@ Each row links to the researcher page that shows it rendered.
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected
 from django.contrib.admin.utils import model_ngettext
-from django.db import transaction
+from django.db import models, transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -221,6 +221,9 @@ class JudgeAdmin(DeletedByServiceAdmin):
     list_filter = ["template"]
     search_fields = ["name", "owner__username", "model"]
     list_select_related = ["owner"]
+    # as the researcher's form (scoring/forms/judges.py): local servers are usually plain http; and
+    # naming the scheme keeps Django 6's change of the default out of the admin's form
+    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
 
     @admin.display(description="Researcher page")
     def page(self, obj):

@@ -1,5 +1,7 @@
 """The scoring models in the admin: registered, read-only, linked to the researcher pages."""
 
+import warnings
+
 import pytest
 from django.apps import apps
 from django.contrib import admin
@@ -118,3 +120,18 @@ def test_the_admin_index_names_every_model_in_proper_english(client, admin_user)
         for model in apps.get_app_config(app).get_models():
             plural = str(model._meta.verbose_name_plural)
             assert not plural.endswith(("ys", "ss")) or plural.endswith(("eys", "ays", "oys")), f"{model}: {plural}"
+
+
+def test_the_judge_page_in_the_admin_builds_its_url_field_without_djangos_scheme_deprecation(
+    client, admin_user, results
+):
+    """The admin's form names the URL field's scheme, as the researcher's form does: Django 6 changes
+    its default, and Django 5.2 warns on every form that leaves it unnamed."""
+    from django.utils.deprecation import RemovedInDjango60Warning
+
+    client.force_login(admin_user)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = client.get(reverse("admin:scoring_judge_change", args=[results["judge"].pk]))
+    assert page.status_code == 200
+    assert [str(w.message) for w in caught if issubclass(w.category, RemovedInDjango60Warning)] == []
