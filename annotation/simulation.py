@@ -84,7 +84,7 @@ class SimulatedAnnotator:
             if item.kind == HITItem.Kind.WRITE:
                 answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {self.worker_id}."}
                 continue
-            scales = aspects[:1] if item.kind == HITItem.Kind.INSTRUCTED else aspects
+            scales = aspects[:1] if item.asks_main_only else aspects
             answers[item.pk] = {"scores": {a.key: self.score(item, a) for a in scales}, "seconds": seconds}
         return answers
 

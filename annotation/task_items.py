@@ -15,6 +15,10 @@ from annotation.answer_seconds import seconds_or_none
 from annotation.models import Aspect, Context, HITItem
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
+# An instruction among filler replies is asked every question, as they are: it says so.
+INSTRUCTED_BLOCK_TEXT = (
+    "This is an attention check, not a real reply. Please choose {score} for every question about this reply."
+)
 
 
 def _turns(raw):
@@ -147,12 +151,15 @@ def _item(item, aspects, number, previous, fieldsets, *, missing):
         text, scales = item.response.text, aspects
     elif item.kind == HITItem.Kind.GOLD:
         # Every question, as on a real reply, so that a gold item cannot be told apart by its
-        # questions; only the main one is compared. An instructed item says it is a check.
+        # questions; only the main one is compared. An instructed item says it is a check (and,
+        # among fillers, is asked every question too: it stands out by its words alone).
         text, scales = item.attention_check.response_text, aspects
-    elif item.kind == HITItem.Kind.GOLD_FILLER:
+    elif item.kind in HITItem.FILLERS:
         text, scales = item.response.text, aspects
-    elif item.kind == HITItem.Kind.INSTRUCTED:
+    elif item.asks_main_only:
         text, scales = INSTRUCTED_TEXT.format(score=item.instructed_score), aspects[:1]
+    elif item.kind == HITItem.Kind.INSTRUCTED:
+        text, scales = INSTRUCTED_BLOCK_TEXT.format(score=item.instructed_score), aspects
     else:
         text, scales = "", []
     before = previous.get(item.pk, {})
@@ -244,14 +251,17 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
             # HIT shows a check once); a second gold reply starts a block of its own, as the
             # adjacent lone gold items of a HIT laid out before fillers existed did.
             key, turns = ("gold", item.attention_check_id), _gold_turns(survey, item.attention_check.turns)
+        elif item.kind == HITItem.Kind.INSTRUCTED_FILLER or not item.asks_main_only:
+            # An instruction and its fillers, under the conversation they borrowed (hits_gold).
+            key, turns = ("borrowed", item.context_id), item.context.turns
         else:
             key, turns = ("instructed", item.pk), []
-        gold = item.kind == HITItem.Kind.GOLD
-        if not blocks or blocks[-1]["key"] != key or (gold and blocks[-1]["has_gold"]):
+        check = item.kind in (HITItem.Kind.GOLD, HITItem.Kind.INSTRUCTED)
+        if not blocks or blocks[-1]["key"] != key or (check and blocks[-1]["has_check"]):
             blocks.append(
                 {
                     "key": key,
-                    "has_gold": False,
+                    "has_check": False,
                     "number": str(len(blocks) + 1),
                     "turns": _turns(turns),
                     "items": [],
@@ -261,9 +271,9 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                 }
             )
         blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))
-        blocks[-1]["has_gold"] |= gold
+        blocks[-1]["has_check"] |= check
     for block in blocks:
-        del block["key"], block["has_gold"]
+        del block["key"], block["has_check"]
     return blocks
 
 

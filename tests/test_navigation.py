@@ -384,7 +384,8 @@ def test_estimate_counts_the_items_of_the_first_hit_overlap_contexts_included(re
     survey = make_survey(researcher, name="overlapping", n_contexts=12, overlap_contexts=2, launch=False)
     estimate = services.survey_estimate_for(survey=survey)
     first = survey.hits.order_by("position").first()
-    assert estimate["items_per_hit"] == HITItem.objects.filter(hit=first).count() == (3 + 2) * 4 + 1
+    # Three contexts, the two overlap contexts and the instructed check's block, four replies each.
+    assert estimate["items_per_hit"] == HITItem.objects.filter(hit=first).count() == (3 + 2 + 1) * 4
 
 
 def test_settings_line_says_1_attention_check_not_checks(researcher_client, researcher):

@@ -86,9 +86,11 @@ class HITPage(models.Model):
 class HITItem(models.Model):
     """One thing to judge on a HIT: a real response, a gold check, or an instructed check.
 
-    A gold check's block also holds filler replies (`gold_filler`: a real response, shown so
-    that the block is as large as a real one; see annotation/services/hits_gold.py). Their
-    answers are checked and never stored, so they reach no analysis.
+    A check's block also holds filler replies (`gold_filler` beside a gold reply, `instr_filler`
+    beside an instruction: a real response, shown so that the block is as large as a real one;
+    see annotation/services/hits_gold.py). Their answers are checked and never stored, so they
+    reach no analysis. An instructed check laid out with fillers has `context` set (the borrowed
+    conversation shown above it); one laid out before fillers existed has none and shows alone.
     """
 
     class Kind(models.TextChoices):
@@ -96,10 +98,14 @@ class HITItem(models.Model):
         GOLD = "gold", "Gold attention check"
         GOLD_FILLER = "gold_filler", "Filler reply beside a gold check (not analysed)"
         INSTRUCTED = "instructed", "Instructed attention check"
+        INSTRUCTED_FILLER = "instr_filler", "Filler reply beside an instructed check (not analysed)"
         WRITE = "write", "Write a next turn"
         PAIR = "pair", "Pair of replies"
         PAIR_GOLD = "pair_gold", "Pair with a broken reply (attention check)"
         PAIR_REPEAT = "pair_repeat", "Repeated pair, sides swapped (consistency check)"
+
+    # Replies shown in a check's block only to give it a real block's shape: answered, never stored.
+    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER)
 
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -135,6 +141,10 @@ class HITItem(models.Model):
                 condition=~Q(kind="instructed") | Q(instructed_score__isnull=False),
                 name="hititem_instructed_has_score",
             ),
+            models.CheckConstraint(
+                condition=~Q(kind="instr_filler") | Q(context__isnull=False, response__isnull=False),
+                name="hititem_instr_filler_has_both",
+            ),
             models.CheckConstraint(condition=~Q(kind="write") | Q(context__isnull=False), name="hititem_write_ctx"),
             models.CheckConstraint(
                 condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),
@@ -144,6 +154,12 @@ class HITItem(models.Model):
 
     def __str__(self):
         return f"{self.hit} item {self.position} ({self.kind})"
+
+    @property
+    def asks_main_only(self):
+        """Whether the item asks only the main question: an instructed check laid out alone, as
+        before fillers existed (no borrowed context). Every other item asks every question."""
+        return self.kind == self.Kind.INSTRUCTED and self.context_id is None
 
 
 class Assignment(models.Model):

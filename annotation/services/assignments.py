@@ -193,8 +193,8 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            # Every question is asked of every item but an instructed check (see task_items).
-            wanted = {Aspect.OVERALL} if item.kind == HITItem.Kind.INSTRUCTED else set(aspects)
+            # Every question is asked of every item but a lone instructed check (see task_items).
+            wanted = {Aspect.OVERALL} if item.asks_main_only else set(aspects)
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:
                 missing.append(item.pk)
@@ -246,15 +246,16 @@ def _validated_rows(assignment, annotator, survey, items, answers):
                 )
             )
             continue
-        wanted = {Aspect.OVERALL: overall} if item.kind == HITItem.Kind.INSTRUCTED else aspects
+        wanted = {Aspect.OVERALL: overall} if item.asks_main_only else aspects
         extra = sorted(set(scores) - set(wanted))
         if extra:
             raise SubmissionRefused(f"Reply {number}: unknown question(s) {', '.join(extra)}.")
         if set(scores) != set(wanted):
             raise SubmissionRefused(f"Please answer every question for reply {number}.")
-        if item.kind == HITItem.Kind.GOLD_FILLER:
-            # A filler beside a gold reply (annotation/services/hits_gold.py): answered and checked
-            # like a real reply, so the check's block looks and behaves like one, but never stored.
+        if item.kind in HITItem.FILLERS:
+            # A filler beside a gold reply or an instruction (annotation/services/hits_gold.py):
+            # answered and checked like a real reply, so the check's block looks and behaves like
+            # one, but never stored.
             # It was rated under the check's conversation, not its own, and its response has its
             # own ratings on its own HIT: stored, it would skew the analyses and counts.
             for key, aspect in wanted.items():
@@ -280,6 +281,8 @@ def _validated_rows(assignment, annotator, survey, items, answers):
             if item.kind == HITItem.Kind.GOLD:
                 passed = score in item.attention_check.accepted_scores
             else:
+                # Only the main answer decides, as for a gold reply, though the instruction asks
+                # for the number on every question of its block (its other answers are checked).
                 passed = score == item.instructed_score
             checks.append(
                 AttentionAnswer(assignment=assignment, item=item, score=score, passed=passed, seconds=seconds)

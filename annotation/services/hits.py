@@ -3,10 +3,11 @@
 Layout, per HIT: `contexts_per_hit` regular contexts, each with the responses of every selected
 system (contiguous, in a seeded shuffled order), the survey's overlap contexts, and
 `attention_checks_per_hit` checks (gold when the survey has gold checks, instructed otherwise,
-alternating when both are wanted) at seeded positions between contexts. A gold check is a block as
-large as a real one, its reply among filler replies (see hits_gold), and a HIT never shows the same
-gold check twice (its conversation seen twice would give it away): a HIT that wants more gold checks
-than the survey has gets instructed ones for the rest.
+alternating when both are wanted) at seeded positions between contexts. A check is a block as
+large as a real one, its gold reply or instruction among filler replies (see hits_gold), and a HIT
+never shows the same gold check twice (its conversation seen twice would give it away): a HIT that
+wants more gold checks than the survey has gets instructed ones for the rest. Nor does it show a
+borrowed context twice: each check's fillers come from contexts no other block of the HIT shows.
 
 The overlap contexts sit on every HIT, but an annotator rates them only once: the items shown to
 an assignment leave out overlap responses its annotator already rated (see `assignment_items`).
@@ -19,7 +20,7 @@ import random
 from django.db import transaction
 
 from annotation.models import HIT, Assignment, Context, HITItem, Response, Survey, System
-from annotation.services.hits_gold import GoldBlocks, gold_block_size
+from annotation.services.hits_gold import CheckBlocks, check_block_size
 from annotation.services.hits_pairwise import link_repeats, pairwise_hit_items, pairwise_plan
 
 INSTRUCTED_SCORES = (1, 2, 4, 5)
@@ -72,7 +73,7 @@ def hits_generate(*, survey):
 
     golds = sorted(survey.attention_checks.values_list("pk", flat=True))
     n_checks = 0 if write else survey.attention_checks_per_hit
-    gold_blocks = GoldBlocks(survey=survey, by_context=by_context) if golds and n_checks else None
+    check_blocks = CheckBlocks(survey=survey, by_context=by_context) if n_checks else None
     hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
     items = []
     for hit, chunk in zip(hits, chunks, strict=True):
@@ -80,6 +81,7 @@ def hits_generate(*, survey):
         blocks = [[("overlap" if pk in overlap else "regular", pk)] for pk in [*chunk, *overlap]]
         rng.shuffle(blocks)
         on_hit = [*chunk, *overlap]
+        shown = set(on_hit)
         unused_golds = rng.sample(golds, len(golds))
         for n in range(n_checks):
             use_gold = unused_golds and (n % 2 == 0 or survey.attention_checks_per_hit == 1)
@@ -100,14 +102,17 @@ def hits_generate(*, survey):
                 for member in members:
                     items.append(HITItem(hit=hit, position=position, is_overlap=kind == "overlap", **member))
                     position += 1
-            elif kind == "gold":
-                size = gold_block_size(sizes=[len(by_context[pk]) for pk in on_hit], by_context=by_context, rng=rng)
-                for member in gold_blocks.members(check_id=value, size=size, on_hit=on_hit, rng=rng):
+            else:
+                size = check_block_size(sizes=[len(by_context[pk]) for pk in on_hit], by_context=by_context, rng=rng)
+                if kind == "gold":
+                    members = check_blocks.members(check_id=value, size=size, on_hit=shown, rng=rng)
+                else:
+                    members = check_blocks.instructed_members(score=value, size=size, on_hit=shown, rng=rng)
+                # A context borrowed by this check is shown by it: no later check borrows it again.
+                shown.update(member["context_id"] for member in members if member.get("context_id"))
+                for member in members:
                     items.append(HITItem(hit=hit, position=position, **member))
                     position += 1
-            else:
-                items.append(HITItem(hit=hit, position=position, kind=HITItem.Kind.INSTRUCTED, instructed_score=value))
-                position += 1
     HITItem.objects.bulk_create(items, batch_size=1000)
     Assignment.objects.bulk_create(
         (Assignment(hit=hit, slot=slot) for hit in hits for slot in range(survey.assignments_per_hit)),

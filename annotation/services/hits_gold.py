@@ -1,4 +1,4 @@
-"""A gold check laid out as a block of the same shape as the real blocks around it.
+"""An attention check laid out as a block of the same shape as the real blocks around it.
 
 A real block shows a context and the replies of every selected system to it; a gold check alone
 under its conversation was a block of one reply, so an annotator who learnt that "the block with
@@ -13,6 +13,11 @@ Filler answers are asked, required and checked against their scales like any ans
 stored (`assignments._validated_rows`): they were given under the check's conversation, which is
 not the reply's own (or is, but that context's replies are rated on their own HIT by the survey's
 design, and a second rating by the same annotator would break "one rating per response").
+
+An instructed check ("Please choose N for every question about this reply") is laid out the same
+way: its instruction is one of the replies, at a drawn position, under a real conversation borrowed
+from a context off this HIT whose other replies are its fillers. Alone under no conversation, with
+only the main question, it was the block to read while clicking at random elsewhere.
 """
 
 import collections
@@ -32,8 +37,8 @@ def _turn_texts(turns):
     return tuple(texts)
 
 
-class GoldBlocks:
-    """Lays out the gold checks of one survey's HITs; built once per layout."""
+class CheckBlocks:
+    """Lays out the gold and instructed checks of one survey's HITs; built once per layout."""
 
     def __init__(self, *, survey, by_context):
         self.by_context = by_context
@@ -61,6 +66,24 @@ class GoldBlocks:
                 "context_id": context_id,
             }
             for context_id, response_id in fillers
+        ]
+        rng.shuffle(members)
+        return members
+
+    def instructed_members(self, *, score, size, on_hit, rng):
+        """An instructed check's block in the order shown: the instruction and `size` - 1 replies
+        to one borrowed context off this HIT (fewer when none has enough), all with that context
+        as theirs, since its conversation is shown above them. A lone instruction without a
+        context, as before fillers existed, when every context with replies is on this HIT."""
+        context_id = self._other_context(size - 1, set(on_hit), rng)
+        instruction = {"kind": HITItem.Kind.INSTRUCTED, "instructed_score": score}
+        if context_id is None:
+            return [instruction]
+        replies = self.by_context[context_id]
+        members = [{**instruction, "context_id": context_id}]
+        members += [
+            {"kind": HITItem.Kind.INSTRUCTED_FILLER, "context_id": context_id, "response_id": response_id}
+            for response_id in rng.sample(replies, min(size - 1, len(replies)))
         ]
         rng.shuffle(members)
         return members
@@ -98,8 +121,8 @@ class GoldBlocks:
         return max(candidates, key=lambda pk: len(self.by_context[pk]))
 
 
-def gold_block_size(*, sizes, by_context, rng):
-    """How many replies a gold block shows: the size of one of the HIT's real blocks (drawn, so
+def check_block_size(*, sizes, by_context, rng):
+    """How many replies a check's block shows: the size of one of the HIT's real blocks (drawn, so
     that where sizes differ it is as common as they are), else the survey's most common size."""
     if sizes:
         return rng.choice(sizes)

@@ -274,10 +274,9 @@ def survey_estimate(
         seconds_per_hit = task_seconds(written=items_per_hit)
         ratings = n_contexts * assignments_per_hit  # written replies: one per context and annotator
     else:
-        # A gold check is a block of as many replies as a real one, every question asked of each
-        # (hits_gold); gold checks take every other check slot, each check once a HIT at most.
-        gold = min(n_gold_checks, math.ceil(attention_checks_per_hit / 2))
-        items_per_hit = (contexts_in_first_hit + gold) * n_systems * n_aspects + attention_checks_per_hit - gold
+        # A check, gold or instructed, is a block of as many replies as a real one, every question
+        # asked of each (hits_gold).
+        items_per_hit = (contexts_in_first_hit + attention_checks_per_hit) * n_systems * n_aspects
         seconds_per_hit = task_seconds(answers=items_per_hit)
         # Overlap contexts: rated once by every annotator, and there are at least assignments_per_hit.
         ratings = (regular + overlap) * n_systems * n_aspects * assignments_per_hit

@@ -61,7 +61,7 @@ def make_survey(owner, *, n_hits=2, assignments=3, name="turk-study", status=Sur
             HITItem.objects.create(
                 hit=hit, position=item_position, kind=HITItem.Kind.RESPONSE, context=context, response=response
             )
-        HITItem.objects.create(hit=hit, position=9, kind=HITItem.Kind.INSTRUCTED, context=context, instructed_score=2)
+        HITItem.objects.create(hit=hit, position=9, kind=HITItem.Kind.INSTRUCTED, instructed_score=2)
         Assignment.objects.bulk_create(Assignment(hit=hit, slot=slot) for slot in range(assignments))
     return survey
 

@@ -39,10 +39,11 @@ def good_answers(assignment, score=3, seconds=4.0):
     aspects = list(assignment.hit.survey.aspects.values_list("key", flat=True))
     answers = {}
     for item in items:
-        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.GOLD_FILLER):
+        if item.kind in (HITItem.Kind.RESPONSE, *HITItem.FILLERS):
             scores = dict.fromkeys(aspects, score)
         elif item.kind == HITItem.Kind.INSTRUCTED:
-            scores = {Aspect.OVERALL: item.instructed_score}
+            # A lone instruction (laid out before fillers existed) asks the main question only.
+            scores = dict.fromkeys([Aspect.OVERALL] if item.asks_main_only else aspects, item.instructed_score)
         elif item.kind == HITItem.Kind.GOLD:
             scores = dict.fromkeys(aspects, item.attention_check.accepted_scores[0])
         else:

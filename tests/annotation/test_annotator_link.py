@@ -36,7 +36,8 @@ def test_opening_the_link_claims_nothing_and_makes_no_identity(researcher):
         response = client.get(url)
         page = response.content.decode()
         assert response.status_code == 200 and "Start a task" in page
-        assert "13 replies" in page and "minute" in page, "the start page says the task's size and time"
+        # Three conversations of four replies and the instructed check's block of four.
+        assert "16 replies" in page and "minute" in page, "the start page says the task's size and time"
         assert "ratelab_worker" not in response.cookies
     assert 'value="someone-1"' in page, "?worker= only fills in the label of a new identity"
     assert not Assignment.objects.exclude(status=Assignment.Status.OPEN).exists()
@@ -174,7 +175,7 @@ def test_blocks_and_replies_are_numbered_without_gaps_and_checks_look_alike(rese
     titles = re.findall(r'class="block-title">([^<]+)</h2>', html)
     assert titles == [f"Conversation {n}" for n in range(1, len(titles) + 1)]
     replies = [int(n) for n in re.findall(r'<span class="candidate-label">Reply (\d+):</span>', html)]
-    assert replies == list(range(1, len(replies) + 1)) and len(replies) == 14
+    assert replies == list(range(1, len(replies) + 1)) and len(replies) == 20  # five blocks of four
     legends = re.findall(r'<legend><span class="visually-hidden">Reply (\d+): </span>', html)
     assert [int(n) for n in legends] == replies, "each rating group has its own accessible name"
     assert "Check " not in html

@@ -1,8 +1,8 @@
 """A check item asks every question a real item asks, so that an annotator cannot tell it apart by
 its questions: a gold reply in a rating survey with several questions, and the gold and swapped
 repeat pairs of a pairwise survey. Only the main question's answer is compared; the others must be
-given (like a real item's) and are not stored. An instructed check says it is a check and asks the
-main question only."""
+given (like a real item's) and are not stored. An instructed check says it is a check and, laid
+out among fillers, asks every question too (see test_instructed_block_shape)."""
 
 import pytest
 
@@ -35,7 +35,7 @@ def test_a_gold_reply_asks_every_question_and_only_the_main_answer_is_compared(r
     per_kind = _questions_per_kind(survey, assignment)
     every = {("overall", "fluency", "engaging")}
     assert per_kind[HITItem.Kind.RESPONSE] == every and per_kind[HITItem.Kind.GOLD] == every
-    assert per_kind[HITItem.Kind.INSTRUCTED] == {("overall",)}
+    assert per_kind[HITItem.Kind.INSTRUCTED] == every
 
     answers = good_answers(assignment)
     gold = next(i for i in services.assignment_items(assignment=assignment) if i.kind == HITItem.Kind.GOLD)

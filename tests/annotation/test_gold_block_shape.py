@@ -153,7 +153,7 @@ def test_a_hit_never_shows_the_same_gold_check_twice(researcher):
         assert kinds[HITItem.Kind.GOLD] == 1 and kinds[HITItem.Kind.INSTRUCTED] == 2
         items = list(hit.items.select_related("attention_check", "response", "context").order_by("position"))
         blocks = hit_blocks(survey=survey, items=items)
-        assert sorted(len(block["items"]) for block in blocks) == [1, 1, 4, 4, 4, 4]
+        assert sorted(len(block["items"]) for block in blocks) == [4, 4, 4, 4, 4, 4]  # instructed blocks too
 
 
 def _answers(assignment, *, gold_score, filler_score, real_score=None):
@@ -292,7 +292,7 @@ def test_the_estimate_counts_a_gold_block_as_the_task_page_asks_it(researcher):
     estimate = services.survey_estimate_for(survey=survey)
     _client, _url, _assignment, page = _page(survey)
     asked = len(set(re.findall(r'name="(score-\d+-[\w-]+)"', page)))
-    assert asked == 3 * 4 + 4 + 1 == estimate["items_per_hit"]  # three contexts, the gold block, an instructed item
+    assert asked == 3 * 4 + 4 + 4 == estimate["items_per_hit"]  # three contexts, the gold and instructed blocks
     start = Client().get(f"/s/{survey.token}/").content.decode()
     told = int(re.search(r"about <strong>(\d+) minutes?</strong> \(an estimate\)", start).group(1))
     assert told == max(1, math.ceil(estimate["minutes_per_hit"]))

@@ -44,7 +44,7 @@ def test_hits_put_all_responses_of_a_context_on_one_hit_with_checks(researcher):
     for hit in survey.hits.all():
         items = list(hit.items.all())
         kinds = Counter(item.kind for item in items)
-        assert kinds == {"response": 12, "instructed": 2}
+        assert kinds == {"response": 12, "instructed": 2, "instr_filler": 6}  # each check a block of four
         contexts = {item.context_id for item in items if item.kind == "response"}
         assert len(contexts) == 3
         for context_id in contexts:

@@ -167,7 +167,7 @@ def test_preview_renders_the_hit_and_accepts_nothing(researcher_client, research
     survey = make_survey(researcher, launch=False)
     page = researcher_client.get(f"/surveys/{survey.pk}/preview/").content.decode()
     assert "Preview" in page and "disabled" in page and "hred" not in page
-    assert page.count('type="radio"') == 5 * (12 + 1)
+    assert page.count('type="radio"') == 5 * (12 + 4)  # the instructed check's block has four replies too
 
 
 def test_progress_review_and_export(client, researcher_client, researcher):
@@ -255,11 +255,11 @@ def test_two_annotators_of_one_hit_see_the_same_items_and_overlap_is_shown_once(
     first, second = Client(), Client()
     pages = [c.get(_start(c, survey, f"w{i}")).content.decode() for i, c in enumerate((first, second))]
     fields = [sorted(set(re.findall(r'name="(score-[\w-]+)"', p))) for p in pages]
-    assert fields[0] == fields[1] and len(fields[0]) == 4 * 4 + 1
+    assert fields[0] == fields[1] and len(fields[0]) == 4 * 4 + 4
     url = _start(first, survey, "w0")
     first.post(url, _fill(pages[0]))
     later = first.get(_start(first, survey, "w0")).content.decode()
-    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 1, "the overlap context is not repeated"
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 4, "the overlap context is not repeated"
 
 
 def test_link_with_an_invalid_worker_id_asks_for_another(client, researcher):
@@ -284,8 +284,8 @@ def test_a_hit_page_cached_without_the_overlap_still_shows_it_to_a_newcomer(rese
         Assignment.objects.get(annotator__worker_id="w2").hit
         == Assignment.objects.get(annotator__worker_id="w0", status="active").hit
     )
-    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 1
-    assert len(set(re.findall(r'name="(score-[\w-]+)"', newcomer))) == 4 * 4 + 1
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', later))) == 3 * 4 + 4
+    assert len(set(re.findall(r'name="(score-[\w-]+)"', newcomer))) == 4 * 4 + 4
 
 
 def test_the_survey_page_shows_the_exclusions_of_the_work_submitted_so_far(
