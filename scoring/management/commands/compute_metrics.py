@@ -73,7 +73,7 @@ class Command(BaseCommand):
         bar = tqdm(
             total=run.total_chunks,
             unit="chunk",
-            desc=f"{len(names)} metric(s), {run.total_responses} responses",
+            desc=f"{len(run.metrics)} metric(s), {run.total_responses} responses",
             disable=options["no_progress"],
             file=self.stderr._out,
         )
@@ -82,7 +82,7 @@ class Command(BaseCommand):
             # eager task's success, which would break the bar into pieces
             logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
             chunk_ids = list(run.chunks.values_list("id", flat=True))
-            wanted = options["processes"] or auto_processes(names, len(chunk_ids))
+            wanted = options["processes"] or auto_processes(run.metrics, len(chunk_ids))
             processes = min(max(1, wanted), len(chunk_ids))
             threads = min(max(1, options["threads"]), len(chunk_ids))
             if connection.in_atomic_block or (connection.vendor == "sqlite" and connection.is_in_memory_db()):
@@ -99,9 +99,14 @@ class Command(BaseCommand):
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
+        count = len(names)
         if not run.total_chunks:
-            count = len(names)
             self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
+        elif len(run.metrics) < count:
+            # without --force a run computes only the metrics that were missing or out of date
+            others = count - len(run.metrics)
+            were = "metrics were" if others != 1 else "metric was"
+            self.stdout.write(f"Computed {', '.join(run.metrics)}; the other {others} {were} already up to date.")
 
     def _run_here(self, run, chunk_ids, processes, threads, bar):
         """Score the chunks in this process and `processes - 1` forked ones, each taking every
