@@ -67,9 +67,21 @@ class Command(BaseCommand):
         except KeyError as exc:
             raise CommandError(exc.args[0]) from None
         eager = tasks.compute_metrics.app.conf.task_always_eager
-        run = services.metrics_compute(
-            dataset=dataset, metrics=names, chunk_size=options["chunk_size"], force=options["force"], dispatch=not eager
-        )
+        count = len(names)
+        try:
+            # Nothing to compute creates no run: an empty one would name no metric, and a command
+            # run nightly would fill the newest runs the pipeline bar reads with such (RUNS_CONSIDERED).
+            run = services.metrics_compute(
+                dataset=dataset,
+                metrics=names,
+                chunk_size=options["chunk_size"],
+                force=options["force"],
+                dispatch=not eager,
+                refuse_if_up_to_date=True,
+            )
+        except services.MetricsUpToDate:
+            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
+            return
         bar = tqdm(
             total=run.total_chunks,
             unit="chunk",
@@ -99,10 +111,7 @@ class Command(BaseCommand):
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
-        count = len(names)
-        if not run.total_chunks:
-            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
-        elif len(run.metrics) < count:
+        if len(run.metrics) < count:
             # without --force a run computes only the metrics that were missing or out of date
             others = count - len(run.metrics)
             were = "metrics were" if others != 1 else "metric was"
