@@ -98,22 +98,27 @@ def metrics_compute(
     refuse_if_up_to_date=False,
     refuse_if_running=False,
 ):
-    """Create a run for the responses whose scores are missing or stale, and queue it.
+    """Create a run of the metrics whose scores are missing or stale, for the responses that lack
+    one of them (see `_needing_scores`), and queue it: the run's `metrics`, `versions` and
+    `signatures` name only what it computes, so the other metrics' rows and signatures stay as the
+    runs that computed them left them.
 
-    With `force` every response is scored again. With `dispatch=False` nothing is queued: the
+    With `force` every named metric of every response is scored again. With `dispatch=False` nothing is queued: the
     caller runs the chunks (the command does, to draw its progress bar in eager mode). With
     `refuse_if_up_to_date` a request with nothing to do raises MetricsUpToDate and creates no run
     (the page says so rather than show an empty run). With `refuse_if_running` a dataset that has a
     run queued or in progress raises MetricsRunning and nothing is created (the page's button: two
     presses must not start two runs).
     """
-    names = metric_names(metrics, owner=dataset.owner_id)
-    versions = {name: metric_version(name, owner=dataset.owner_id) for name in names}
+    requested = metric_names(metrics, owner=dataset.owner_id)
+    versions = {name: metric_version(name, owner=dataset.owner_id) for name in requested}
     response_ids = _dataset_response_ids(dataset)
+    names = requested
     if not force:
-        response_ids = _needing_scores(dataset, response_ids, versions)
+        names, response_ids = _needing_scores(dataset, response_ids, versions)
+        versions = {name: versions[name] for name in names}
     if refuse_if_up_to_date and not response_ids:
-        raise MetricsUpToDate(names)
+        raise MetricsUpToDate(requested)
     chunk_size = max(1, int(chunk_size))
     chunks = [response_ids[i : i + chunk_size] for i in range(0, len(response_ids), chunk_size)]
     with transaction.atomic():
@@ -182,12 +187,25 @@ def _dataset_response_ids(dataset):
 
 
 def _needing_scores(dataset, response_ids, versions):
-    fresh = {}
+    """`(metrics, response ids)`: the metrics of `versions` that some response lacks in that
+    version (missing, or computed by another), in their order, and the responses that lack at
+    least one of them. One pass over the dataset's score rows of those metrics.
+
+    A run scores only these: after one new ADEM model or judge, or one metric's new version, it
+    computes that metric alone (not METEOR, BERTScore and the rest again). A response it holds is
+    scored for each of its metrics, even one it has in the current version: a judge answers that
+    from its cache, and the others write the value they wrote before.
+    """
+    fresh = {name: set() for name in versions}
     rows = MetricScore.objects.filter(response__context__dataset=dataset, metric__in=list(versions))
     for response_id, metric, version in rows.values_list("response_id", "metric", "version").iterator(10_000):
         if versions[metric] == version:
-            fresh[response_id] = fresh.get(response_id, 0) + 1
-    return [rid for rid in response_ids if fresh.get(rid, 0) < len(versions)]
+            fresh[metric].add(response_id)
+    everyone = set(response_ids)
+    lacking = {name: everyone - fresh[name] for name in versions}
+    names = [name for name in versions if lacking[name]]
+    needing = set().union(*(lacking[name] for name in names))
+    return names, [rid for rid in response_ids if rid in needing]
 
 
 def metric_run_prepare(*, run):

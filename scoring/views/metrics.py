@@ -38,10 +38,9 @@ def dataset_metrics(request, dataset_id):
         except (services.MetricsUpToDate, services.MetricsRunning) as nothing_started:
             messages.info(request, str(nothing_started))
         else:
-            count = len(run.metrics)
-            messages.success(
-                request, f"Computing {count} metric{'s' if count != 1 else ''} for {run.total_responses} responses."
-            )
+            # what was asked for (every metric when none is ticked), of which the run computes a part
+            requested = services.metric_names(names, owner=dataset.owner_id)
+            messages.success(request, _computing_message(run, requested=len(requested)))
         return redirect("scoring:dataset_metrics", dataset_id=dataset.pk)
     context = {
         "dataset": dataset,
@@ -59,6 +58,23 @@ def dataset_metrics(request, dataset_id):
     defined = engine.all_metrics() + _learned_definitions(dataset, context["adem_metrics"] + context["judge_metrics"])
     context["metrics_signed"] = _signed(dataset, defined)
     return render(request, "scoring/dataset_metrics.html", context)
+
+
+NAMED_AT_MOST = 4  # metrics a message names; more are only counted
+
+
+def _computing_message(run, *, requested):
+    """What a press of Compute started, e.g. `Computing 1 metric for 40 responses: adem:m (the other
+    28 are up to date).` A run computes only the metrics that are missing or out of date
+    (`services.metrics_compute`): the message says which, so a press with nothing ticked does not
+    read as all of them again."""
+    count = len(run.metrics)
+    text = f"Computing {count} metric{'s' if count != 1 else ''} for {run.total_responses} responses"
+    if count >= requested:
+        return text + "."
+    named = ", ".join(run.metrics[:NAMED_AT_MOST]) + (", …" if count > NAMED_AT_MOST else "")
+    others = requested - count
+    return f"{text}: {named} (the other {others} {'are' if others != 1 else 'is'} up to date)."
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from annotation.models import Annotator, ExclusionDecision, Rating, Response
 from scoring.adem_jobs import adem_experiment_queue
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import adem_train, api_token_create
+from tests.factories import load_dataset_records
 
 FAST = {"max_epochs": 4, "patience": 4}
 TRIPLE = {"context": ["do you like dogs ?"], "reference": "yes i do", "response": "i have a dog"}
@@ -296,3 +297,24 @@ def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
     progress = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
     assert progress["result"]["checkpoint_sha256"] == run.result["checkpoint_sha256"]
     assert str(data_dir) not in json.dumps(progress)  # no server path reaches the page
+
+
+def test_the_model_page_says_compute_metrics_computes_its_metric_and_links_to_the_metrics_page(
+    client, researcher, admin_user
+):
+    response = {"system": "bot", "text": "hey"}
+    record = {"context_id": "c1", "context": ["hi"], "references": ["hello"], "responses": [response]}
+    dataset = load_dataset_records(records=[record], name="toy", owner=researcher)
+    model = AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", checkpoint_sha256="ab" * 32
+    )
+    metrics_page = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    client.force_login(researcher)
+    page = client.get(reverse("scoring:adem_model", args=[model.pk])).content.decode()
+    note = " ".join(page[page.index('id="adem-metric-note"') :].split("</p>")[0].split())
+    assert "Compute metrics computes <code>adem:mine</code> for the datasets you own," in note
+    assert f'<a href="{metrics_page}">Metrics page of toy</a>' in note
+    assert f'<a href="{reverse("scoring:metrics_index")}">Metrics</a>.' in note
+    client.force_login(admin_user)  # staff read every owner's model: the metric is its owner's datasets'
+    page = client.get(reverse("scoring:adem_model", args=[model.pk])).content.decode()
+    assert f"for the datasets {researcher.username} owns," in " ".join(page.split())

@@ -14,6 +14,7 @@ from pycocoevalcap.cider.cider import Cider
 from pycocoevalcap.meteor.meteor import Meteor
 from pycocoevalcap.rouge.rouge import Rouge
 
+import scoring.metrics as engine
 from scoring.metrics import bleu, meteor, rouge
 from scoring.metrics.cider import CiderCorpus, cider
 from scoring.metrics.ngrams import tokenize_many
@@ -185,3 +186,18 @@ def test_meteor_equals_pycocoevalcap_within_printed_precision(pairs):
     mine = meteor.scorer().score(hyps, refs)
     # both print Java doubles in full; the same jar gives the same digits
     assert np.abs(np.array(theirs) - np.array(mine)).max() < 1e-9
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None, reason="METEOR 1.5 needs Java (apt-get install default-jre-headless)")
+def test_every_engine_metric_scores_alone_exactly_as_beside_all_the_others(pairs):
+    # A run computes only the metrics that are missing or out of date (services.metrics_compute), so
+    # a metric's scores must not depend on which others are computed with it: no shared state
+    # (tokens, vectors, CIDEr's document frequencies) may leak from one metric into another.
+    hyps, refs = pairs[0][:40], pairs[1][:40]
+    corpus = CiderCorpus.from_refs(refs)
+    names = [metric.name for metric in engine.all_metrics()]
+    together = engine.score(hyps, refs, names, corpus=corpus)
+    for name in names:
+        alone = engine.score(hyps, refs, [name], corpus=corpus)[name]
+        assert np.array_equal(np.array(alone, dtype=float), np.array(together[name], dtype=float), equal_nan=True), name

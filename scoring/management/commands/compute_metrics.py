@@ -67,13 +67,25 @@ class Command(BaseCommand):
         except KeyError as exc:
             raise CommandError(exc.args[0]) from None
         eager = tasks.compute_metrics.app.conf.task_always_eager
-        run = services.metrics_compute(
-            dataset=dataset, metrics=names, chunk_size=options["chunk_size"], force=options["force"], dispatch=not eager
-        )
+        count = len(names)
+        try:
+            # Nothing to compute creates no run: an empty one would name no metric, and a command
+            # run nightly would fill the newest runs the pipeline bar reads with such (RUNS_CONSIDERED).
+            run = services.metrics_compute(
+                dataset=dataset,
+                metrics=names,
+                chunk_size=options["chunk_size"],
+                force=options["force"],
+                dispatch=not eager,
+                refuse_if_up_to_date=True,
+            )
+        except services.MetricsUpToDate:
+            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
+            return
         bar = tqdm(
             total=run.total_chunks,
             unit="chunk",
-            desc=f"{len(names)} metric(s), {run.total_responses} responses",
+            desc=f"{len(run.metrics)} metric(s), {run.total_responses} responses",
             disable=options["no_progress"],
             file=self.stderr._out,
         )
@@ -82,7 +94,7 @@ class Command(BaseCommand):
             # eager task's success, which would break the bar into pieces
             logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
             chunk_ids = list(run.chunks.values_list("id", flat=True))
-            wanted = options["processes"] or auto_processes(names, len(chunk_ids))
+            wanted = options["processes"] or auto_processes(run.metrics, len(chunk_ids))
             processes = min(max(1, wanted), len(chunk_ids))
             threads = min(max(1, options["threads"]), len(chunk_ids))
             if connection.in_atomic_block or (connection.vendor == "sqlite" and connection.is_in_memory_db()):
@@ -99,9 +111,11 @@ class Command(BaseCommand):
         if run.status == MetricRun.Status.FAILED:
             raise CommandError(f"metric run {run.pk} failed: {run.error}")
         self.stdout.write(f"run {run.pk}: {run.status}, {run.done_chunks}/{run.total_chunks} chunks")
-        if not run.total_chunks:
-            count = len(names)
-            self.stdout.write(f"All {count} metric{'s were' if count != 1 else ' was'} already up to date.")
+        if len(run.metrics) < count:
+            # without --force a run computes only the metrics that were missing or out of date
+            others = count - len(run.metrics)
+            were = "metrics were" if others != 1 else "metric was"
+            self.stdout.write(f"Computed {', '.join(run.metrics)}; the other {others} {were} already up to date.")
 
     def _run_here(self, run, chunk_ids, processes, threads, bar):
         """Score the chunks in this process and `processes - 1` forked ones, each taking every
