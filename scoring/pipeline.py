@@ -33,10 +33,9 @@ def metric_state(dataset, *, learned=None):
 
     `learned`: its owner's ADEM metrics and their versions when the caller has read them already.
     """
-    runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED])
     if learned is None:
         learned = _adem_versions([dataset.owner_id]).get(dataset.owner_id, {})
-    return _state_of_runs(runs, learned)
+    return _state_of_runs(_runs_telling_versions(dataset, learned), learned)
 
 
 def metric_states(datasets):
@@ -56,9 +55,40 @@ def metric_states(datasets):
     for run in runs:
         by_dataset[run.dataset_id].append(run)
     learned = _adem_versions({dataset.owner_id for dataset in datasets})
-    return {
-        dataset.pk: _state_of_runs(by_dataset[dataset.pk], learned.get(dataset.owner_id, {})) for dataset in datasets
-    }
+    states = {}
+    for dataset in datasets:
+        owner_learned = learned.get(dataset.owner_id, {})
+        runs = _runs_telling_versions(dataset, owner_learned, newest=by_dataset[dataset.pk])
+        states[dataset.pk] = _state_of_runs(runs, owner_learned)
+    return states
+
+
+def _runs_telling_versions(dataset, learned, newest=None):
+    """The dataset's runs, newest first: the newest RUNS_CONSIDERED (`newest` when the caller has
+    read them) and, only where those leave a current metric unseen while older runs exist, older
+    ones a page of as many at a time until every metric is seen or none is left.
+
+    A run names only the metrics it computed (it computes only the missing or out-of-date ones), so
+    fifty runs of one judge or model each would otherwise hide the run that computed the rest, and
+    the bar would call those "not computed". Most datasets have fewer runs: one query, as before.
+    """
+    runs = list(MetricRun.objects.filter(dataset=dataset)[:RUNS_CONSIDERED]) if newest is None else list(newest)
+    wanted = set(_current_versions(learned))
+    while len(runs) % RUNS_CONSIDERED == 0 and runs and not wanted <= _computed_metrics(runs):
+        older = list(MetricRun.objects.filter(dataset=dataset)[len(runs) : len(runs) + RUNS_CONSIDERED])
+        if not older:
+            break
+        runs += older
+    return runs
+
+
+def _computed_metrics(runs):
+    return {metric for run in runs if run.status == MetricRun.Status.DONE for metric in (run.versions or {})}
+
+
+def _current_versions(learned):
+    """`{metric: version}` of every metric a dataset is scored with now: the engine's and the owner's ADEM models."""
+    return {metric.name: metric.version for metric in engine.all_metrics()} | learned
 
 
 def _adem_versions(owner_ids):
@@ -89,7 +119,7 @@ def _state_of_runs(runs, learned):
     if not versions:
         text = "last run failed" if latest is not None else "not computed yet"
         return MetricState(text, 0, False, False)
-    current = {metric.name: metric.version for metric in engine.all_metrics()} | learned
+    current = _current_versions(learned)
     stale = [name for name, version in versions.items() if name in current and current[name] != version]
     missing = [name for name in current if name not in versions]
     computed = plural(len(versions), "metric")

@@ -192,3 +192,19 @@ def test_the_command_with_nothing_to_compute_says_so_and_creates_no_run(dataset,
     call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--metric", "rouge_l", "--no-progress")
     assert "All 2 metrics were already up to date." in capsys.readouterr().out
     assert MetricRun.objects.count() == 1  # the earlier run alone
+
+
+def test_the_pipeline_bar_finds_a_metric_computed_before_many_runs_of_other_metrics(dataset):
+    """Runs name only what they computed: a full run followed by more runs of one metric than the
+    bar reads at once (RUNS_CONSIDERED) still leaves every metric computed and up to date."""
+    from scoring.pipeline import RUNS_CONSIDERED, metric_states
+
+    current = {metric.name: metric.version for metric in engine.all_metrics()}
+    MetricRun.objects.create(dataset=dataset, metrics=list(current), versions=current, status=MetricRun.Status.DONE)
+    for _ in range(RUNS_CONSIDERED + 3):
+        MetricRun.objects.create(
+            dataset=dataset, metrics=["bleu4"], versions={"bleu4": current["bleu4"]}, status=MetricRun.Status.DONE
+        )
+    expected = f"{len(current)} metrics, up to date"
+    assert metric_state(dataset).text == expected
+    assert metric_states([dataset])[dataset.pk].text == expected
