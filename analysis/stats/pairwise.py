@@ -179,7 +179,7 @@ def ranking(names, context, a, b, outcome, *, n_boot=1000, seed=0):
     order = [int(i) for i in np.argsort(-point, kind="stable")]
     systems = []
     for i in order:
-        low, high = (np.quantile(samples[:, i], [alpha, 1 - alpha]) if len(samples) else (np.nan, np.nan))
+        low, high = np.quantile(samples[:, i], [alpha, 1 - alpha]) if len(samples) else (np.nan, np.nan)
         systems.append(
             {
                 "system": names[i],

@@ -17,6 +17,7 @@ from annotation.lazy_import import lazy_module
 pd = lazy_module("pandas")
 pa = lazy_module("pyarrow")
 
+
 # Arrow's default pool (mimalloc) warms up slowly: after three calls on 10,000 texts, 2,000-pair
 # chunks still tokenised up to 6 ms slower (15 ms against 9) for their first few calls, in the main
 # thread and again in every new thread (the command starts its threads afresh with every run).

@@ -2,7 +2,6 @@
 three labels taken by response, the minimum time per item, the attention policy, and researcher
 overrides; the pairwise report then leaves the excluded out."""
 
-
 import pytest
 from django.urls import reverse
 
