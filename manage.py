@@ -18,6 +18,7 @@ def main():
 
     from config import startup  # the settings load the config package, so nothing more loads here
 
+    startup.resume_unless_installed(settings.INSTALLED_APPS)
     try:
         execute_from_command_line(sys.argv)
     finally:

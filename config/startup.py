@@ -21,6 +21,16 @@ objects still alive at exit anyway.
 
 import gc
 
+# The app whose ready() resumes the collection (config/apps.py), last in INSTALLED_APPS.
+STARTUP_APP = "config.apps.StartupConfig"
+
+
+def resume_unless_installed(installed_apps):
+    """Turn the collector on again at once where nothing would later: settings of one's own that
+    leave STARTUP_APP out would otherwise run a long command (runserver) without collecting."""
+    if STARTUP_APP not in installed_apps:
+        gc.enable()
+
 
 def resume_collection():
     """Freeze the objects made so far and collect again, if manage.py paused the collector.

@@ -6,6 +6,7 @@ environment, so it loads the apps against whichever database the suite runs on.
 """
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,8 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = Path(__file__).resolve().parent / "startup_probe.py"
 
 
-def _python(*args):
-    done = subprocess.run([sys.executable, *args], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
+def _python(*args, env=None):
+    done = subprocess.run(
+        [sys.executable, *args], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -66,7 +69,7 @@ def test_a_lazily_loaded_library_is_imported_at_first_use_and_keeps_its_errors()
     assert out == "(False, False) (True, True) 0.8 [3, 1] ['AttributeError', 'ValueError']"
 
 
-def _manage_py_with_exit_probe(*command):
+def _manage_py_with_exit_probe(*command, env=None):
     """Run `manage.py COMMAND` as `python manage.py` would, then print, last of all at exit, whether the
     collector was on when the command ran and how many objects the collector still tracks."""
     script = textwrap.dedent(
@@ -89,7 +92,7 @@ def _manage_py_with_exit_probe(*command):
         runpy.run_path("manage.py", run_name="__main__")
         """
     )
-    return json.loads(_python("-c", script).strip().splitlines()[-1])
+    return json.loads(_python("-c", script, env=env).strip().splitlines()[-1])
 
 
 def test_manage_py_pauses_collection_while_the_apps_load_then_collects_during_the_command():
@@ -105,3 +108,15 @@ def test_manage_py_leaves_what_is_alive_at_exit_out_of_the_final_collection():
     # everything alive once the command returned is frozen: the collector tracks only what the
     # atexit handlers made since (a few objects), not the ~100,000 the finalisation would walk
     assert seen["tracked_at_exit"] < 1_000, seen
+
+
+def test_settings_without_the_startup_app_leave_the_collector_on(tmp_path):
+    """A lab's own settings module that leaves config.apps.StartupConfig out: nothing would turn the
+    collector on again after the apps load, so manage.py turns it on as soon as the settings say so."""
+    (tmp_path / "lab_settings.py").write_text(
+        "from config.settings import *  # noqa: F403\n"
+        "INSTALLED_APPS = [app for app in INSTALLED_APPS if app != 'config.apps.StartupConfig']  # noqa: F405\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "lab_settings", "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    seen = _manage_py_with_exit_probe("check", env=env)
+    assert seen["collecting_in_command"] is True and seen["frozen_before_command"] == 0, seen
