@@ -3,7 +3,16 @@
 from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import HIT, Annotator, Assignment, PairwiseJudgement, Rating, ReviewAction, WrittenResponse
+from annotation.models import (
+    HIT,
+    Annotator,
+    Assignment,
+    PairwiseJudgement,
+    Rating,
+    ReviewAction,
+    Survey,
+    WrittenResponse,
+)
 from annotation.services.reviews import annotators_excluded
 
 
@@ -148,4 +157,26 @@ def surveys_with_progress(surveys):
     for survey in rows:
         survey.n_wanted = survey.n_hits * survey.assignments_per_hit
         survey.percent_done = round(100 * survey.n_finished / survey.n_wanted) if survey.n_wanted else 0
+    _count_imported_answers([survey for survey in rows if survey.provider == Survey.Provider.IMPORTED])
     return rows
+
+
+def _count_imported_answers(imported):
+    """`n_answers` and `n_raters` of each imported survey, which has no HITs to count: one query per
+    kind of answer (ratings, pairwise judgements), however many surveys. Only imported surveys are
+    counted, so a list of large collected surveys reads no answers."""
+    for survey in imported:
+        survey.n_answers = survey.n_raters = 0
+    by_pk = {survey.pk: survey for survey in imported}
+    for answers, task_types in ((Rating, {"rate"}), (PairwiseJudgement, {"pairwise"})):
+        pks = [pk for pk, survey in by_pk.items() if survey.task_type in task_types]
+        if not pks:
+            continue
+        rows = (
+            answers.objects.filter(survey__in=pks)
+            .order_by()
+            .values("survey")
+            .annotate(n=Count("pk"), raters=Count("annotator", distinct=True))
+        )
+        for row in rows:
+            by_pk[row["survey"]].n_answers, by_pk[row["survey"]].n_raters = row["n"], row["raters"]

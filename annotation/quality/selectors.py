@@ -1,8 +1,10 @@
 """Quality control reads: the accepted ratings, the agreement summary and the cached report."""
 
+from datetime import datetime
 from functools import reduce
 from operator import or_
 
+from django.core.cache import cache
 from django.db.models import Exists, OuterRef, Q
 
 from annotation.models import Assignment, LinkParticipant, ProlificSubmission, QualityReport, Rating, Survey
@@ -75,6 +77,21 @@ def accepted_answers(rows, related_name, *, dataset, surveys=None, apply_exclusi
             reduce(or_, (Q(survey_id=sid, annotator_id__in=ids) for sid, ids in sorted(excluded.items())))
         )
     return rows
+
+
+def recompute_key(survey_id):
+    """The cache key that debounces a survey's recompute; it holds when that recompute was queued."""
+    return f"ratelab:quality:queued:{survey_id}"
+
+
+def recomputes_queued(*, survey_ids):
+    """`{survey id: when queued}` of the surveys whose debounced recompute is queued and not yet due,
+    read from the debounce keys (no query). The time is None for a key written before it held one.
+
+    The pages say so: for the debounce's ~30 s they show the report as it was before the change
+    that queued the recompute (a researcher's exclusion, new work)."""
+    keys = {recompute_key(pk): pk for pk in survey_ids}
+    return {keys[key]: value if isinstance(value, datetime) else None for key, value in cache.get_many(keys).items()}
 
 
 def report_is_fresh(cached):

@@ -3,9 +3,11 @@
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.models import ExclusionDecision
 from annotation.quality.recompute import quality_recompute
+from annotation.quality.selectors import recompute_key
 from annotation.quality.tasks import recompute_quality
 
 # Ratings arrive in bursts (a HIT submits several at once, many annotators work together):
@@ -19,10 +21,6 @@ def _debounce_seconds():
 
 class QualityError(ValueError):
     """A quality-control request that cannot be carried out (message says why)."""
-
-
-def _debounce_key(survey_id):
-    return f"ratelab:quality:queued:{survey_id}"
 
 
 def quality_mark_dirty(*, survey):
@@ -45,15 +43,15 @@ def quality_mark_dirty(*, survey):
 def quality_queue_recompute(*, survey):
     """Queue a recompute (debounced as above) also with eager Celery: the pages call this."""
     seconds = _debounce_seconds()
-    if cache.add(_debounce_key(survey.pk), True, timeout=seconds):
+    # The key holds the time it was queued: the quality pages show it while the recompute is pending.
+    if cache.add(recompute_key(survey.pk), timezone.now(), timeout=seconds):
         survey_id = survey.pk
         transaction.on_commit(lambda: recompute_quality.apply_async((survey_id,), countdown=seconds))
 
 
 def _annotator_in_survey(survey, annotator):
     rated = (
-        annotator.ratings.filter(survey=survey).exists()
-        or annotator.pairwise_judgements.filter(survey=survey).exists()
+        annotator.ratings.filter(survey=survey).exists() or annotator.pairwise_judgements.filter(survey=survey).exists()
     )
     answered = annotator.assignments.filter(hit__survey=survey).exists()
     if not (rated or answered):

@@ -16,7 +16,7 @@ from annotation import selectors
 from annotation.models import Annotator, HITItem, PairwiseJudgement, Rating, Survey
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
-from annotation.quality.selectors import cached_report, unconfirmed_platform_work
+from annotation.quality.selectors import cached_report, recomputes_queued, unconfirmed_platform_work
 from annotation.quality.services import QualityError, exclusion_override, exclusion_reset, quality_queue_recompute
 
 # Beyond this many annotators the pairwise matrix is unreadable; the page lists pairs instead.
@@ -49,6 +49,12 @@ def _report_or_queue(survey):
         # Without a broker the task ran eagerly just now (development only); show its result.
         content, fresh = cached_report(survey=survey)
     return content, fresh
+
+
+def _pending(survey, fresh):
+    """What the stale note says: whether a recompute is queued and when (see recomputes_queued)."""
+    queued = {} if fresh else recomputes_queued(survey_ids=[survey.pk])
+    return {"recompute_queued": survey.pk in queued, "queued_at": queued.get(survey.pk)}
 
 
 def _kind_label(kind):
@@ -110,15 +116,20 @@ def _histogram(content):
 
 @login_required
 def quality_index(request):
-    surveys = selectors.surveys_visible_to(user=request.user).select_related("quality_report")
-    return render(request, "annotation/quality/index.html", {"surveys": surveys})
+    surveys = list(selectors.surveys_visible_to(user=request.user).select_related("quality_report"))
+    # A survey whose recompute is queued shows its old figures until it runs: the row says so.
+    queued = recomputes_queued(survey_ids=[survey.pk for survey in surveys])
+    for survey in surveys:
+        survey.recompute_queued = survey.pk in queued
+        survey.queued_at = queued.get(survey.pk)
+    return render(request, "annotation/quality/index.html", {"surveys": surveys, "any_queued": bool(queued)})
 
 
 @login_required
 def survey_quality(request, survey_id):
     survey = _survey_for(request, survey_id)
     content, fresh = _report_or_queue(survey)
-    context = {"survey": survey, "report": content, "fresh": fresh}
+    context = {"survey": survey, "report": content, "fresh": fresh, **_pending(survey, fresh)}
     if content:
         annotators = content["annotators"]
         # Crowd-platform work its platform has not confirmed counts in no analysis: say whose it is.
@@ -200,6 +211,7 @@ def annotator_quality(request, survey_id, annotator_id):
         "annotator": annotator,
         "report": content,
         "fresh": fresh,
+        **_pending(survey, fresh),
         "entry": entry,
         "pairs": pairs,
         "answers": answers,

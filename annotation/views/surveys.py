@@ -47,7 +47,9 @@ def _link(request, survey):
 
 @login_required
 def survey_list(request):
-    surveys = selectors.surveys_visible_to(user=request.user).exclude(provider=Survey.Provider.IMPORTED)
+    # Imported surveys are listed too (marked so, with their counts instead of HIT progress): a
+    # researcher looking for one after Upload ratings otherwise found it only on its dataset's page.
+    surveys = selectors.surveys_visible_to(user=request.user)
     surveys = selectors_studies.surveys_with_progress(surveys.order_by("-created_at", "-pk"))
     return render(request, "annotation/surveys/list.html", {"surveys": surveys})
 

@@ -1,11 +1,15 @@
 """The quality pages: cached report only, owner isolation, overrides with a reason."""
 
+import re
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import services
 from annotation.models import Annotator, ExclusionDecision
 from annotation.quality.services import quality_recompute
+from annotation.services.reviews import annotator_exclude
 from tests.annotation.collected import build_collected_survey
 from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.factories import load_dataset_records, load_rating_records
@@ -174,3 +178,36 @@ def test_a_rating_surveys_counts_say_they_are_of_the_overall_question(researcher
     assert f'data-label="Ratings or judgements">{overall} ratings (overall)</td>' in index
     page = researcher_client.get(_survey_url(survey)).content.decode()
     assert f"{overall} accepted, {report['n_responses']} responses, overall question" in page
+
+
+def test_after_an_exclusion_the_quality_pages_say_a_recompute_is_queued_and_when(
+    researcher_client, researcher, survey, settings, django_capture_on_commit_callbacks
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # a worker runs the recompute, after the debounce
+    quality_recompute(survey=survey)
+    ann = Annotator.objects.get(worker_id="ann")
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        annotator_exclude(survey=survey, annotator=ann, actor=researcher, reason="failed gold twice")
+        index = researcher_client.get(reverse("annotation:quality_index")).content.decode()
+        page = researcher_client.get(_survey_url(survey)).content.decode()
+        annotator = researcher_client.get(_annotator_url(survey, "ann")).content.decode()
+    assert len(callbacks) == 1  # one recompute, queued by the exclusion; the pages queued none
+    # the minute of the exclusion (either side of a minute's turn while the test ran)
+    queued_at = "({})".format("|".join({moment.strftime("%H:%M") for moment in (before, timezone.now())}))
+    # Before: the index showed the old "Excluded" count and its computed time, with no word of the
+    # change; the survey page said only "Computing…".
+    row = re.search(rf'<tr>\s*<td class="name"><a href="{re.escape(_survey_url(survey))}">.*?</tr>', index, re.S)
+    assert re.search(rf"recomputing after a change at {queued_at}:\d\d…", row.group(0))
+    assert '<meta http-equiv="refresh" content="15">' in index
+    for text in (page, annotator):
+        assert re.search(rf"A recompute was queued at {queued_at}:\d\d UTC, after a change", text)
+    assert "This page reloads itself every 15 s." in page and '<meta http-equiv="refresh"' in page
+    # The annotator page holds the override form: it is not reloaded under the researcher's typing.
+    assert "Reload the page in a moment." in annotator and '<meta http-equiv="refresh"' not in annotator
+
+
+def test_the_quality_index_does_not_reload_itself_when_nothing_is_queued(researcher_client, survey):
+    quality_recompute(survey=survey)
+    index = researcher_client.get(reverse("annotation:quality_index")).content.decode()
+    assert "recomputing" not in index and '<meta http-equiv="refresh"' not in index
