@@ -1,4 +1,5 @@
-"""ADEM writes: train and register a model, score triples, pre-train VHRED, run experiments.
+"""ADEM writes: train and register a model, run experiments; the paths and encoders they share
+with scoring (scoring.services.adem_scoring: model lookup, scoring triples, the `adem:` metric).
 
 The pure work happens in scoring.adem; these functions gather human scores through
 `annotation.selectors.human_scores` (so survey choice and exclusions apply as everywhere
