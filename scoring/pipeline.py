@@ -15,7 +15,7 @@ import scoring.metrics as engine
 from annotation.extensions import PipelineStep
 from annotation.pipeline import plural
 from scoring.models import AdemModel, Judge, MetricRun
-from scoring.services.adem import ADEM_METRIC_PREFIX
+from scoring.services.adem_scoring import ADEM_METRIC_PREFIX
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
 

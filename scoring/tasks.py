@@ -26,6 +26,7 @@ from scoring.metrics.meteor import ScorerCrashed
 from scoring.models import Judge, MetricChunk, MetricRun, TrainingRun
 from scoring.services import adem as services_adem
 from scoring.services import judges_pairwise as services_judges_pairwise
+from scoring.services import metric_chunks as services_metric_chunks
 from scoring.services import metrics as services
 
 RETRYABLE = (OperationalError, InterfaceError, ScorerCrashed)
@@ -57,7 +58,7 @@ def compute_metrics_chunk(self, run_id, chunk_id):
     attempt = chunk.attempts if delivered else chunk.attempts + self.request.retries + 1
     try:
         with heartbeat(MetricRun.objects.filter(pk=run_id)):
-            written = services.metric_chunk_compute(chunk=chunk, attempt=attempt)
+            written = services_metric_chunks.metric_chunk_compute(chunk=chunk, attempt=attempt)
     except RETRYABLE as exc:
         if self.request.retries < self.max_retries:
             if self.request.is_eager:

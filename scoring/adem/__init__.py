@@ -2,7 +2,7 @@
 
 Pure torch/numpy: nothing here imports Django, so the whole model, its training loop, the
 encoders and the experiments are tested without a database. The Django side (registry rows,
-services, commands, pages) lives in scoring/models/adem.py and scoring/services/adem.py.
+services, commands, pages) lives in scoring/models/adem.py and scoring/services/adem*.py.
 
 The modules that build or run a model (torch, tokenizers, matplotlib) are attached lazily with
 lazy_loader (SPEC 1): after `from scoring import adem`, `adem.pipeline.fit(...)` imports

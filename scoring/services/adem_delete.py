@@ -1,6 +1,6 @@
 """Deleting an ADEM model: its row, its training runs, its `adem:<name>` scores, then its checkpoint file.
 
-Kept beside scoring.services.adem (training and scoring) rather than in it: that module is already
+Kept beside scoring.services.adem (training) and adem_scoring rather than in them: adem.py is already
 long, and deleting shares nothing with training but the folder the checkpoints live in.
 """
 
@@ -12,6 +12,7 @@ from annotation.models import Dataset
 from scoring.models import AdemModel, MetricRun, MetricScore, TrainingRun
 from scoring.refusals import AdemRefusal
 from scoring.services import adem as services_adem
+from scoring.services import adem_scoring as services_adem_scoring
 
 OPEN_MODEL = (AdemModel.Status.QUEUED, AdemModel.Status.RUNNING)
 OPEN_TRAINING = (TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING)
@@ -83,7 +84,7 @@ def adem_model_delete(*, model):
         model.delete()  # its TrainingRuns cascade
 
         def remove_checkpoint():
-            services_adem.scorer_forget(key=cache_key)
+            services_adem_scoring.scorer_forget(key=cache_key)
             if checkpoint is not None:
                 checkpoint.unlink(missing_ok=True)
 

@@ -1,6 +1,6 @@
 """LLM judge writes: register and remove judges, judge responses as the metric judge:<name>, judge pairs.
 
-`judge_metric_values` is the hook through which `scoring.services.metrics` computes `judge:<name>`
+`judge_metric_values` is the hook through which `scoring.services.metric_chunks` computes `judge:<name>`
 in chunks like every other metric (as `adem_metric_values` is for `adem:<name>`). Each prompt is
 looked up in the cache first (judge, template version, prompt hash); only the misses are sent, and
 what comes back is stored at once, so a chunk retried after an error asks only what is still missing.

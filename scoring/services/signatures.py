@@ -13,7 +13,7 @@ from scoring.judges import prompts
 from scoring.metrics import signature
 from scoring.models import AdemModel, MetricRun
 from scoring.refusals import AdemRefusal
-from scoring.services import adem as services_adem
+from scoring.services import adem_scoring as services_adem_scoring
 from scoring.services import judges as services_judges
 
 # What an ADEM encoder computes with (the encoder's own files are hashed in the checkpoint).
@@ -62,9 +62,9 @@ def metric_signature(name, *, owner=None):
     if name.startswith(services_judges.JUDGE_METRIC_PREFIX):
         return judge_signature(services_judges.judge_named(name.removeprefix(services_judges.JUDGE_METRIC_PREFIX),
                                                            owner=owner))  # fmt: skip
-    if name.startswith(services_adem.ADEM_METRIC_PREFIX):
-        return adem_signature(services_adem.adem_model_named(name.removeprefix(services_adem.ADEM_METRIC_PREFIX),
-                                                              owner=owner))  # fmt: skip
+    if name.startswith(services_adem_scoring.ADEM_METRIC_PREFIX):
+        model_name = name.removeprefix(services_adem_scoring.ADEM_METRIC_PREFIX)
+        return adem_signature(services_adem_scoring.adem_model_named(model_name, owner=owner))
     return signature.metric_signature(engine.get(name))
 
 

@@ -14,8 +14,9 @@ from scoring import adem
 from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
-from scoring.services.adem import AdemRefusal, adem_score, api_token_user, corpus_store
+from scoring.services.adem import AdemRefusal, api_token_user, corpus_store
 from scoring.services.adem_delete import AdemModelBusy, adem_model_busy, adem_model_delete, adem_model_scores
+from scoring.services.adem_scoring import adem_score
 
 MAX_TRIPLES = 1000
 

@@ -12,7 +12,7 @@ from scoring import selectors
 from scoring.models import MetricRun
 from scoring.refusals import AdemRefusal
 from scoring.services import metrics as services
-from scoring.services.adem import ADEM_METRIC_PREFIX, adem_metric_names
+from scoring.services.adem_scoring import ADEM_METRIC_PREFIX, adem_metric_names
 from scoring.services.judges import JUDGE_METRIC_PREFIX, JudgeRefusal, judge_metric_names
 from scoring.services.signatures import dataset_signatures
 

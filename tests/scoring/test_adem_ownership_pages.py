@@ -12,7 +12,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from scoring.adem.plots import learning_curve_figure
 from scoring.models import AdemModel, MetricRun
 from scoring.services.adem import adem_train, api_token_create
-from scoring.services.metrics import metric_chunk_compute, metrics_compute
+from scoring.services.metric_chunks import metric_chunk_compute
+from scoring.services.metrics import metrics_compute
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 

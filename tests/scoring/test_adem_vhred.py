@@ -13,8 +13,9 @@ from scoring.adem.vhred.encoder import VhredEncoder
 from scoring.adem.vhred.model import VhredConfig
 from scoring.adem.vhred.pretrain import pretrain
 from scoring.models import AdemModel
-from scoring.services import adem as services_adem
-from scoring.services.adem import adem_score, adem_train, vhred_pretrain
+from scoring.services import adem_scoring as services_adem_scoring
+from scoring.services.adem import adem_train, vhred_pretrain
+from scoring.services.adem_scoring import adem_score
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 
@@ -137,7 +138,7 @@ def test_another_researchers_pretraining_leaves_a_trained_model_scoring_the_same
     theirs = vhred_pretrain(corpus=small_corpus, max_steps=3, config=TINY, seed=1, owner=other_researcher)
     resumed = vhred_pretrain(corpus=small_corpus, max_steps=2, resume=True, owner=other_researcher)
     assert len({mine["checkpoint_sha256"], theirs["checkpoint_sha256"], resumed["checkpoint_sha256"]}) == 3
-    services_adem._SCORERS.clear()  # as a fresh worker process would: load everything from disk again
+    services_adem_scoring._SCORERS.clear()  # as a fresh worker process would: load everything from disk again
     model.refresh_from_db()
     assert model.vhred_sha256 == mine["checkpoint_sha256"]
     assert vhred_store.checkpoint_path(mine["checkpoint_sha256"]).is_file()

@@ -10,6 +10,7 @@ from scoring.judges import prompts
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
 from scoring.selectors import metric_scores
+from scoring.services import metric_chunks as services_metric_chunks
 from scoring.services import metrics as services
 from scoring.services.judges import base_url_problem
 from tests.factories import load_dataset_records
@@ -257,7 +258,7 @@ def test_a_key_that_vanishes_from_a_workers_environment_fails_the_run_with_a_cle
     run = services.metrics_compute(dataset=dataset, metrics=["judge:hosted"], dispatch=False)
     monkeypatch.delenv("RATELAB_TEST_JUDGE_KEY")
     with pytest.raises(Exception, match="not set"):
-        services.metric_chunk_compute(chunk=run.chunks.get())
+        services_metric_chunks.metric_chunk_compute(chunk=run.chunks.get())
     assert not chat_server.requests
 
 

@@ -18,6 +18,8 @@ from scoring import tasks
 from scoring.metrics.cider import cider
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore
 from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
+from scoring.services import metric_chunks as services_metric_chunks
+from scoring.services import metric_scores as services_metric_scores
 from scoring.services import metrics as services
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import make_judge
@@ -134,8 +136,8 @@ def test_a_second_run_skips_up_to_date_scores_and_recomputes_stale_versions(comp
 
 
 def test_a_forced_run_overwrites_scores_in_place_across_several_statements(compute, dataset, monkeypatch):
-    monkeypatch.setattr(services, "WRITE_BATCH", 7)  # 25 responses x 2 metrics: nine statements
-    monkeypatch.setattr(services, "SQLITE_WRITE_BATCH", 7)  # (the same on SQLite)
+    monkeypatch.setattr(services_metric_scores, "WRITE_BATCH", 7)  # 25 responses x 2 metrics: nine statements
+    monkeypatch.setattr(services_metric_scores, "SQLITE_WRITE_BATCH", 7)  # (the same on SQLite)
     compute(dataset=dataset, metrics=["bleu4", "rouge_l"])
     before = dict(MetricScore.objects.values_list("pk", "value"))
     MetricScore.objects.update(value=-1.0, version="0")
@@ -149,7 +151,7 @@ def test_a_forced_run_overwrites_scores_in_place_across_several_statements(compu
 def test_finished_chunks_are_not_redone(dataset):
     run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=10, dispatch=False)
     first = run.chunks.get(index=0)
-    services.metric_chunk_compute(chunk=first)
+    services_metric_chunks.metric_chunk_compute(chunk=first)
     MetricScore.objects.filter(response_id__in=first.response_ids).update(value=42.0)
     tasks.compute_metrics.delay(run.pk)  # eager: runs here
     run.refresh_from_db()
@@ -425,8 +427,8 @@ def test_progress_of_another_researchers_run_is_hidden(client, other_researcher,
 def test_scores_upsert_pairs_each_response_with_its_metric_version_and_value(dataset, monkeypatch):
     """Several metrics with different versions, undefined values, statements of a few responses
     and a shorter last one: every row gets its own response, metric, version and value."""
-    monkeypatch.setattr(services, "WRITE_BATCH", 9)  # 3 metrics: 3 responses per statement
-    monkeypatch.setattr(services, "SQLITE_WRITE_BATCH", 9)  # (the same on SQLite)
+    monkeypatch.setattr(services_metric_scores, "WRITE_BATCH", 9)  # 3 metrics: 3 responses per statement
+    monkeypatch.setattr(services_metric_scores, "SQLITE_WRITE_BATCH", 9)  # (the same on SQLite)
     ids = list(Response.objects.filter(context__dataset=dataset).order_by("id").values_list("id", flat=True))[:8]
     scores = {
         "bleu1": [i / 10 for i in range(8)],
@@ -434,9 +436,9 @@ def test_scores_upsert_pairs_each_response_with_its_metric_version_and_value(dat
         "cider": [float(i * i) for i in range(8)],
     }
     versions = {"bleu1": "1", "rouge_l": "2", "cider": "3b"}
-    assert services.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
+    assert services_metric_scores.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
     scores["cider"] = [-1.0] * 8  # again: the same rows updated in place
-    assert services.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
+    assert services_metric_scores.scores_upsert(response_ids=ids, scores=scores, versions=versions) == 24
     stored = {
         (r, m): (v, value)
         for r, m, v, value in MetricScore.objects.values_list("response", "metric", "version", "value")

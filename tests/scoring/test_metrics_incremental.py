@@ -18,6 +18,7 @@ from config.celery import app as celery_app
 from scoring.models import MetricRun, MetricScore
 from scoring.pipeline import metric_state
 from scoring.selectors import metric_scores
+from scoring.services import metric_scores as services_metric_scores
 from scoring.services import metrics as services
 from scoring.services.adem import adem_train
 from tests.factories import load_dataset_records
@@ -57,7 +58,7 @@ def scored_by_an_earlier_run(dataset, names=ENGINE):
     ids = sorted(Response.objects.filter(context__dataset=dataset).values_list("pk", flat=True))
     versions = {name: engine.get(name).version for name in names}
     values = {name: [0.25 + k / 100 for k in range(len(ids))] for name in names}
-    services.scores_upsert(response_ids=ids, scores=values, versions=versions)
+    services_metric_scores.scores_upsert(response_ids=ids, scores=values, versions=versions)
     MetricScore.objects.filter(response_id__in=ids).update(computed_at=LONG_AGO)
     MetricRun.objects.create(dataset=dataset, metrics=names, versions=versions, status=MetricRun.Status.DONE)
     return rows_of(dataset, names)

@@ -24,6 +24,7 @@ from config.heartbeat import heartbeat
 from scoring import tasks, watchdog
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
 from scoring.services import adem as services_adem
+from scoring.services import metric_chunks as services_metric_chunks
 from scoring.services import metrics as services
 from tests.factories import load_dataset_records
 from tests.test_settings import manage
@@ -92,7 +93,7 @@ def test_a_run_with_a_recent_sign_of_life_is_left_alone(dataset):
 def test_a_run_whose_chunks_are_all_stored_is_closed_when_its_closing_was_lost(dataset):
     run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], chunk_size=3, dispatch=False)
     for index in range(3):
-        services.metric_chunk_compute(chunk=run.chunks.get(index=index))  # stored, the run never closed
+        services_metric_chunks.metric_chunk_compute(chunk=run.chunks.get(index=index))  # stored, the run never closed
     stalled(run)
 
     assert watchdog.metric_runs_recover()["finished"] == [run.pk]

@@ -194,7 +194,7 @@ def _score_chunks(run_id, chunk_ids, threads=1, progress=None):
     taken; raises the first error, after the other threads have finished the chunk they hold.
 
     Threads, as a Celery worker with `--pool threads` runs its tasks: the service scores one chunk
-    at a time, and on SQLite writes one at a time (see `services.metric_chunk_compute`), so while
+    at a time, and on SQLite writes one at a time (see `metric_chunks.metric_chunk_compute`), so while
     one thread writes a chunk the other scores the next one. Each thread uses its own database connection.
     `progress()` is called in this thread after each chunk it finishes.
     """
