@@ -6,18 +6,20 @@ figure moves with them; a tampered submission is refused whole."""
 import math
 import re
 from collections import Counter
-from html.parser import HTMLParser
 
 import pytest
-from django.db import transaction
 from django.test import Client
 
 from annotation import services
-from annotation.models import Assignment, AttentionAnswer, AttentionCheck, HITItem, Rating
-from annotation.quality.services import quality_recompute
-from annotation.selectors import human_scores
+from annotation.models import AttentionAnswer, AttentionCheck, HITItem
 from annotation.task_items import hit_blocks
-from tests.annotation.link_helpers import start_task
+from tests.annotation.check_block_helpers import (
+    TAMPERED,
+    BlockSkeletons,
+    analysis_figures,
+    assert_a_tampered_filler_refuses_the_whole_submission,
+    task_page,
+)
 from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey
 from tests.factories import load_dataset_records
 
@@ -34,40 +36,6 @@ GOLD = [
 ]
 
 
-class _BlockSkeletons(HTMLParser):
-    """Each task block of a page as its markup alone: tags and attributes in order, every number
-    (ids, item numbers, scale values) written N and every text left out."""
-
-    def __init__(self):
-        super().__init__()
-        self.blocks, self.ids, self.inside = [], [], False
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "section" and "task-block" in (attrs.get("class") or ""):
-            self.inside = True
-            self.blocks.append([])
-            self.ids.append([])
-        if not self.inside:
-            return
-        if "data-item" in attrs:
-            self.ids[-1].append(int(attrs["data-item"]))
-        shape = tuple(sorted((name, re.sub(r"\d+", "N", value or "")) for name, value in attrs.items()))
-        self.blocks[-1].append(("start", tag, shape))
-
-    def handle_endtag(self, tag):
-        if self.inside:
-            self.blocks[-1].append(("end", tag))
-            self.inside = tag != "section"
-
-
-def _page(survey, worker="w1"):
-    client = Client()
-    url = start_task(client, survey, worker)
-    assignment = Assignment.objects.get(token=url.rstrip("/").rsplit("/", 1)[-1])
-    return client, url, assignment, client.get(url).content.decode()
-
-
 def _gold_block_items(hit):
     """The HIT's gold block (its gold reply and fillers), in page order."""
     items = list(hit.items.order_by("position"))
@@ -76,8 +44,8 @@ def _gold_block_items(hit):
 
 def test_a_gold_block_has_as_many_replies_and_the_same_markup_as_a_real_block(researcher):
     survey = make_survey(researcher, gold_checks=GOLD, attention_checks_per_hit=1)
-    _client, _url, assignment, page = _page(survey)
-    parsed = _BlockSkeletons()
+    _client, _url, assignment, page = task_page(survey)
+    parsed = BlockSkeletons()
     parsed.feed(page)
     gold = HITItem.objects.get(hit=assignment.hit, kind=HITItem.Kind.GOLD)
     (gold_index,) = [i for i, ids in enumerate(parsed.ids) if gold.pk in ids]
@@ -104,8 +72,8 @@ def test_a_gold_conversation_without_speaker_names_takes_the_datasets_names(rese
         attention_checks_per_hit=1,
     )
     survey = services.survey_launch(survey=survey)
-    _client, _url, assignment, page = _page(survey)
-    parsed = _BlockSkeletons()
+    _client, _url, assignment, page = task_page(survey)
+    parsed = BlockSkeletons()
     parsed.feed(page)
     gold = HITItem.objects.get(hit=assignment.hit, kind=HITItem.Kind.GOLD)
     (gold_index,) = [i for i, ids in enumerate(parsed.ids) if gold.pk in ids]
@@ -115,10 +83,10 @@ def test_a_gold_conversation_without_speaker_names_takes_the_datasets_names(rese
 
 def test_the_page_source_does_not_say_which_reply_is_the_check(researcher):
     survey = make_survey(researcher, n_contexts=30, gold_checks=GOLD, attention_checks_per_hit=1)
-    _client, _url, _assignment, page = _page(survey)
+    _client, _url, _assignment, page = task_page(survey)
     items_html = "".join(re.findall(r'<section class="task-block".*?</section>', page, re.S))
     assert not re.search(r"gold|filler|check|attention", items_html, re.I)
-    parsed = _BlockSkeletons()
+    parsed = BlockSkeletons()
     parsed.feed(page)
     shown = [item_id for ids in parsed.ids for item_id in ids]
     assert shown == sorted(shown), "item ids follow the page order: none stands out as made apart"
@@ -190,24 +158,11 @@ def test_only_the_gold_reply_is_scored_against_the_accepted_scores(researcher):
 
 
 def _figures(survey, assignments, filler_score):
-    """The analyses' figures after the assignments are submitted with fillers rated `filler_score`
-    (rolled back afterwards, so that the same assignments can be submitted again)."""
-    with transaction.atomic():
-        for n, assignment in enumerate(assignments):
-            answers = _answers(
-                assignment, gold_score=1, filler_score=filler_score, real_score=lambda i, n=n: 1 + (i * (n + 2)) % 5
-            )
-            services.assignment_submit(assignment=assignment, answers=answers)
-        report = quality_recompute(survey=survey).data
-        figures = {
-            "per_response": Counter(Rating.objects.values_list("response_id", flat=True)),
-            "human_scores": human_scores(dataset=survey.dataset, apply_exclusions=False),
-            "n_ratings": report["n_ratings"],
-            "attention": report["attention"],
-            "annotators": [(a["worker"], a["kappa"], a["excluded"], a["attention"]) for a in report["annotators"]],
-        }
-        transaction.set_rollback(True)
-    return figures
+    def answers_for(assignment, n):
+        real = lambda i: 1 + (i * (n + 2)) % 5  # noqa: E731  (differs between annotators)
+        return _answers(assignment, gold_score=1, filler_score=filler_score, real_score=real)
+
+    return analysis_figures(survey, assignments, answers_for)
 
 
 def test_filler_answers_change_no_analysis_figure(researcher):
@@ -226,43 +181,16 @@ def test_filler_answers_change_no_analysis_figure(researcher):
     assert low["attention"] == {"gold": {"total": 3, "failed": 0}}
 
 
-TAMPERED = {
-    "out of scale": "outside the scale",
-    "not a number": "is not a score",
-    "unknown scale": "unknown question",
-    "left out": "still unanswered",
-}
-
-
 @pytest.mark.parametrize("tamper", list(TAMPERED))
 def test_a_submission_with_a_tampered_filler_answer_is_refused_whole(researcher, tamper):
     survey = make_survey(researcher, gold_checks=GOLD, attention_checks_per_hit=1)
-    client, url, assignment, page = _page(survey)
+    client, url, assignment, page = task_page(survey)
     filler = next(i for i in _gold_block_items(assignment.hit) if i.kind == HITItem.Kind.GOLD_FILLER)
-    data = dict.fromkeys(set(re.findall(r'name="(score-\d+-[\w-]+)"', page)), "3")
     gold = HITItem.objects.get(hit=assignment.hit, kind=HITItem.Kind.GOLD)
-    data[f"score-{gold.pk}-overall"] = "1"
-    field = f"score-{filler.pk}-overall"
-    assert field in data
-    if tamper == "out of scale":
-        data[field] = "9"
-    elif tamper == "not a number":
-        data[field] = "3; DROP TABLE"
-    elif tamper == "unknown scale":
-        data[f"score-{filler.pk}-made_up"] = "3"
-    else:
-        del data[field]
-
-    refused = client.post(url, data)
-    assert refused.status_code == 400 and TAMPERED[tamper] in refused.content.decode()
-    assignment.refresh_from_db()
-    assert assignment.status == Assignment.Status.ACTIVE
-    assert not Rating.objects.exists() and not AttentionAnswer.objects.exists()
-
-    data.pop(f"score-{filler.pk}-made_up", None)
-    data[field] = "3"
-    assert client.post(url, data).status_code == 302, "the same answers, untampered, are stored"
-    assert Rating.objects.count() == 12 and AttentionAnswer.objects.get().passed
+    answers = {"filler": filler, f"score-{gold.pk}-overall": "1"}
+    assert_a_tampered_filler_refuses_the_whole_submission(
+        tamper, client=client, url=url, assignment=assignment, page=page, answers=answers
+    )
 
 
 def test_a_gold_item_laid_out_before_fillers_still_shows_alone(researcher):
@@ -290,7 +218,7 @@ def test_a_gold_item_laid_out_before_fillers_still_shows_alone(researcher):
 def test_the_estimate_counts_a_gold_block_as_the_task_page_asks_it(researcher):
     survey = make_survey(researcher, gold_checks=GOLD, attention_checks_per_hit=2)
     estimate = services.survey_estimate_for(survey=survey)
-    _client, _url, _assignment, page = _page(survey)
+    _client, _url, _assignment, page = task_page(survey)
     asked = len(set(re.findall(r'name="(score-\d+-[\w-]+)"', page)))
     assert asked == 3 * 4 + 4 + 4 == estimate["items_per_hit"]  # three contexts, the gold and instructed blocks
     start = Client().get(f"/s/{survey.token}/").content.decode()

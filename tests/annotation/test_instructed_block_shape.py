@@ -6,20 +6,22 @@ moves with them; a tampered submission is refused whole. Instructed items laid o
 no conversation, the main question only) render and score as they did."""
 
 import re
-from collections import Counter
 
 import pytest
-from django.db import transaction
 
 from annotation import services
 from annotation.models import AttentionAnswer, HITItem, Rating
-from annotation.quality.services import quality_recompute
-from annotation.selectors import human_scores
 from annotation.services import SubmissionRefused
 from annotation.simulation import ratings_simulate
 from annotation.task_items import hit_blocks
+from tests.annotation.check_block_helpers import (
+    TAMPERED,
+    BlockSkeletons,
+    analysis_figures,
+    assert_a_tampered_filler_refuses_the_whole_submission,
+    task_page,
+)
 from tests.annotation.studies_helpers import good_answers, make_survey
-from tests.annotation.test_gold_block_shape import _BlockSkeletons, _page
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +37,8 @@ def _instructed_block(hit):
 
 def test_an_instructed_block_has_a_real_blocks_size_markup_and_questions(researcher):
     survey = make_survey(researcher, attention_checks_per_hit=1, aspects=EXTRA)
-    _client, _url, assignment, page = _page(survey)
-    parsed = _BlockSkeletons()
+    _client, _url, assignment, page = task_page(survey)
+    parsed = BlockSkeletons()
     parsed.feed(page)
     check = HITItem.objects.get(hit=assignment.hit, kind=HITItem.Kind.INSTRUCTED)
     (index,) = [i for i, ids in enumerate(parsed.ids) if check.pk in ids]
@@ -59,13 +61,13 @@ def test_an_instructed_block_has_a_real_blocks_size_markup_and_questions(researc
 
 def test_the_page_source_does_not_say_which_block_holds_the_instruction(researcher):
     survey = make_survey(researcher, n_contexts=30, attention_checks_per_hit=1)
-    _client, _url, _assignment, page = _page(survey)
+    _client, _url, _assignment, page = task_page(survey)
     items_html = "".join(re.findall(r'<section class="task-block".*?</section>', page, re.S))
     markup = re.sub(
         r"This is an attention check, not a real reply\. Please choose \d for every question", "", items_html
     )
     assert not re.search(r"gold|filler|instr|check|attention", markup, re.I)
-    parsed = _BlockSkeletons()
+    parsed = BlockSkeletons()
     parsed.feed(page)
     shown = [item_id for ids in parsed.ids for item_id in ids]
     assert shown == sorted(shown), "item ids follow the page order: none stands out as made apart"
@@ -130,22 +132,11 @@ def test_only_the_instructions_main_answer_decides_and_every_question_is_require
 
 
 def _figures(survey, assignments, filler):
-    """The analyses' figures after the assignments are submitted with fillers rated `filler`
-    (rolled back afterwards, so that the same assignments can be submitted again)."""
-    with transaction.atomic():
-        for n, assignment in enumerate(assignments):
-            answers = _answers(assignment, instructed=None, filler=filler, real=lambda i, n=n: 1 + (i * (n + 2)) % 5)
-            services.assignment_submit(assignment=assignment, answers=answers)
-        report = quality_recompute(survey=survey).data
-        figures = {
-            "per_response": Counter(Rating.objects.values_list("response_id", flat=True)),
-            "human_scores": human_scores(dataset=survey.dataset, apply_exclusions=False),
-            "n_ratings": report["n_ratings"],
-            "attention": report["attention"],
-            "annotators": [(a["worker"], a["kappa"], a["excluded"], a["attention"]) for a in report["annotators"]],
-        }
-        transaction.set_rollback(True)
-    return figures
+    def answers_for(assignment, n):
+        real = lambda i: 1 + (i * (n + 2)) % 5  # noqa: E731  (differs between annotators)
+        return _answers(assignment, instructed=None, filler=filler, real=real)
+
+    return analysis_figures(survey, assignments, answers_for)
 
 
 def test_filler_answers_change_no_analysis_figure(researcher):
@@ -164,44 +155,17 @@ def test_filler_answers_change_no_analysis_figure(researcher):
     assert low["attention"] == {"instructed": {"total": 3, "failed": 0}}
 
 
-TAMPERED = {
-    "out of scale": "outside the scale",
-    "not a number": "is not a score",
-    "unknown scale": "unknown question",
-    "left out": "still unanswered",
-}
-
-
 @pytest.mark.parametrize("tamper", list(TAMPERED))
 def test_a_submission_with_a_tampered_filler_answer_is_refused_whole(researcher, tamper):
     survey = make_survey(researcher, attention_checks_per_hit=1)
-    client, url, assignment, page = _page(survey)
+    client, url, assignment, page = task_page(survey)
     block = _instructed_block(assignment.hit)
     check = next(i for i in block if i.kind == HITItem.Kind.INSTRUCTED)
     filler = next(i for i in block if i.kind == HITItem.Kind.INSTRUCTED_FILLER)
-    data = dict.fromkeys(set(re.findall(r'name="(score-\d+-[\w-]+)"', page)), "3")
-    data[f"score-{check.pk}-overall"] = str(check.instructed_score)
-    field = f"score-{filler.pk}-overall"
-    assert field in data
-    if tamper == "out of scale":
-        data[field] = "9"
-    elif tamper == "not a number":
-        data[field] = "3; DROP TABLE"
-    elif tamper == "unknown scale":
-        data[f"score-{filler.pk}-made_up"] = "3"
-    else:
-        del data[field]
-
-    refused = client.post(url, data)
-    assert refused.status_code == 400 and TAMPERED[tamper] in refused.content.decode()
-    assignment.refresh_from_db()
-    assert assignment.status == "active"
-    assert not Rating.objects.exists() and not AttentionAnswer.objects.exists()
-
-    data.pop(f"score-{filler.pk}-made_up", None)
-    data[field] = "3"
-    assert client.post(url, data).status_code == 302, "the same answers, untampered, are stored"
-    assert Rating.objects.count() == 12 and AttentionAnswer.objects.get().passed
+    answers = {"filler": filler, f"score-{check.pk}-overall": str(check.instructed_score)}
+    assert_a_tampered_filler_refuses_the_whole_submission(
+        tamper, client=client, url=url, assignment=assignment, page=page, answers=answers
+    )
 
 
 def test_an_instructed_item_laid_out_before_fillers_still_shows_alone(researcher):
@@ -212,7 +176,7 @@ def test_an_instructed_item_laid_out_before_fillers_still_shows_alone(researcher
     last = hit.items.order_by("-position").first().position
     old = HITItem.objects.create(hit=hit, position=last + 1, kind=HITItem.Kind.INSTRUCTED, instructed_score=4)
     survey = services.survey_launch(survey=survey)
-    _client, _url, assignment, page = _page(survey)
+    _client, _url, assignment, page = task_page(survey)
     blocks = hit_blocks(survey=survey, items=services.assignment_items(assignment=assignment))
     assert [len(block["items"]) for block in blocks] == [4, 4, 4, 1] and blocks[-1]["turns"] == []
     (shown,) = blocks[-1]["items"]
