@@ -29,7 +29,7 @@ class LiveAnnotator:
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         self.page_times, self.submit_times = [], []
         self.tokens = []  # assignment tokens handed to this annotator
-        self.answered = 0  # rating questions answered on submitted HITs
+        self.answered = 0  # rating questions answered on submitted HITs, a check block's fillers included
         self.csrf = None  # the CSRF token of the pages seen (the cookie holds its secret)
 
     def _open(self, url, data=None):
