@@ -1,7 +1,8 @@
-"""Fixtures the ADEM test modules share."""
+"""Fixtures the scoring test modules share."""
 
 import pytest
 
+from scoring.services import metrics as metric_services
 from tests.factories import load_dataset_records, load_rating_records
 from tests.scoring.chat_server import ChatServer
 from tests.shared_loaders import usr_personachat
@@ -22,3 +23,14 @@ def chat_server():
     server = ChatServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def compute(django_capture_on_commit_callbacks):
+    """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
+
+    def run(**kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return metric_services.metrics_compute(**kwargs)
+
+    return run

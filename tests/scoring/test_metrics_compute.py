@@ -47,17 +47,6 @@ def eager(monkeypatch):
 
 
 @pytest.fixture
-def compute(django_capture_on_commit_callbacks):
-    """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
-
-    def run(**kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            return services.metrics_compute(**kwargs)
-
-    return run
-
-
-@pytest.fixture
 def dataset(researcher):
     return load_dataset_records(records=RECORDS, name="toy", owner=researcher)
 

@@ -19,7 +19,6 @@ from scoring.models import MetricRun, MetricScore
 from scoring.pipeline import metric_state
 from scoring.selectors import metric_scores
 from scoring.services import metric_scores as services_metric_scores
-from scoring.services import metrics as services
 from scoring.services.adem import adem_train
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS, make_judge, scoring_server
@@ -34,17 +33,6 @@ def eager(monkeypatch, settings, tmp_path):
     monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
     settings.RATELAB_DATA_DIR = tmp_path  # where a trained ADEM model's checkpoint goes
     settings.JUDGE_MAX_RETRIES = 1
-
-
-@pytest.fixture
-def compute(django_capture_on_commit_callbacks):
-    """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
-
-    def run(**kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            return services.metrics_compute(**kwargs)
-
-    return run
 
 
 @pytest.fixture
