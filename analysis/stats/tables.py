@@ -1,5 +1,7 @@
 """The report's tables computed from aligned vectors (one entry per response)."""
 
+import warnings
+
 import numpy as np
 
 from analysis.stats.bootboth import boot_both
@@ -149,7 +151,7 @@ def length_bias(delta_words, human, metrics, *, threshold=LENGTH_THRESHOLD):
             "mannwhitney_p": None,
         }
         if a.size >= 2 and b.size >= 2 and (np.ptp(a) > 0 or np.ptp(b) > 0):
-            welch = stats.ttest_ind(a, b, equal_var=False)
+            welch = _welch(a, b)
             mann = stats.mannwhitneyu(a, b, alternative="two-sided")
             row.update(
                 welch_t=_float(welch.statistic),
@@ -159,6 +161,20 @@ def length_bias(delta_words, human, metrics, *, threshold=LENGTH_THRESHOLD):
             )
         rows.append(row)
     return {"threshold": threshold, "rows": rows}
+
+
+def _welch(a, b):
+    """Welch's t-test of two groups, at least one of which varies.
+
+    A group whose values are all equal (every short reply rated 4) has a variance of exactly 0,
+    which the test handles; scipy still warns of "precision loss", a warning meant for values that
+    are nearly but not exactly equal, so for such a group, and only then, it is not passed on.
+    """
+    if np.ptp(a) > 0 and np.ptp(b) > 0:
+        return stats.ttest_ind(a, b, equal_var=False)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        return stats.ttest_ind(a, b, equal_var=False)
 
 
 def stopword_table(human, metrics, pairs):

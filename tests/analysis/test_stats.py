@@ -1,6 +1,7 @@
 """analysis.stats against scipy and hand-computed values (no database)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -133,6 +134,30 @@ def test_length_bias_splits_at_six_words_and_tests_with_welch_and_mann_whitney()
     assert row["mean_short"] == pytest.approx(4.5) and row["mean_long"] == pytest.approx(2.0)
     assert row["welch_p"] == pytest.approx(scipy_stats.ttest_ind(short, long_, equal_var=False).pvalue)
     assert row["mannwhitney_p"] == pytest.approx(scipy_stats.mannwhitneyu(short, long_).pvalue)
+
+
+def test_length_bias_tests_a_constant_group_without_a_precision_warning():
+    # Every short response rated 4 (a judge giving one score to short replies does this): its
+    # variance is exactly 0, which Welch's test handles, and scipy's "precision loss" warning,
+    # meant for nearly identical data, would be a false alarm in every report built on it.
+    delta = np.array([0, 3, 6, 1, 7, 10, 20, 8])
+    human = np.array([4, 4, 4, 4, 2, 1, 2, 3], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        row = stats.length_bias(delta, human, {})["rows"][0]
+    short, long_ = human[:4], human[4:]
+    # Welch's t with one variance 0: the difference over the long group's standard error alone
+    expected_t = (short.mean() - long_.mean()) / math.sqrt(long_.var(ddof=1) / long_.size)
+    assert row["welch_t"] == pytest.approx(expected_t)
+    assert row["mannwhitney_p"] == pytest.approx(scipy_stats.mannwhitneyu(short, long_).pvalue)
+
+
+def test_length_bias_still_warns_about_nearly_identical_values():
+    # not constant, only nearly: scipy's warning is real there and is left to reach the log
+    delta = np.array([0, 3, 6, 1, 7, 10, 20, 8])
+    human = np.array([4, 4 + 1e-15, 4, 4, 4, 4 - 1e-15, 4, 4], dtype=float)
+    with pytest.warns(RuntimeWarning, match="Precision loss"):
+        stats.length_bias(delta, human, {})
 
 
 def test_normalise_to_human_matches_mean_and_spread_then_clips():
