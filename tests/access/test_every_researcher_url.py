@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from analysis.models import Report
+from analysis.scheduling import report_current
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
 from annotation.models import Annotator, Survey, WrittenResponse
@@ -117,14 +117,15 @@ def written_survey(owner):
 
 
 @pytest.fixture
-def alices(researcher, monkeypatch, settings, tmp_path):
+def alices(researcher, monkeypatch, settings, tmp_path, django_capture_on_commit_callbacks):
     """One of each object alice may own, with the rows their pages make on first sight already made."""
     settings.MEDIA_ROOT = tmp_path
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 10
     mturk_helpers.install_stub(monkeypatch, settings)
     survey = make_survey(researcher, name=f"{MARK}-study")
-    assignment = services.assignment_claim(survey=survey, worker_id="worker-1")
-    services.assignment_submit(assignment=assignment, answers=good_answers(assignment))
+    for worker in ("worker-1", "worker-2"):  # two raters: the report has its split-half plot
+        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+        services.assignment_submit(assignment=assignment, answers=good_answers(assignment))
     turk = mturk_helpers.make_survey(researcher, n_hits=1, name=f"{MARK}-turk")
     mturk_services.mturk_settings_ensure(survey=turk)
     prolific = make_prolific_survey(researcher, name=f"{MARK}-prolific")
@@ -134,6 +135,9 @@ def alices(researcher, monkeypatch, settings, tmp_path):
     platform_settings(link)
     written = written_survey(researcher)
     api_token_create(user=researcher, name=f"{MARK}-token")
+    with django_capture_on_commit_callbacks(execute=True):  # computed, as the embedded worker would
+        report = report_current(dataset=survey.dataset)
+    report.refresh_from_db()
     return {
         "dataset": survey.dataset,
         "survey": survey,
@@ -154,7 +158,7 @@ def alices(researcher, monkeypatch, settings, tmp_path):
             owner=researcher, dataset=survey.dataset, name=f"{MARK}-adem", status=AdemModel.Status.READY
         ),
         "token": ApiToken.objects.get(user=researcher),
-        "report": Report.objects.create(dataset=survey.dataset, params_hash="alice", status=Report.Status.PENDING),
+        "report": report,
     }
 
 
@@ -225,6 +229,18 @@ def test_every_pattern_is_a_researcher_page_or_named_public_with_a_reason(alices
     researcher_names = {name for name, _url, _takes_id in researcher_urls(alices)}
     assert len(researcher_names) > 40, "the resolver walk found the apps' patterns"
     assert {"annotation:survey_action", "scoring:judge_remove", "analysis:report_refresh"} <= researcher_names
+
+
+def test_alice_reaches_every_url_naming_her_objects(client, researcher, alices):
+    """The sample objects are real: bob's 404s below are refusals, not missing objects."""
+    assert alices["report"].data is not None, "the report was computed"
+    client.force_login(researcher)
+    missing = []
+    for name, url, takes_id in researcher_urls(alices):
+        status = client.get(url).status_code
+        if takes_id and status not in (200, 302, 405):
+            missing.append(f"{name} {url} -> {status}")
+    assert not missing, "alice's own objects were not found: " + "; ".join(missing)
 
 
 def test_an_anonymous_visitor_is_sent_to_log_in_by_every_researcher_url_and_writes_nothing(client, alices):
