@@ -6,9 +6,11 @@ a report). Then:
 
 - an anonymous visitor is sent to the login page (GET and POST alike), and nothing is written;
 - bob, another researcher, gets 404 (405 where the method is wrong) on each of alice's objects,
-  never a page, and his pages without an object id never name anything of alice's;
+  never a page, and his pages without an object id never name anything of alice's; naming
+  alice's annotator or written reply inside a survey of his own is a 404 too;
 - alice's own GET writes nothing (a state change needs a POST), and her POST without a CSRF token
-  is refused with 403 and writes nothing.
+  is refused with 403 and writes nothing;
+- a staff user without permissions writes nothing through any of them.
 
 A pattern that is not a researcher page goes into PUBLIC_PATTERNS below, with the reason, or the
 test fails naming it.
@@ -101,13 +103,13 @@ def all_patterns(resolver=None, namespace=None, prefix=""):
                 yield (route or "<root>"), entry, route
 
 
-def written_survey(owner):
-    dataset = load_dataset_records(records=dataset_records(2), name=f"{MARK}-written", owner=owner)
+def written_survey(owner, mark):
+    dataset = load_dataset_records(records=dataset_records(2), name=f"{mark}-written", owner=owner)
     survey = services.survey_create(
-        dataset=dataset, name=f"{MARK}-write", owner=owner, task_type="write", write_system_name="people"
+        dataset=dataset, name=f"{mark}-write", owner=owner, task_type="write", write_system_name="people"
     )
     survey = services.survey_launch(survey=survey)
-    assignment = services.assignment_claim(survey=survey, worker_id="writer-1")
+    assignment = services.assignment_claim(survey=survey, worker_id=f"{mark}-writer")
     answers = {
         item.pk: {"scores": {}, "seconds": 4.0, "text": "a reply of mine"}
         for item in services.assignment_items(assignment=assignment)
@@ -116,26 +118,23 @@ def written_survey(owner):
     return survey
 
 
-@pytest.fixture
-def alices(researcher, monkeypatch, settings, tmp_path, django_capture_on_commit_callbacks):
-    """One of each object alice may own, with the rows their pages make on first sight already made."""
-    settings.MEDIA_ROOT = tmp_path
-    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 10
-    mturk_helpers.install_stub(monkeypatch, settings)
-    survey = make_survey(researcher, name=f"{MARK}-study")
-    for worker in ("worker-1", "worker-2"):  # two raters: the report has its split-half plot
-        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+def study_objects(owner, mark, capture_on_commit):
+    """One of each object a researcher may own, named with `mark`, with the rows their pages make on
+    first sight already made. Their annotators are the owner's own (worker ids carry the mark)."""
+    survey = make_survey(owner, name=f"{mark}-study")
+    for n in (1, 2):  # two raters: the report has its split-half plot
+        assignment = services.assignment_claim(survey=survey, worker_id=f"{mark}-worker-{n}")
         services.assignment_submit(assignment=assignment, answers=good_answers(assignment))
-    turk = mturk_helpers.make_survey(researcher, n_hits=1, name=f"{MARK}-turk")
+    turk = mturk_helpers.make_survey(owner, n_hits=1, name=f"{mark}-turk")
     mturk_services.mturk_settings_ensure(survey=turk)
-    prolific = make_prolific_survey(researcher, name=f"{MARK}-prolific")
-    link = make_survey(researcher, name=f"{MARK}-link")
+    prolific = make_prolific_survey(owner, name=f"{mark}-prolific")
+    link = make_survey(owner, name=f"{mark}-link")
     Survey.objects.filter(pk=link.pk).update(provider=Survey.Provider.LINK)
     link.refresh_from_db()
     platform_settings(link)
-    written = written_survey(researcher)
-    api_token_create(user=researcher, name=f"{MARK}-token")
-    with django_capture_on_commit_callbacks(execute=True):  # computed, as the embedded worker would
+    written = written_survey(owner, mark)
+    api_token_create(user=owner, name=f"{mark}-token")
+    with capture_on_commit(execute=True):  # computed, as the embedded worker would
         report = report_current(dataset=survey.dataset)
     report.refresh_from_db()
     return {
@@ -146,20 +145,26 @@ def alices(researcher, monkeypatch, settings, tmp_path, django_capture_on_commit
         "link": link,
         "written_survey": written,
         "written": WrittenResponse.objects.filter(assignment__hit__survey=written).first(),
-        "annotator": Annotator.objects.get(worker_id="worker-1"),
-        "metric_run": metrics_compute(dataset=survey.dataset, metrics=["bleu1"], user=researcher, dispatch=False),
-        "judge": Judge.objects.create(
-            owner=researcher, name=f"{MARK}-judge", base_url="http://127.0.0.1:9/v1", model="m"
-        ),
+        "annotator": Annotator.objects.get(worker_id=f"{mark}-worker-1"),
+        "metric_run": metrics_compute(dataset=survey.dataset, metrics=["bleu1"], user=owner, dispatch=False),
+        "judge": Judge.objects.create(owner=owner, name=f"{mark}-judge", base_url="http://127.0.0.1:9/v1", model="m"),
         "training_run": TrainingRun.objects.create(
-            kind=TrainingRun.Kind.EXPERIMENT, owner=researcher, dataset=survey.dataset
+            kind=TrainingRun.Kind.EXPERIMENT, owner=owner, dataset=survey.dataset
         ),
         "adem": AdemModel.objects.create(
-            owner=researcher, dataset=survey.dataset, name=f"{MARK}-adem", status=AdemModel.Status.READY
+            owner=owner, dataset=survey.dataset, name=f"{mark}-adem", status=AdemModel.Status.READY
         ),
-        "token": ApiToken.objects.get(user=researcher),
+        "token": ApiToken.objects.get(user=owner),
         "report": report,
     }
+
+
+@pytest.fixture
+def alices(researcher, monkeypatch, settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 10
+    mturk_helpers.install_stub(monkeypatch, settings)
+    return study_objects(researcher, MARK, django_capture_on_commit_callbacks)
 
 
 SURVEY_ACTIONS = ("launch", "pause", "close", "reopen")
@@ -172,17 +177,22 @@ def survey_for(name, objects):
     return objects["survey"]
 
 
-def sample_urls(name, pattern, route, objects):
+# Arguments naming an object inside the one the URL's first id names (a survey's annotator or reply).
+CHILD_KEYS = ("annotator_pk", "annotator_id", "written_pk")
+
+
+def sample_urls(name, pattern, route, objects, children=None):
     """The pattern filled with alice's objects (each id argument names a real object of hers), once
-    per action where the URL names one."""
+    per action where the URL names one. `children`: whose objects fill CHILD_KEYS instead."""
     keys = list(pattern.pattern.regex.groupindex)
+    children = children or objects
     values = {
         "what": "ratings",
         "survey_id": survey_for(name, objects).pk,
         "dataset_id": objects["dataset"].pk,
-        "annotator_pk": objects["annotator"].pk,
-        "annotator_id": objects["annotator"].pk,
-        "written_pk": objects["written"].pk,
+        "annotator_pk": children["annotator"].pk,
+        "annotator_id": children["annotator"].pk,
+        "written_pk": children["written"].pk,
         "judge_id": objects["judge"].pk,
         "model_id": objects["adem"].pk,
         "token_id": objects["token"].pk,
@@ -212,14 +222,15 @@ def sample_urls(name, pattern, route, objects):
     ]
 
 
-def researcher_urls(objects):
+def researcher_urls(objects, children=None, *, only_with_children=False):
     """(name, url, takes an object id) of every researcher pattern, alice's objects filled in."""
     urls = []
     for name, pattern, route in all_patterns():
-        if name in PUBLIC_PATTERNS:
+        keys = set(pattern.pattern.regex.groupindex)
+        if name in PUBLIC_PATTERNS or (only_with_children and not keys & set(CHILD_KEYS)):
             continue
-        takes_id = bool(set(pattern.pattern.regex.groupindex) - {"action", "what", "fmt", "kind"})
-        urls.extend((name, url, takes_id) for url in sample_urls(name, pattern, route, objects))
+        takes_id = bool(keys - {"action", "what", "fmt", "kind"})
+        urls.extend((name, url, takes_id) for url in sample_urls(name, pattern, route, objects, children))
     return urls
 
 
@@ -277,6 +288,25 @@ def test_another_researcher_gets_404_on_every_url_naming_alices_objects_and_writ
                 wrong.append(f"{method.__name__.upper()} {name} {url} -> {response.status_code}")
     assert not wrong, "bob reached alice's objects: " + "; ".join(wrong)
     assert fingerprint() == before, "bob's requests wrote to the database"
+
+
+def test_another_researcher_naming_alices_annotator_or_reply_inside_his_own_survey_gets_404(
+    client, other_researcher, alices, django_capture_on_commit_callbacks
+):
+    bobs = study_objects(other_researcher, "bobown", django_capture_on_commit_callbacks)
+    client.force_login(other_researcher)
+    urls = researcher_urls(bobs, alices, only_with_children=True)
+    assert len(urls) >= 5, "survey_annotator, survey_review, survey_written_reply, quality_annotator, quality_override"
+    before = fingerprint()
+    wrong = []
+    for name, url, _takes_id in urls:
+        for method in (client.get, client.post):
+            data = {"action": "exclude", "note": "x", "reason": "x"} if method == client.post else {}
+            response = method(url, data)
+            if response.status_code not in (404, 405):
+                wrong.append(f"{method.__name__.upper()} {name} {url} -> {response.status_code}")
+    assert not wrong, "bob reached alice's annotator or reply through his own survey: " + "; ".join(wrong)
+    assert fingerprint() == before
 
 
 # GETs that may write, and why that is no state change a visitor could force on a researcher.
