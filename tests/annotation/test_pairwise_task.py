@@ -174,7 +174,7 @@ def test_a_pairwise_submission_with_pairs_left_out_names_them_as_pairs(researche
 
 
 def test_the_pair_numbers_the_messages_name_are_printed_on_the_page(researcher):
-    """"pairs 1 and 6 are still unanswered" must point at something an annotator can see: a pair
+    """The summary's "pairs 1 and 6 are still unanswered" must point at something an annotator can see: a pair
     shows its number as a reply shows "Reply 3:", not only to a screen reader."""
     survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
     client = Client()
