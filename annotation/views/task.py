@@ -42,8 +42,9 @@ from annotation.views.task_identity import (
 __all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
 
 
-def _no_work(request, survey, message, status=200):
-    return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
+def _no_work(request, survey, message, status=200, start_url=""):
+    context = {"survey": survey, "message": message, "start_url": start_url}
+    return render(request, "annotation/task/no_work.html", context, status=status)
 
 
 def _active_token(survey, worker_id):
@@ -192,8 +193,15 @@ def assignment_for_annotator(request, token, *, progress):
     if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(
         request, survey=assignment.hit.survey
     ):
-        message = "This task belongs to another annotator."
-        return None, _no_work(request, assignment.hit.survey, message, status=403)
+        # Often the annotator's own task, its link copied to another browser or device: say how to go
+        # on (a built-in link's identity moves with its resume code), showing nothing of the task.
+        survey = assignment.hit.survey
+        message = "This task belongs to another annotator, or was started in another browser or on another device."
+        if survey.provider == Survey.Provider.LOCAL:
+            message += " Continue it there, or open the study's start page here and enter your resume code."
+            start_url = reverse("annotation:task_entry", kwargs={"token": survey.token})
+            return None, _no_work(request, survey, message, status=403, start_url=start_url)
+        return None, _no_work(request, survey, message + " Continue it there.", status=403)
     return assignment, None
 
 
