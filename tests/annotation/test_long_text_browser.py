@@ -4,6 +4,7 @@ in real headless Chromium at a laptop's and a phone's width."""
 
 import pytest
 
+from tests.annotation.browser_pages import PHONE, fits
 from tests.annotation.studies_helpers import make_survey
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
@@ -59,3 +60,11 @@ def test_a_long_aspect_name_keeps_every_answer_of_its_scale_on_a_phone(live_serv
         "label.choice", "labels => labels.filter(l => l.getBoundingClientRect().right > 390).length"
     )
     assert beyond == 0, f"{beyond} answers lie beyond the phone's right edge"
+
+
+def test_fits_sees_a_page_wider_than_a_phone_where_the_phone_widens_its_layout(browser):
+    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    page.set_content('<meta name="viewport" content="width=device-width"><p style="width: 600px">wide</p>')
+    assert not fits(page), "a page 600 px wide does not fit a 390 px phone"
+    page.set_content('<meta name="viewport" content="width=device-width"><p>narrow</p>')
+    assert fits(page)
