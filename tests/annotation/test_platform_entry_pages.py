@@ -1,6 +1,7 @@
-"""Two tabs on a platform's entry page (a link-and-code platform's `/l/`, Prolific's `/p/`): the tab
+"""A platform's entry page (a link-and-code platform's `/l/`, Prolific's `/p/`). Two tabs: the tab
 whose CSRF cookie was replaced by the other's gets the entry page again, saying why and with a
-Start that works now, as on the survey's own link; not Django's bare "CSRF verification failed"."""
+Start that works now, as on the survey's own link; not Django's bare "CSRF verification failed".
+The researcher's instructions keep their paragraphs, as on the survey's own start page."""
 
 import re
 
@@ -65,3 +66,18 @@ def test_a_stale_start_with_a_malformed_participant_still_names_the_parameter(li
     annotator.get(f"/l/{link_survey.token}/", {"workerId": "W1"})
     refused = annotator.post(f"/l/{link_survey.token}/", {"workerId": "<b>", "csrfmiddlewaretoken": STALE})
     assert refused.status_code == 400 and b"malformed workerId" in refused.content
+
+
+def test_the_link_platform_entry_keeps_the_instructions_paragraphs(link_survey):
+    Survey.objects.filter(pk=link_survey.pk).update(instructions="Read each conversation.\n\nThen rate every reply.")
+    page = Client().get(f"/l/{link_survey.token}/", {"workerId": "W1"}).content.decode()
+    assert "<p>Read each conversation.</p>" in page and "<p>Then rate every reply.</p>" in page
+
+
+def test_the_prolific_entry_keeps_the_instructions_paragraphs(researcher, api):
+    survey = make_prolific_survey(researcher)
+    publish(api, survey)
+    Survey.objects.filter(pk=survey.pk).update(instructions="Read each conversation.\n\nThen rate every reply.")
+    params = {"PROLIFIC_PID": pid(1), "STUDY_ID": STUDY_ID, "SESSION_ID": session(1)}
+    page = Client().get(f"/p/{survey.token}/", params).content.decode()
+    assert "<p>Read each conversation.</p>" in page and "<p>Then rate every reply.</p>" in page
