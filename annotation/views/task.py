@@ -17,7 +17,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
-from annotation.models import Assignment, Survey
+from annotation.models import Annotator, Assignment, Survey
+from annotation.services.claims import NO_MORE_WORK, cap_reached_message
 from annotation.services.identities import (
     WORKER_ID_HELP,
     IdentityCapReached,
@@ -64,6 +65,23 @@ def _active_token(survey, worker_id):
     )
 
 
+def _no_more_work(survey, worker_id):
+    """Why this browser's identity can take no more tasks of `survey` ("" when it can or has none):
+    what pressing Start would tell it, said on the start page instead of behind a Start button."""
+    annotator_id = (
+        Annotator.objects.filter(provider=Survey.Provider.LOCAL, worker_id=worker_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if annotator_id is None:
+        return ""
+    if selectors.hits_finished(survey_id=survey.pk, annotator_id=annotator_id) >= survey.max_hits_per_annotator:
+        return cap_reached_message(survey.max_hits_per_annotator)
+    if not selectors.open_hit_left(survey_id=survey.pk, annotator_id=annotator_id):
+        return NO_MORE_WORK
+    return ""
+
+
 def start_page(request, survey, *, error="", status=200, label="", resume_error=False):
     """The link's start page: what the task is, its size and time, and Start / Continue."""
     worker_id, code = browser_identity(request, survey=survey)
@@ -76,18 +94,23 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
     if invite is False:
         error = error or "This invitation link is not valid: check that it was copied whole."
         invite = None
+    active_token = _active_token(survey, worker_id)
+    accepting = survey.status == Survey.Status.LIVE
     context = {
         "survey": survey,
         "facts": task_facts(survey=survey),
         "wording": task_wording(survey),
         "worker_id": worker_id,
         "resume_code": code,
-        "active_token": _active_token(survey, worker_id),
+        "active_token": active_token,
+        "no_more_work": _no_more_work(survey, worker_id)
+        if worker_id and accepting and not (active_token or invite)
+        else "",
         "label": label,
         "error": error,
         "resume_error": resume_error,
         "worker_id_help": WORKER_ID_HELP,
-        "accepting": survey.status == Survey.Status.LIVE,
+        "accepting": accepting,
         "invite_for": invite[0].worker_id if invite else "",
         "invite_code": invite[1] if invite else "",
         # a browser without an identity: the code its Start gives the new one, the same in every tab
