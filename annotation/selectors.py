@@ -131,15 +131,25 @@ def handed_in_work(*, survey, annotator):
 
 def hits_done(*, assignment):
     """How many HITs of its survey the assignment's annotator has finished."""
-    return _finished(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id).count()
+    return hits_finished(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
+
+
+def hits_finished(*, survey_id, annotator_id):
+    """How many HITs of the survey the annotator has finished."""
+    return _finished(survey_id=survey_id, annotator_id=annotator_id).count()
 
 
 def work_left_for(*, assignment):
-    """Whether the assignment's annotator could take another HIT of its survey: an open slot on a
-    HIT they have not held (the claim's own rule, services/claims.py `_candidates`)."""
-    held = Assignment.objects.filter(hit__survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
+    """Whether the assignment's annotator could take another HIT of its survey (see `open_hit_left`)."""
+    return open_hit_left(survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id)
+
+
+def open_hit_left(*, survey_id, annotator_id):
+    """Whether the annotator could take another HIT of the survey: an open slot on a HIT they have
+    not held (the claim's own rule, services/claims.py `_candidates`)."""
+    held = Assignment.objects.filter(hit__survey_id=survey_id, annotator_id=annotator_id)
     return (
-        Assignment.objects.filter(hit__survey_id=assignment.hit.survey_id, status=Assignment.Status.OPEN)
+        Assignment.objects.filter(hit__survey_id=survey_id, status=Assignment.Status.OPEN)
         .exclude(hit_id__in=held.values("hit_id"))
         .exists()
     )

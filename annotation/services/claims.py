@@ -22,6 +22,12 @@ WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
 
 
+def cap_reached_message(most):
+    """What an annotator who did the survey's `most` tasks is told (the claim, the start page)."""
+    tasks = "task" if most == 1 else "tasks"
+    return f"You have completed the maximum of {most} {tasks} in this study: there are no more for you."
+
+
 class NoWorkAvailable(Exception):
     """No slot can be handed to this annotator now; the message says why (safe to show them)."""
 
@@ -216,11 +222,7 @@ def _claim_once(survey, worker_id, provider, hit, now):
         raise NoWorkAvailable("This study is not accepting work right now.")
     if len(own) >= survey.max_hits_per_annotator:
         # No thanks here: the pages that show it thank the annotator in their own heading.
-        most = survey.max_hits_per_annotator
-        raise NoWorkAvailable(
-            f"You have completed the maximum of {most} task{'s' if most != 1 else ''} in this study: "
-            "there are no more for you."
-        )
+        raise NoWorkAvailable(cap_reached_message(survey.max_hits_per_annotator))
     # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
     pinned = {"hit": hit} if hit is not None else {}
     if connection.vendor == "postgresql":

@@ -4,7 +4,8 @@ Two tabs opened on a first visit each get a CSRF cookie, and the last one set wi
 tab's form then fails the check. Nothing is stored by the failed request; this view shows the
 same page again with a fresh token (for the cookie the browser holds now) and, on a task page,
 the answers that were posted, so pressing Submit again sends them. The answers are also kept in
-the browser's storage by task.js. Every other URL gets Django's own failure page.
+the browser's storage by task.js. A platform's entry page (link and code, Prolific) is shown again
+as the survey's own start page is. Every other URL gets Django's own failure page.
 """
 
 from django.shortcuts import redirect
@@ -14,6 +15,8 @@ from django.views import csrf as django_csrf
 
 from annotation import selectors, services
 from annotation.models import Assignment, Survey
+from annotation.views.link_platform import link_entry_again
+from annotation.views.prolific import prolific_entry_again
 from annotation.views.task import assignment_for_annotator, expired_page, start_page, task_page
 
 SESSION_CHANGED = "Your session changed, perhaps because this study is also open in another tab. "
@@ -31,6 +34,11 @@ def csrf_failure(request, reason=""):
         return _task_again(request, match.kwargs["token"])
     if view_name == "annotation:task_entry":
         return _start_again(request, match.kwargs["token"])
+    # A platform's entry, where Start (or "Do another task") posts: the same two tabs, the same page again.
+    if view_name == "annotation:link_entry":
+        return link_entry_again(request, match.kwargs["token"], error=START_AGAIN)
+    if view_name == "annotation:prolific_entry":
+        return prolific_entry_again(request, match.kwargs["token"], error=START_AGAIN)
     return django_csrf.csrf_failure(request, reason=reason)
 
 

@@ -36,22 +36,42 @@ def _refuse(request, survey, message, status):
     return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
 
 
-@require_http_methods(["GET", "POST"])
-def link_entry(request, token):
-    """GET: the task and a Start button (claims nothing). POST: record the participant, claim."""
-    survey, platform = _platform_for(token)
+def _participant(request, survey, platform, data):
+    """`(participant id, None)` from the named parameter (else the browser's cookie), or `(None, refusal)`."""
     if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
-        return _refuse(request, survey, "This study is not accepting work right now.", 200)
-    data = request.POST if request.method == "POST" else request.GET
+        return None, _refuse(request, survey, "This study is not accepting work right now.", 200)
     participant = (data.get(platform.participant_param) or "").strip() or (
         worker_from_cookie(request, survey=survey) or ""
     )
     if not PARTICIPANT_ID_RE.match(participant):
         message = f"This link is missing or has a malformed {platform.participant_param}: open it from your platform."
-        return _refuse(request, survey, message, 400)
+        return None, _refuse(request, survey, message, 400)
+    return participant, None
+
+
+def _entry_page(request, survey, platform, participant, *, error="", status=200):
+    context = {"survey": survey, "param": platform.participant_param, "participant": participant, "error": error}
+    return render(request, "annotation/link_platform/entry.html", context, status=status)
+
+
+def link_entry_again(request, token, *, error):
+    """The entry page again for a Start that failed the CSRF check (another tab replaced the
+    cookie): nothing was recorded, and its Start button, with a token that works now, goes on."""
+    survey, platform = _platform_for(token)
+    participant, refused = _participant(request, survey, platform, request.POST)
+    return refused or _entry_page(request, survey, platform, participant, error=error, status=403)
+
+
+@require_http_methods(["GET", "POST"])
+def link_entry(request, token):
+    """GET: the task and a Start button (claims nothing). POST: record the participant, claim."""
+    survey, platform = _platform_for(token)
+    data = request.POST if request.method == "POST" else request.GET
+    participant, refused = _participant(request, survey, platform, data)
+    if refused:
+        return refused
     if request.method == "GET":
-        context = {"survey": survey, "param": platform.participant_param, "participant": participant}
-        return render(request, "annotation/link_platform/entry.html", context)
+        return _entry_page(request, survey, platform, participant)
     address, annotator = client_address(request), None
     try:
         with transaction.atomic():

@@ -61,21 +61,44 @@ def _submission_for_cookie(request, study):
     return study.submissions.select_related("annotator").filter(participant_id=worker_id).first()
 
 
+def _entry_params(request, survey, study, data):
+    """`(values, bad, own submission, None)` from the study URL's parameters, or `(..., refusal)`."""
+    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
+        return None, None, None, _refuse(request, survey, "This study is not accepting work right now.", 200)
+    values, bad = _params(data)
+    own = _submission_for_cookie(request, study)
+    if bad and own is None:
+        message = f"This link is missing or has a malformed {', '.join(bad)}: open the study from Prolific."
+        return values, bad, own, _refuse(request, survey, message, 400)
+    if not bad and values["STUDY_ID"] != study.study_id:
+        message = "This link belongs to another Prolific study: open it from Prolific."
+        return values, bad, own, _refuse(request, survey, message, 400)
+    return values, bad, own, None
+
+
+def _entry_page(request, survey, values, bad, *, error="", status=200):
+    context = {"survey": survey, "params": values, "bad": bad, "error": error}
+    return render(request, "annotation/prolific/entry.html", context, status=status)
+
+
+def prolific_entry_again(request, token, *, error):
+    """The entry page again for a Start that failed the CSRF check (another tab replaced the
+    cookie): no session was recorded, and its Start button, with a token that works now, goes on."""
+    survey, study = _study_for(token)
+    values, bad, _, refused = _entry_params(request, survey, study, request.POST)
+    return refused or _entry_page(request, survey, values, bad, error=error, status=403)
+
+
 @require_http_methods(["GET", "POST"])
 def prolific_entry(request, token):
     """GET: what the task is and a Start button (claims nothing). POST: record the session, claim."""
     survey, study = _study_for(token)
-    if survey.status not in (Survey.Status.LIVE, Survey.Status.PAUSED):
-        return _refuse(request, survey, "This study is not accepting work right now.", 200)
-    values, bad = _params(request.POST if request.method == "POST" else request.GET)
-    own = _submission_for_cookie(request, study)
-    if bad and own is None:
-        message = f"This link is missing or has a malformed {', '.join(bad)}: open the study from Prolific."
-        return _refuse(request, survey, message, 400)
-    if not bad and values["STUDY_ID"] != study.study_id:
-        return _refuse(request, survey, "This link belongs to another Prolific study: open it from Prolific.", 400)
+    data = request.POST if request.method == "POST" else request.GET
+    values, bad, own, refused = _entry_params(request, survey, study, data)
+    if refused:
+        return refused
     if request.method == "GET":
-        return render(request, "annotation/prolific/entry.html", {"survey": survey, "params": values, "bad": bad})
+        return _entry_page(request, survey, values, bad)
     if bad:
         submission = own
     else:

@@ -17,7 +17,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
-from annotation.models import Assignment, Survey
+from annotation.models import Annotator, Assignment, Survey
+from annotation.services.claims import NO_MORE_WORK, cap_reached_message
 from annotation.services.identities import (
     WORKER_ID_HELP,
     IdentityCapReached,
@@ -42,8 +43,9 @@ from annotation.views.task_identity import (
 __all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
 
 
-def _no_work(request, survey, message, status=200):
-    return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
+def _no_work(request, survey, message, status=200, start_url=""):
+    context = {"survey": survey, "message": message, "start_url": start_url}
+    return render(request, "annotation/task/no_work.html", context, status=status)
 
 
 def _active_token(survey, worker_id):
@@ -63,6 +65,23 @@ def _active_token(survey, worker_id):
     )
 
 
+def _no_more_work(survey, worker_id):
+    """Why this browser's identity can take no more tasks of `survey` ("" when it can or has none):
+    what pressing Start would tell it, said on the start page instead of behind a Start button."""
+    annotator_id = (
+        Annotator.objects.filter(provider=Survey.Provider.LOCAL, worker_id=worker_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if annotator_id is None:
+        return ""
+    if selectors.hits_finished(survey_id=survey.pk, annotator_id=annotator_id) >= survey.max_hits_per_annotator:
+        return cap_reached_message(survey.max_hits_per_annotator)
+    if not selectors.open_hit_left(survey_id=survey.pk, annotator_id=annotator_id):
+        return NO_MORE_WORK
+    return ""
+
+
 def start_page(request, survey, *, error="", status=200, label="", resume_error=False):
     """The link's start page: what the task is, its size and time, and Start / Continue."""
     worker_id, code = browser_identity(request, survey=survey)
@@ -75,18 +94,23 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
     if invite is False:
         error = error or "This invitation link is not valid: check that it was copied whole."
         invite = None
+    active_token = _active_token(survey, worker_id)
+    accepting = survey.status == Survey.Status.LIVE
     context = {
         "survey": survey,
         "facts": task_facts(survey=survey),
         "wording": task_wording(survey),
         "worker_id": worker_id,
         "resume_code": code,
-        "active_token": _active_token(survey, worker_id),
+        "active_token": active_token,
+        "no_more_work": _no_more_work(survey, worker_id)
+        if worker_id and accepting and not (active_token or invite)
+        else "",
         "label": label,
         "error": error,
         "resume_error": resume_error,
         "worker_id_help": WORKER_ID_HELP,
-        "accepting": survey.status == Survey.Status.LIVE,
+        "accepting": accepting,
         "invite_for": invite[0].worker_id if invite else "",
         "invite_code": invite[1] if invite else "",
         # a browser without an identity: the code its Start gives the new one, the same in every tab
@@ -192,8 +216,15 @@ def assignment_for_annotator(request, token, *, progress):
     if assignment.annotator is None or assignment.annotator.worker_id != worker_from_cookie(
         request, survey=assignment.hit.survey
     ):
-        message = "This task belongs to another annotator."
-        return None, _no_work(request, assignment.hit.survey, message, status=403)
+        # Often the annotator's own task, its link copied to another browser or device: say how to go
+        # on (a built-in link's identity moves with its resume code), showing nothing of the task.
+        survey = assignment.hit.survey
+        message = "This task belongs to another annotator, or was started in another browser or on another device."
+        if survey.provider == Survey.Provider.LOCAL:
+            message += " Continue it there, or open the study's start page here and enter your resume code."
+            start_url = reverse("annotation:task_entry", kwargs={"token": survey.token})
+            return None, _no_work(request, survey, message, status=403, start_url=start_url)
+        return None, _no_work(request, survey, message + " Continue it there.", status=403)
     return assignment, None
 
 

@@ -10,8 +10,12 @@ DESKTOP = {"width": 1366, "height": 900}
 
 
 def fits(page):
-    """No part of the page is wider than its window."""
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    """No part of the page is wider than its window.
+
+    Against `clientWidth`, not `innerWidth`: a phone's browser (a context with `is_mobile`) widens
+    its layout to the widest box, and `innerWidth` with it, so a page 590 px wide on a 390 px phone
+    "fit" its 590 px `innerWidth`."""
+    return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
 
 def answer_all(page):

@@ -62,6 +62,26 @@ def test_naming_another_annotators_id_gets_neither_their_task_nor_their_cookie(r
     assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
 
 
+def test_a_task_link_opened_in_another_browser_says_where_to_go_on_and_shows_nothing_of_the_task(researcher):
+    """A worker who copies their task's link from the phone to the laptop is not told only "another
+    annotator's": the page says how to carry on (the browser they started in, or the resume code on
+    the study's start page) and links that page; it shows nothing of the task or its annotator."""
+    survey = make_survey(researcher)
+    phone, started = _start(survey, "phone-me")
+    code = RESUME_RE.search(phone.get(started["Location"]).content.decode()).group(1)
+
+    laptop = Client()
+    refused = laptop.get(started["Location"])
+    page = refused.content.decode()
+    assert refused.status_code == 403 and "started in another browser or on another device" in page
+    assert "resume code" in page
+    assert f'href="/s/{survey.token}/"' in page
+    assert "phone-me" not in page and code not in page and 'name="score-' not in page
+    resumed = laptop.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": code})
+    assert "Continue your task" in laptop.get(resumed["Location"]).content.decode()
+    assert laptop.get(started["Location"]).status_code == 200
+
+
 def test_the_resume_code_continues_the_task_in_another_browser(researcher):
     survey = make_survey(researcher)
     first, started = _start(survey, "mobile-me")

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from annotation.models import Assignment, HITItem, PairwiseJudgement
+from tests.annotation.browser_pages import fits
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,7 +23,7 @@ def test_a_pairwise_hit_is_rated_on_a_phone(live_server, browser, researcher):
     page.goto(f"{live_server.url}/s/{survey.token}/")
     page.click("text=Start a task")
     page.wait_for_url(re.compile(r"/a/[^/]+/$"))
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert fits(page), "no sideways scrolling on a phone"
     sides = page.eval_on_selector_all(".pair .pair-side", "els => els.map(e => e.getBoundingClientRect().left)")
     assert len(set(sides)) == 1, "on a phone the two replies are stacked, not side by side"
     assert "hred" not in page.content() and "tfidf" not in page.content()

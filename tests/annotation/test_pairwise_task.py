@@ -171,3 +171,18 @@ def test_a_pairwise_submission_with_pairs_left_out_names_them_as_pairs(researche
     n = len(answers) + 2
     assert str(refused.value) == f"Please answer every item: pairs 1 and {n} are still unanswered (marked below)."
     assert not PairwiseJudgement.objects.exists()
+
+
+def test_the_pair_numbers_the_messages_name_are_printed_on_the_page(researcher):
+    """The summary's "pairs 1 and 6 are still unanswered" must point at something an annotator can see: a pair
+    shows its number as a reply shows "Reply 3:", not only to a screen reader."""
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
+    client = Client()
+    started = client.post(f"/s/{survey.token}/", {"action": "start"})
+    page = client.get(started["Location"]).content.decode()
+    shown = re.sub(r'<span class="visually-hidden">.*?</span>', "", page)  # what a sighted annotator reads
+    n_pairs = page.count('class="pair"')
+    visible = [int(n) for n in re.findall(r"<[^>]*>\s*Pair (\d+)\s*</", shown)]
+    assert n_pairs > 2 and visible == list(range(1, n_pairs + 1))
+    # with ties allowed, "choose A or B" would be wrong: the message asks for an answer
+    assert "Please choose reply A or B" not in page and "Please answer every question for pair 1." in page
