@@ -85,7 +85,7 @@ ITEM_MARK = mark_safe("<ITEM>")
 NUMBER_MARK = mark_safe("<NUMBER>")
 
 
-PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT)
+PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT, HITItem.Kind.PAIR_FILLER)
 GOLD_KINDS = (HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)
 
 

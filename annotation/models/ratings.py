@@ -88,9 +88,11 @@ class HITItem(models.Model):
 
     A check's block also holds filler replies (`gold_filler` beside a gold reply, `instr_filler`
     beside an instruction: a real response, shown so that the block is as large as a real one;
-    see annotation/services/hits_gold.py). Their answers are checked and never stored, so they
-    reach no analysis. An instructed check laid out with fillers has `context` set (the borrowed
-    conversation shown above it); one laid out before fillers existed has none and shows alone.
+    see annotation/services/hits_gold.py), and a pairwise check's block filler pairs
+    (`pair_filler`: two real responses to the block's context; annotation/services/hits_pairwise.py).
+    Their answers are checked and never stored, so they reach no analysis. An instructed check laid
+    out with fillers has `context` set (the borrowed conversation shown above it); one laid out
+    before fillers existed has none and shows alone.
     """
 
     class Kind(models.TextChoices):
@@ -103,9 +105,11 @@ class HITItem(models.Model):
         PAIR = "pair", "Pair of replies"
         PAIR_GOLD = "pair_gold", "Pair with a broken reply (attention check)"
         PAIR_REPEAT = "pair_repeat", "Repeated pair, sides swapped (consistency check)"
+        PAIR_FILLER = "pair_filler", "Filler pair beside a pairwise check (not analysed)"
 
-    # Replies shown in a check's block only to give it a real block's shape: answered, never stored.
-    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER)
+    # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
+    # never stored.
+    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER, Kind.PAIR_FILLER)
 
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -149,6 +153,11 @@ class HITItem(models.Model):
             models.CheckConstraint(
                 condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),
                 name="hititem_pair_has_both",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="pair_filler")
+                | Q(context__isnull=False, response__isnull=False, response_b__isnull=False),
+                name="hititem_pair_filler_has_all",
             ),
         ]
 

@@ -2,10 +2,35 @@
 
 Per HIT: `contexts_per_hit` contexts, each with its planned pairs (`annotation.pairing`: every
 pair, or a balanced budget; sides chosen so each system is as often left as right), then
-`attention_checks_per_hit` checks at seeded places between contexts, alternating a gold pair (a
-real reply against an obviously broken one: choosing the broken one fails) and a repeat of one of
-the HIT's pairs with its sides swapped (the answer should mirror the first). Overlap contexts are
-not used: every pair is judged by `assignments_per_hit` annotators, which is what agreement needs.
+`attention_checks_per_hit` checks, alternating a gold pair (a real reply against an obviously
+broken one: choosing the broken one fails) and a repeat of one of the HIT's pairs with its sides
+swapped (the answer should mirror the first). Overlap contexts are not used: every pair is judged
+by `assignments_per_hit` annotators, which is what agreement needs.
+
+A check is shown in a block shaped as a real one. Alone, it was a one-pair block under a
+conversation already shown above, among blocks of one pair per system pair: "the lone block is
+the check" let a careless annotator read there only. So:
+
+- A gold pair is shown under a conversation borrowed from a context off this HIT (and off its other
+  checks), its real reply one of that context's replies (a reply's text belongs to its own
+  conversation), among filler pairs: real pairs of that context's plan, sides drawn, as many as
+  make the block as large as one of the HIT's real blocks, the gold pair at a drawn place. When
+  every context with pairs is on this HIT, it joins a real block of its own context instead (one
+  pair larger, but no lone block under a conversation shown twice).
+- A repeat keeps its conversation (its judgement depends on it), so a conversation is shown twice:
+  that is what a test-retest check is. The least telling layout is the conversation's real block
+  again: every one of its pairs with sides swapped, in a new order, one of them the scored repeat
+  and the others fillers. The block is a real block's size and markup, and every pair in it was
+  seen above and is shown swapped, so nothing tells which one is scored; a careless annotator has
+  to answer the whole block consistently. It follows its real block and never touches it (the page
+  would merge two neighbouring blocks of one conversation); a second repeat of the same conversation
+  turns one of that block's fillers into a repeat rather than show the conversation a third time.
+
+Filler pairs (`kind="pair_filler"`) are answered, required and checked like a real pair
+(`pairwise_answers`) and never stored: a borrowed context's pairs are judged on their own HIT, a
+repeated conversation's on this one; kept, they would count twice in agreement, the Bradley-Terry
+ranking and the exports. The page marks none of them (same markup as any pair; item ids in page
+order).
 
 The survey's `reference_pairs` adds the dataset's reference pseudo-system (`annotation.services.
 references`) as a side: `also` as one more system in every pair plan, `only` as the one opponent of
@@ -61,37 +86,111 @@ def pairwise_plan(survey, contexts, rng_seed):
     return plan
 
 
+def _sided(pair, rng):
+    left, right = pair
+    return (left, right) if rng.random() < 0.5 else (right, left)
+
+
+def _borrowed_context(plan, need, excluded, rng):
+    """A context off this HIT (and off its other checks) with at least `need` planned pairs, else
+    the one with most; None when every context with pairs is shown on this HIT already."""
+    candidates = [pk for pk in plan if pk not in excluded]
+    if not candidates:
+        return None
+    enough = [pk for pk in candidates if len(plan[pk]) >= need]
+    if enough:
+        return rng.choice(enough)
+    return max(candidates, key=lambda pk: (len(plan[pk]), pk))
+
+
+def _gold_block(plan, blocks, shown, rng):
+    """A gold pair among filler pairs under a borrowed conversation, as a new block; or, when no
+    conversation is left to borrow, the gold pair inside a real block of its own context (None)."""
+    size = len(plan[rng.choice(blocks)[0][1]])
+    context_id = _borrowed_context(plan, size - 1, shown, rng)
+    if context_id is None:
+        block = rng.choice(blocks)
+        context_id = block[0][1]
+        replies = sorted({reply for pair in plan[context_id] for reply in pair})
+        block.insert(rng.randint(0, len(block)), ("gold", context_id, _gold_sides(rng.choice(replies), rng)))
+        return None
+    shown.add(context_id)
+    pairs = plan[context_id]
+    replies = sorted({reply for pair in pairs for reply in pair})
+    members = [("filler", context_id, _sided(pair, rng)) for pair in rng.sample(pairs, min(size - 1, len(pairs)))]
+    members.insert(rng.randint(0, len(members)), ("gold", context_id, _gold_sides(rng.choice(replies), rng)))
+    return members
+
+
+def _gold_sides(good, rng):
+    return (None, good) if rng.random() < 0.5 else (good, None)
+
+
+def _repeat_place(blocks, context_id, after_only=False):
+    """Where a repeat block under `context_id` goes: after that context's real block and next to no
+    block under the same conversation (the page would merge them), else anywhere it is next to
+    none, else (a HIT of one context) right after it."""
+    own = [n for n, block in enumerate(blocks) if block[0][1] == context_id]
+
+    def apart(index):
+        return all(blocks[n][0][1] != context_id for n in (index - 1, index) if 0 <= n < len(blocks))
+
+    after = [index for index in range(own[0] + 1, len(blocks) + 1) if apart(index)]
+    if after_only:
+        return after
+    anywhere = [index for index in range(1, len(blocks) + 1) if apart(index)]
+    return after or anywhere or [own[-1] + 1]
+
+
 def pairwise_hit_items(*, survey, hit, chunk, plan, rng):
     """The HIT's items for one chunk, unsaved: `(items, repeats)`, the repeats apart (each with the
     plan entry it repeats), as they can point at the pair they repeat only once that is saved."""
     blocks = [[("pair", context_id, pair) for pair in plan[context_id]] for context_id in chunk]
     rng.shuffle(blocks)
-    n_checks = survey.attention_checks_per_hit
     regular = [entry for block in blocks for entry in block]
-    for n in range(n_checks if regular else 0):
-        if n % 2 == 0:
-            context_id, (left, right) = rng.choice(regular)[1:]
-            good = rng.choice((left, right))
-            broken_left = rng.random() < 0.5
-            check = ("gold", context_id, (None, good) if broken_left else (good, None))
-        else:
-            original = rng.choice(regular)
-            check = ("repeat", original[1], original)
-        blocks.insert(rng.randint(1, len(blocks)), [check])
+    real_blocks = list(blocks)
+    shown = set(chunk)
+    repeat_blocks = {}  # context id: its repeat block
+    repeated = set()
+    for n in range(survey.attention_checks_per_hit if regular else 0):
+        fresh = [entry for entry in regular if entry not in repeated]
+        if n % 2 == 0 or not fresh:
+            members = _gold_block(plan, real_blocks, shown, rng)
+            if members is not None:
+                blocks.insert(rng.randint(1, len(blocks)), members)
+            continue
+        # Preferably a pair of a conversation not repeated yet (each repeat block is one more
+        # conversation shown twice) whose repeat block can follow its real block.
+        new = [entry for entry in fresh if entry[1] not in repeat_blocks]
+        later = [entry for entry in new if _repeat_place(blocks, entry[1], after_only=True)]
+        original = rng.choice(later or new or fresh)
+        repeated.add(original)
+        context_id = original[1]
+        if context_id not in repeat_blocks:
+            # The conversation's real block again, every pair's sides swapped and in a new order:
+            # the repeat is one of them, the others fillers, so none tells which one is scored.
+            own = next(block for block in real_blocks if block[0][1] == context_id)
+            members = [("filler", context_id, (right, left)) for kind, _, (left, right) in own if kind == "pair"]
+            rng.shuffle(members)
+            repeat_blocks[context_id] = members
+            blocks.insert(rng.choice(_repeat_place(blocks, context_id)), members)
+        members = repeat_blocks[context_id]
+        members[members.index(("filler", context_id, original[2][::-1]))] = ("repeat", context_id, original)
     items, repeats = [], []
     position = 0
     for block in blocks:
         for kind, context_id, value in block:
-            if kind == "pair":
+            if kind in ("pair", "filler"):
                 item = HITItem(
                     hit=hit,
                     position=position,
-                    kind=HITItem.Kind.PAIR,
+                    kind=HITItem.Kind.PAIR if kind == "pair" else HITItem.Kind.PAIR_FILLER,
                     context_id=context_id,
                     response_id=value[0],
                     response_b_id=value[1],
                 )
-                item.plan_entry = (kind, context_id, value)
+                if kind == "pair":
+                    item.plan_entry = (kind, context_id, value)
             elif kind == "gold":
                 item = HITItem(
                     hit=hit,

@@ -6,6 +6,8 @@ aspect, stored with the left reply as `response_a`; a gold pair passes when the 
 chosen; a repeat passes when its answer mirrors the answer to the pair it repeats (A on one is B
 on the other, a tie stays a tie). Only failed gold pairs count as failed attention checks: an
 inconsistent repeat may be honest doubt about a close pair, so it is reported, not punished.
+A filler pair (beside a check, so that its block is shaped as a real one) is answered and checked
+as a real pair is, and makes no row.
 """
 
 from annotation.models import AttentionAnswer, HITItem, PairwiseJudgement
@@ -75,6 +77,14 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                         seconds=seconds,
                     )
                 )
+            continue
+        if item.kind == HITItem.Kind.PAIR_FILLER:
+            # A filler pair beside a check (hits_pairwise): answered and checked as a real pair is,
+            # so the check's block looks and behaves like a real one, never stored (the pair is
+            # judged on its own HIT; kept, it would count twice in agreement and the ranking).
+            _optional(answer, number)
+            for key in wanted:
+                _winner(scores[key], number, survey.allow_tie)
             continue
         for key in wanted:  # a check pair's other answers are checked, not kept
             _winner(scores[key], number, survey.allow_tie)

@@ -266,7 +266,9 @@ def survey_estimate(
             sides = n_systems + (reference_pairs == Survey.ReferencePairs.ALSO)
             pairs = sides * (sides - 1) // 2
         pairs = min(pairs, pair_budget) if pair_budget else pairs
-        items_per_hit = min(contexts_per_hit, n_contexts) * pairs * n_aspects + attention_checks_per_hit
+        # A check is a block of as many pairs as a real one, every question asked of each
+        # (hits_pairwise: a gold or repeated pair among filler pairs).
+        items_per_hit = (min(contexts_per_hit, n_contexts) + attention_checks_per_hit) * pairs * n_aspects
         seconds_per_hit = task_seconds(answers=items_per_hit)
         ratings = n_contexts * pairs * n_aspects * assignments_per_hit
     elif task_type == Survey.TaskType.WRITE:

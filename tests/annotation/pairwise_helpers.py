@@ -12,15 +12,15 @@ def make_pairwise_survey(owner, **settings):
 
 
 def pairwise_answers(assignment, choose=lambda item: "a", seconds=3.0):
-    """Answers to every item: `choose(item)` on real pairs, the real reply on gold pairs, the
-    mirror of the first answer on repeats (so every check passes)."""
+    """Answers to every item: `choose(item)` on real pairs and on filler pairs, the real reply on
+    gold pairs, the mirror of the first answer on repeats (so every check passes)."""
     items = services.assignment_items(assignment=assignment)
     aspects = list(assignment.hit.survey.aspects.values_list("key", flat=True))
-    chosen = {item.pk: choose(item) for item in items if item.kind == HITItem.Kind.PAIR}
+    chosen = {item.pk: choose(item) for item in items if item.kind in (HITItem.Kind.PAIR, HITItem.Kind.PAIR_FILLER)}
     mirror = {"a": "b", "b": "a", "tie": "tie"}
     answers = {}
     for item in items:
-        if item.kind == HITItem.Kind.PAIR:
+        if item.kind in (HITItem.Kind.PAIR, HITItem.Kind.PAIR_FILLER):
             scores = dict.fromkeys(aspects, chosen[item.pk])
         elif item.kind == HITItem.Kind.PAIR_GOLD:
             scores = dict.fromkeys(aspects, "a" if item.response_id else "b")
