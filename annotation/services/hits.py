@@ -130,9 +130,10 @@ def _pairwise_generate(survey, contexts):
     size = survey.contexts_per_hit
     chunks = [contexts[i : i + size] for i in range(0, len(contexts), size)]
     hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
+    borrowable = list(plan)  # the contexts a check may borrow, once for every HIT
     for hit, chunk in zip(hits, chunks, strict=True):
         items, repeats = pairwise_hit_items(
-            survey=survey, hit=hit, chunk=chunk, plan=plan, rng=_rng(survey, f"hit{hit.position}")
+            survey=survey, hit=hit, chunk=chunk, plan=plan, rng=_rng(survey, f"hit{hit.position}"), contexts=borrowable
         )
         # Saved in page order, repeats included, and only then pointed at the pairs they repeat:
         # saved last, a repeat's id was the highest of its HIT, and the page's field names

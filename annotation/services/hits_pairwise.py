@@ -41,6 +41,9 @@ from annotation.models import HITItem, Response, Survey, System
 from annotation.pairing import PairPlanner
 from annotation.services.references import reference_system_ensure
 
+# Random draws of a context to borrow for a gold pair before the candidates are filtered in full.
+DRAWS = 20
+
 # Replies no attentive reader prefers to a real one (the gold pair's broken side).
 BROKEN_REPLIES = (
     "asdf asdf asdf asdf",
@@ -91,10 +94,16 @@ def _sided(pair, rng):
     return (left, right) if rng.random() < 0.5 else (right, left)
 
 
-def _borrowed_context(plan, need, excluded, rng):
+def _borrowed_context(plan, need, excluded, rng, contexts):
     """A context off this HIT (and off its other checks) with at least `need` planned pairs, else
-    the one with most; None when every context with pairs is shown on this HIT already."""
-    candidates = [pk for pk in plan if pk not in excluded]
+    the one with most; None when every context with pairs is shown on this HIT already.
+    `contexts`: the plan's contexts as a list, made once per layout."""
+    # A few random draws first: filtering every context for every HIT grows with their product.
+    for _ in range(min(DRAWS, len(contexts))):
+        context_id = rng.choice(contexts)
+        if context_id not in excluded and len(plan[context_id]) >= need:
+            return context_id
+    candidates = [pk for pk in contexts if pk not in excluded]
     if not candidates:
         return None
     enough = [pk for pk in candidates if len(plan[pk]) >= need]
@@ -103,11 +112,11 @@ def _borrowed_context(plan, need, excluded, rng):
     return max(candidates, key=lambda pk: (len(plan[pk]), pk))
 
 
-def _gold_block(plan, blocks, shown, rng):
+def _gold_block(plan, blocks, shown, rng, contexts):
     """A gold pair among filler pairs under a borrowed conversation, as a new block; or, when no
     conversation is left to borrow, the gold pair inside a real block of its own context (None)."""
     size = len(plan[rng.choice(blocks)[0][1]])
-    context_id = _borrowed_context(plan, size - 1, shown, rng)
+    context_id = _borrowed_context(plan, size - 1, shown, rng, contexts)
     if context_id is None:
         block = rng.choice(blocks)
         context_id = block[0][1]
@@ -142,9 +151,11 @@ def _repeat_place(blocks, context_id, after_only=False):
     return after or anywhere or [own[-1] + 1]
 
 
-def pairwise_hit_items(*, survey, hit, chunk, plan, rng):
+def pairwise_hit_items(*, survey, hit, chunk, plan, rng, contexts=None):
     """The HIT's items for one chunk, unsaved: `(items, repeats)`, the repeats apart (each with the
-    plan entry it repeats), as they can point at the pair they repeat only once that is saved."""
+    plan entry it repeats), as they can point at the pair they repeat only once that is saved.
+    `contexts`: `list(plan)`, when the caller lays out many HITs with one plan."""
+    contexts = list(plan) if contexts is None else contexts
     blocks = [[("pair", context_id, pair) for pair in plan[context_id]] for context_id in chunk]
     rng.shuffle(blocks)
     regular = [entry for block in blocks for entry in block]
@@ -155,7 +166,7 @@ def pairwise_hit_items(*, survey, hit, chunk, plan, rng):
     for n in range(survey.attention_checks_per_hit if regular else 0):
         fresh = [entry for entry in regular if entry not in repeated]
         if n % 2 == 0 or not fresh:
-            members = _gold_block(plan, real_blocks, shown, rng)
+            members = _gold_block(plan, real_blocks, shown, rng, contexts)
             if members is not None:
                 blocks.insert(rng.randint(1, len(blocks)), members)
             continue
