@@ -173,7 +173,8 @@ def pairwise_hit_items(*, survey, hit, chunk, plan, rng, contexts=None):
         # Preferably a pair of a conversation not repeated yet (each repeat block is one more
         # conversation shown twice) whose repeat block can follow its real block.
         new = [entry for entry in fresh if entry[1] not in repeat_blocks]
-        later = [entry for entry in new if _repeat_place(blocks, entry[1], after_only=True)]
+        placeable = {c for c in {entry[1] for entry in new} if _repeat_place(blocks, c, after_only=True)}
+        later = [entry for entry in new if entry[1] in placeable]
         original = rng.choice(later or new or fresh)
         repeated.add(original)
         context_id = original[1]
