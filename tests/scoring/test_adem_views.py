@@ -324,6 +324,20 @@ def test_pretrain_form_refuses_a_corpus_it_cannot_read_and_starts_nothing(
     assert not (data_dir / "adem" / "corpora").exists()  # the refused file is not kept either
 
 
+def test_the_model_page_lists_hyper_parameters_by_name_not_as_a_python_dict(client, researcher):
+    response = {"system": "bot", "text": "hey"}
+    record = {"context_id": "c1", "context": ["hi"], "references": ["hello"], "responses": [response]}
+    dataset = load_dataset_records(records=[record], name="toy", owner=researcher)
+    model = AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", config={"lr": 0.01, "patience": 15}
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("scoring:adem_model", args=[model.pk])).content.decode()
+    row = " ".join(page[page.index("Hyper-parameters") :].split("</tr>")[0].split())
+    assert "<code>lr</code> = 0.01, <code>patience</code> = 15" in row
+    assert "{" not in row and "&#x27;" not in row
+
+
 def test_the_model_page_says_compute_metrics_computes_its_metric_and_links_to_the_metrics_page(
     client, researcher, admin_user
 ):
