@@ -77,10 +77,12 @@ def pseudonymised(report, dataset):
     return data
 
 
-def _unknown_filter(filters, aspects, systems):
-    """What in the page's filters names no aspect or system of the dataset, or "" when all do."""
+def _unknown_filter(filters, aspects, systems, *, survey=None):
+    """What in the page's filters names no aspect or system of the dataset (or the survey's aspects),
+    or "" when all do."""
     if filters["aspect"] not in aspects:
-        return f"This dataset has no aspect {filters['aspect'][:80]!r}: the report below is for all its ratings."
+        whose = "survey" if survey is not None else "dataset"
+        return f"This {whose} has no aspect {filters['aspect'][:80]!r}: the report below is for all its ratings."
     unknown = [name for name in filters["systems"] or [] if name not in systems]
     if unknown:
         return f"This dataset has no system {unknown[0][:80]!r}: the report below is for all its systems."
@@ -88,11 +90,13 @@ def _unknown_filter(filters, aspects, systems):
 
 
 def _render_report(request, *, dataset, survey, filters):
-    aspects = sorted({a for s in dataset.surveys.all() for a in s.aspects.values_list("key", flat=True)} | {"overall"})
+    # A survey's report offers its own aspects only: another survey's aspect has none of its ratings.
+    rated = [survey] if survey is not None else dataset.surveys.all()
+    aspects = sorted({a for s in rated for a in s.aspects.values_list("key", flat=True)} | {"overall"})
     systems = list(dataset.systems.values_list("name", flat=True))
     # A report is computed (and stored) per filter: a link naming an aspect or a system the dataset
     # lacks must not start a computation of its own (any number of them, by mistake or on purpose).
-    unknown = _unknown_filter(filters, aspects, systems)
+    unknown = _unknown_filter(filters, aspects, systems, survey=survey)
     if unknown:
         messages.error(request, unknown)
         return redirect(request.path)

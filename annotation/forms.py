@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.importing import FORMATS
 from annotation.importing.errors import NOTHING_IMPORTED
+from annotation.models import Dataset, Survey
 
 FORMAT_CHOICES = [("", "From the file name (.csv is CSV, anything else JSONL)")] + [(f, f.upper()) for f in FORMATS]
 
@@ -25,8 +26,9 @@ class UploadField(forms.FileField):
 
 
 class _UploadForm(forms.Form):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.owner = owner
         # The limit is a setting: it joins the help text of this form's own copy of the field.
         self.fields["file"].help_text += f" At most {settings.UPLOAD_MAX_MB} MB."
 
@@ -37,6 +39,16 @@ class DatasetUploadForm(_UploadForm):
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
+    def clean_name(self):
+        # Said beside the name, not among the file's errors (the import checks it again, after
+        # reading the file).
+        name = self.cleaned_data["name"]
+        if self.owner is not None and Dataset.objects.filter(name=name, owner=self.owner).exists():
+            raise ValidationError(
+                f"A dataset of yours named {name!r} already exists; choose another name. {NOTHING_IMPORTED}"
+            )
+        return name
+
 
 class RatingsUploadForm(_UploadForm):
     file = UploadField(help_text="JSONL or CSV with context_id, system, worker, score and optionally aspect.")
@@ -46,6 +58,14 @@ class RatingsUploadForm(_UploadForm):
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     scale_min = forms.IntegerField(initial=1)
     scale_max = forms.IntegerField(initial=5)
+
+    def clean_survey_name(self):
+        name = self.cleaned_data["survey_name"].strip()
+        if name and self.owner is not None and Survey.objects.filter(name=name, owner=self.owner).exists():
+            raise ValidationError(
+                f"A survey of yours named {name!r} already exists; choose another name. {NOTHING_IMPORTED}"
+            )
+        return name
 
 
 class DatasetSearchForm(forms.Form):

@@ -84,7 +84,7 @@ def dataset_detail(request, pk):
 @login_required
 @require_http_methods(["GET", "POST"])
 def dataset_upload(request):
-    form = DatasetUploadForm(request.POST or None, request.FILES or None)
+    form = DatasetUploadForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         try:
             dataset = dataset_import(
@@ -108,7 +108,7 @@ def dataset_upload(request):
 @require_http_methods(["GET", "POST"])
 def ratings_upload(request, pk):
     dataset = _own_dataset(request, pk, change=True)
-    form = RatingsUploadForm(request.POST or None, request.FILES or None)
+    form = RatingsUploadForm(request.POST or None, request.FILES or None, owner=request.user)
     # The default name is known here: show it (help texts are not escaped by Django, names are).
     default_name = f"{dataset.name}-imported"
     form.fields["survey_name"].help_text = f"Name of the new survey (default: {escape(default_name)})."

@@ -2,6 +2,7 @@ from django import forms
 
 from annotation.selectors import datasets_changeable_by
 from scoring.adem.choices import KINDS
+from scoring.adem.vhred.corpus import CorpusError, text_dialogues
 from scoring.models import AdemModel
 from scoring.models.adem import model_name_validator
 
@@ -72,3 +73,24 @@ class PretrainForm(forms.Form):
         required=False,
         help_text="Continue your latest VHRED checkpoint into a new one (models keep the one they were trained with).",
     )
+
+    def clean_corpus(self):
+        """Read the uploaded corpus as the run will: a file it cannot read is refused here, with its
+        name and line, instead of starting a run that fails with a server path and a codec error."""
+        upload = self.cleaned_data["corpus"]
+        if not upload:
+            return upload
+        raw = b"".join(upload.chunks())
+        upload.seek(0)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise forms.ValidationError(
+                f"{upload.name} is not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start}); "
+                "save it as UTF-8. Nothing was started."
+            ) from error
+        try:
+            text_dialogues(text, name=upload.name, jsonl=upload.name.endswith((".jsonl", ".json")))
+        except CorpusError as error:
+            raise forms.ValidationError(f"{error}. Nothing was started.") from error
+        return upload

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from analysis.models import Report
 from scoring.models import MetricScore
+from tests.factories import load_rating_records
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
 
@@ -96,6 +97,23 @@ def test_a_filter_naming_no_aspect_or_system_of_the_dataset_computes_nothing_and
     assert not Report.objects.exists()
     page = researcher_client.get(response["Location"]).content.decode()
     assert message in page and Report.objects.count() == 1  # the report of every rating, as the page says
+
+
+def test_a_survey_report_offers_only_that_surveys_aspects_and_refuses_another_surveys(researcher_client, usr_study):
+    # Another survey of the same dataset rates topicality: the dataset's report has that aspect, the
+    # first survey's report does not (it offered it, and computed an empty report for it).
+    dataset, survey, ratings = usr_study[0], usr_study[1], usr_study[2]
+    topical = [{**record, "aspect": "topicality"} for record in ratings[:30]]
+    load_rating_records(records=topical, dataset=dataset, survey_name="usr-topicality", owner=survey.owner)
+    url = reverse("analysis:survey_report", args=[survey.pk])
+    page = researcher_client.get(url).content.decode()
+    assert '<option value="overall"' in page and '<option value="topicality"' not in page
+    response = researcher_client.get(f"{url}?aspect=topicality")
+    assert response.status_code == 302 and response["Location"] == url
+    assert not Report.objects.filter(params__aspect="topicality").exists()
+    assert "This survey has no aspect &#x27;topicality&#x27;" in researcher_client.get(url).content.decode()
+    dataset_page = researcher_client.get(f"{page_url(dataset)}?aspect=topicality")
+    assert dataset_page.status_code == 200 and '<option value="topicality" selected' in dataset_page.content.decode()
 
 
 def test_exports_download_json_csv_and_latex(researcher_client, usr_study):

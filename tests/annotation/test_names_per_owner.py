@@ -44,6 +44,34 @@ def test_the_same_owner_cannot_have_two_datasets_of_one_name(client, researcher)
         Dataset.objects.create(name="demo", owner=researcher)
 
 
+def _error_list(page, field):
+    """The text of the error list the page shows beside `field` ("" when there is none)."""
+    marker = f'<ul class="errorlist" id="id_{field}_error">'
+    return page.split(marker, 1)[1].split("</ul>", 1)[0] if marker in page else ""
+
+
+def test_a_taken_dataset_name_is_said_beside_the_name_not_the_file(client, researcher):
+    load_dataset_records(records=dataset_records(3), name="demo", owner=researcher)
+    client.force_login(researcher)
+    page = _upload(client, "demo").content.decode()
+    assert "A dataset of yours named &#x27;demo&#x27; already exists; choose another name." in _error_list(page, "name")
+    assert _error_list(page, "file") == "" and Dataset.objects.count() == 1
+
+
+def test_a_taken_survey_name_for_imported_ratings_is_said_beside_the_survey_name(client, researcher):
+    dataset = load_dataset_records(records=dataset_records(3), name="demo", owner=researcher)
+    make_survey(researcher, name="pilot", launch=False)
+    rating = b'{"context_id": "c000", "system": "hred", "worker": "w1", "score": 3}\n'
+    upload = SimpleUploadedFile("r.jsonl", rating, content_type="application/jsonl")
+    client.force_login(researcher)
+    url = reverse("annotation:ratings_upload", args=[dataset.pk])
+    page = client.post(url, {"file": upload, "survey_name": "pilot", "scale_min": 1, "scale_max": 5}).content.decode()
+    assert "A survey of yours named &#x27;pilot&#x27; already exists; choose another name." in _error_list(
+        page, "survey_name"
+    )
+    assert _error_list(page, "file") == "" and Survey.objects.filter(name="pilot").count() == 1
+
+
 def test_survey_names_are_free_across_owners_and_unique_for_one(client, researcher, other_researcher):
     make_survey(researcher, name="pilot", launch=False)
     theirs = load_dataset_records(records=dataset_records(6), name="bob-data", owner=other_researcher)

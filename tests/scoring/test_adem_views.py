@@ -1,5 +1,6 @@
 """ADEM pages and the scoring API: owners only, live progress, curve, token or session+CSRF auth."""
 
+import html
 import json
 
 import pytest
@@ -297,6 +298,44 @@ def test_pretrain_form_takes_an_uploaded_corpus_and_records_the_run(
     progress = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
     assert progress["result"]["checkpoint_sha256"] == run.result["checkpoint_sha256"]
     assert str(data_dir) not in json.dumps(progress)  # no server path reaches the page
+
+
+UNREADABLE_CORPORA = {
+    "picture.jsonl": (b"\x89PNG\r\n\x1a\n\x00\x01", "picture.jsonl is not UTF-8 text (byte 0x89 at offset 0)"),
+    "talks.jsonl": (
+        b'["hi", "hello"]\n{"turns": 3}\n',
+        'talks.jsonl line 2: expected a list of turns or {"turns": [...]}',
+    ),
+    "one-liners.txt": (b"hi\n\nhello\n", "one-liners.txt holds no dialogue of two or more turns"),
+}
+
+
+@pytest.mark.parametrize("name", UNREADABLE_CORPORA)
+def test_pretrain_form_refuses_a_corpus_it_cannot_read_and_starts_nothing(
+    researcher_client, django_capture_on_commit_callbacks, data_dir, name
+):
+    content, message = UNREADABLE_CORPORA[name]
+    upload = SimpleUploadedFile(name, content, content_type="application/octet-stream")
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        response = researcher_client.post(reverse("scoring:adem_pretrain"), {"corpus": upload, "epochs": 1})
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 200 and message in page and "Nothing was started." in page
+    assert not TrainingRun.objects.exists() and queued == []
+    assert not (data_dir / "adem" / "corpora").exists()  # the refused file is not kept either
+
+
+def test_the_model_page_lists_hyper_parameters_by_name_not_as_a_python_dict(client, researcher):
+    response = {"system": "bot", "text": "hey"}
+    record = {"context_id": "c1", "context": ["hi"], "references": ["hello"], "responses": [response]}
+    dataset = load_dataset_records(records=[record], name="toy", owner=researcher)
+    model = AdemModel.objects.create(
+        owner=researcher, dataset=dataset, name="mine", status="ready", config={"lr": 0.01, "patience": 15}
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("scoring:adem_model", args=[model.pk])).content.decode()
+    row = " ".join(page[page.index("Hyper-parameters") :].split("</tr>")[0].split())
+    assert "<code>lr</code> = 0.01, <code>patience</code> = 15" in row
+    assert "{" not in row and "&#x27;" not in row
 
 
 def test_the_model_page_says_compute_metrics_computes_its_metric_and_links_to_the_metrics_page(

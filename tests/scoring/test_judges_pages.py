@@ -68,6 +68,7 @@ def test_adding_a_pairwise_judge_says_it_judges_pairs_not_a_metric(researcher_cl
         ("base_url", "http://169.254.169.254/latest/meta-data", "link-local address"),
         ("base_url", "http://[fe80::1]:8000/v1", "link-local address"),
         ("base_url", "http://[::ffff:169.254.169.254]/latest", "link-local address"),
+        ("base_url", "ftp://127.0.0.1/v1", "an http:// or https:// address, not ftp://"),
         ("samples", "0", "greater than or equal to 1"),
         ("samples", "-2", "greater than or equal to 1"),
         ("concurrency", "-5", "greater than or equal to 1"),

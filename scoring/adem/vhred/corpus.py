@@ -35,23 +35,28 @@ def file_dialogues(path):
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise CorpusError(f"cannot read corpus {path}: {error}") from error
+    return text_dialogues(text, name=str(path), jsonl=path.suffix in (".jsonl", ".json"))
+
+
+def text_dialogues(text, *, name, jsonl):
+    """Dialogues from a corpus file's text; `name` is how error messages call the file."""
     dialogues = []
-    if path.suffix in (".jsonl", ".json"):
+    if jsonl:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
                 item = json.loads(line)
             except ValueError as error:
-                raise CorpusError(f"{path} line {number}: not JSON ({error})") from error
+                raise CorpusError(f"{name} line {number}: not JSON ({error})") from error
             turns = item.get("turns") if isinstance(item, dict) else item
             if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
-                raise CorpusError(f'{path} line {number}: expected a list of turns or {{"turns": [...]}}')
+                raise CorpusError(f'{name} line {number}: expected a list of turns or {{"turns": [...]}}')
             dialogues.append([t.strip() for t in turns if t.strip()])
     else:
         for block in text.split("\n\n"):
             dialogues.append([line.strip() for line in block.splitlines() if line.strip()])
     dialogues = [d for d in dialogues if len(d) >= 2]
     if not dialogues:
-        raise CorpusError(f"{path} holds no dialogue of two or more turns")
+        raise CorpusError(f"{name} holds no dialogue of two or more turns")
     return dialogues
