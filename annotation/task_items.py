@@ -13,6 +13,7 @@ from django.utils.safestring import mark_safe
 
 from annotation.answer_seconds import seconds_or_none
 from annotation.models import Aspect, Context, HITItem
+from annotation.services.pairwise_answers import kept_strength
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
 # An instruction among filler replies is asked every question, as they are: it says so.
@@ -137,7 +138,7 @@ def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
         "text_b": right,
         "fields": fields,
         "number": str(number),
-        "strength": before.get("strength") or "",
+        "strength": kept_strength(before.get("scores", {}).get(Aspect.OVERALL), before.get("strength") or ""),
         "reason": before.get("reason") or "",
         "seconds": _seconds_given(before),
         "missing": invalid,
@@ -267,6 +268,7 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                     "items": [],
                     "write": item.kind == HITItem.Kind.WRITE,
                     "ask_strength": pairwise and survey.ask_strength,
+                    "allow_tie": pairwise and survey.allow_tie,
                     "ask_reason": pairwise and survey.ask_reason,
                 }
             )

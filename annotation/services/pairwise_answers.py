@@ -8,6 +8,11 @@ on the other, a tie stays a tie). Only failed gold pairs count as failed attenti
 inconsistent repeat may be honest doubt about a close pair, so it is reported, not punished.
 A filler pair (beside a check, so that its block is shaped as a real one) is answered and checked
 as a real pair is, and makes no row.
+
+A strength ("how much better") belongs to the side chosen on the main question: with a tie there
+is none, so a strength sent with a tie is dropped, not refused (`kept_strength`). It was given for a
+side the annotator then withdrew (the page's script clears it, a page without script cannot), and
+refusing would only make them find and undo an optional answer; the tie itself is the honest answer.
 """
 
 from annotation.models import AttentionAnswer, HITItem, PairwiseJudgement
@@ -31,6 +36,14 @@ def _winner(value, number, allow_tie):
         allowed = "A, B or tie" if allow_tie else "A or B"
         raise PairAnswerError(f"Pair {number}: {value!r} is not a choice here (choose {allowed}).")
     return winner
+
+
+def kept_strength(winner, strength):
+    """The strength kept with the main question's answer `winner`: none with a tie (see above).
+
+    Shared by the submission and by a page filled again from earlier answers (a refused submission,
+    a restored MTurk draft), so that the page never shows what would not be stored."""
+    return "" if str(winner or "").strip().lower() == "tie" else strength
 
 
 def _optional(answer, number):
@@ -62,6 +75,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
         if item.kind == HITItem.Kind.PAIR:
             strength, reason = _optional(answer, number)
             for key in sorted(wanted):
+                winner = _winner(scores[key], number, survey.allow_tie)
                 judgements.append(
                     PairwiseJudgement(
                         survey=survey,
@@ -71,8 +85,8 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                         response_a_id=item.response_id,
                         response_b_id=item.response_b_id,
                         aspect=key,
-                        winner=_winner(scores[key], number, survey.allow_tie),
-                        strength=strength if key == "overall" else "",
+                        winner=winner,
+                        strength=kept_strength(winner, strength) if key == "overall" else "",
                         reason=reason if key == "overall" else "",
                         seconds=seconds,
                     )

@@ -137,6 +137,18 @@
     }
   }
 
+  // --- "How much better?" belongs to a side: none while the main question says "About the same" ---
+  // Disabled (so neither kept here, sent as a draft nor submitted) and cleared; a side chosen again
+  // asks it afresh. The server drops a strength sent with a tie all the same (a page without script).
+  function syncStrength(item) {
+    var box = item ? item.querySelector("fieldset.strength") : null;
+    if (!box) { return; }
+    var tie = item.querySelector('input[type=radio][name="score-' + CSS.escape(item.dataset.item) + '-overall"][value="tie"]');
+    var tied = !!(tie && tie.checked);
+    box.disabled = tied;
+    if (tied) { box.querySelectorAll("input[type=radio]").forEach(function (radio) { radio.checked = false; }); }
+  }
+
   // --- time per item, keyboard ---
   // Time since the previous answer is charged to the item just answered (seconds, summed on changes).
   function charge(element) {
@@ -163,6 +175,7 @@
 
   function changed(event) {
     if (event.type === "change") { charge(event.target); }
+    syncStrength(event.target.closest ? event.target.closest(".task-item") : null);
     update();
     save();
     refreshMarks(event.target.closest ? event.target.closest(".task-item") : null);
@@ -215,6 +228,7 @@
 
   pruneOld();
   if (restore() && restoredNote) { restoredNote.hidden = false; }
+  items.forEach(syncStrength);  // a tie restored, or filled in by the server, with a strength from before
   update();
   save();
   if (fieldsets.length) { highlight(fieldsets[0]); }
