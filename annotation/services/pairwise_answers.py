@@ -74,6 +74,9 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
         seconds = seconds_of(answer.get("seconds"))
         if item.kind == HITItem.Kind.PAIR:
             strength, reason = _optional(answer, number)
+            # what the survey does not ask for is not stored, though a hand-made request may send it
+            strength = strength if survey.ask_strength else ""
+            reason = reason if survey.ask_reason else ""
             for key in sorted(wanted):
                 winner = _winner(scores[key], number, survey.allow_tie)
                 judgements.append(

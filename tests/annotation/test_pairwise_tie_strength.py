@@ -93,3 +93,17 @@ def test_a_restored_mturk_draft_shows_no_strength_under_a_tie(researcher):
     page = items_html(context["blocks"])  # a page with answers to keep is rendered afresh
     assert re.search(rf'name="score-{pair.pk}-overall" value="tie"[^>]* checked', page), "the tie is restored"
     assert not _strength_checked(page, pair.pk), "its strength is not"
+
+
+def test_a_strength_or_reason_the_survey_never_asks_for_is_not_stored(researcher):
+    # the page has no such fields; a hand-made request adding them stores the judgement without them
+    survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
+    assert not survey.ask_strength and not survey.ask_reason
+    client, url, assignment = _start(survey, "tomas")
+    pair = HITItem.objects.filter(hit=assignment.hit, kind="pair").order_by("position").first()
+    data = _form(pairwise_answers(assignment, choose=lambda item: "a"))
+    data.update({f"strength-{pair.pk}": "clear", f"reason-{pair.pk}": "forged"})
+    assert client.post(url, data).status_code == 302
+    stored = PairwiseJudgement.objects.filter(survey=survey, aspect="overall")
+    assert stored.exists()
+    assert set(stored.values_list("strength", "reason")) == {("", "")}
