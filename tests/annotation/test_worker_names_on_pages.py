@@ -236,3 +236,16 @@ def test_a_block_naming_an_annotator_who_did_no_work_here_is_refused_like_an_unk
     )
     notes = [str(m) for m in get_messages(response.wsgi_request)]
     assert response.status_code == 302 and "Only workers MTurk lists on your own surveys can be blocked" in notes[-1]
+
+
+def test_a_participant_who_opened_the_link_but_holds_no_work_is_named_without_their_id(
+    client, researcher, staff, link_survey
+):
+    """Pseudonyms number the workers who rated or hold a task: one who only opened the link has none."""
+    survey, _participant = link_survey
+    idle = Annotator.objects.create(provider=Survey.Provider.LINK, worker_id="LINKIDLE-TWO")
+    LinkParticipant.objects.create(survey=survey, participant_id="LINKIDLE-TWO", annotator=idle)
+    url = reverse("annotation:link_survey", args=[survey.pk])
+    assert "LINKIDLE-TWO" in html(client, researcher, url)
+    page = html(client, staff, url)
+    assert "a participant with no work yet" in page and "LINKIDLE" not in page
