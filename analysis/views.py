@@ -61,7 +61,8 @@ _SCRUBBED_LOCK = threading.Lock()
 def pseudonymised(report, dataset):
     """The report's data with workers as their dataset pseudonyms (A1, A2, ...): the report page is
     what gets screenshotted into slides and papers; the quality pages keep the real ids for the
-    researcher. Shared between views of the same computed report: callers must not change it."""
+    study's owner (annotation.selectors.worker_names). Shared between views of the same computed
+    report: callers must not change it."""
     if not report.data:
         return report.data
     key = (report.pk, report.computed_at)

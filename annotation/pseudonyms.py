@@ -63,6 +63,15 @@ def pseudonym_map(*, dataset):
     return {row[0]: f"{PREFIX}{n}" for n, row in enumerate(_workers_in_order(dataset), start=1)}
 
 
+def worker_pseudonyms(*, dataset):
+    """`({annotator_pk: pseudonym}, {label: pseudonym})`: `pseudonym_map` and `label_map` from one reading."""
+    by_pk, labels = {}, {}
+    for n, (pk, provider, worker) in enumerate(_workers_in_order(dataset), start=1):
+        by_pk[pk] = labels[f"{provider}:{worker}"] = f"{PREFIX}{n}"
+        labels.setdefault(worker, f"{PREFIX}{n}")
+    return by_pk, labels
+
+
 def label_map(*, dataset):
     """`{label: pseudonym}` for every form a worker is written in: the bare worker id, and
     `provider:worker_id` (quality control's label when two providers share a worker id)."""
@@ -88,6 +97,14 @@ def scrub(value, labels, *, in_text=False):
     if not labels:
         return value
     return _walk(value, labels, _pattern(labels) if in_text else None)
+
+
+def scrub_notes(value, labels):
+    """`value` (a quality report, decision rows) with worker labels replaced exactly everywhere,
+    and inside the free text people write: notes, and the reasons of manual decisions."""
+    if not labels:
+        return value
+    return _walk_notes(value, labels, _pattern(labels))
 
 
 def scrub_report(data, labels):
@@ -138,3 +155,40 @@ def _walk(value, labels, pattern):
     if isinstance(value, list | tuple):
         return [_walk(item, labels, pattern) for item in value]
     return value
+
+
+# What a page says for a worker who has no pseudonym: one who opened a study link but holds no work
+# in the dataset (the numbering counts raters, judges and assignment holders only).
+NO_PSEUDONYM = "a participant with no work yet"
+
+
+class WorkerNames:
+    """How researcher pages name a study's workers for one reader: by their real ids (`real=True`,
+    the study's owner) or by the dataset's pseudonyms (everyone else who may read the study).
+
+    Built by `annotation.selectors.worker_names`; the pseudonyms are read once, on first use, so the
+    owner's pages make no query for them."""
+
+    def __init__(self, *, dataset=None):
+        self.real = dataset is None
+        self._dataset = dataset
+        self._maps = None
+
+    def _pseudonyms(self):
+        if self._maps is None:
+            self._maps = worker_pseudonyms(dataset=self._dataset)
+        return self._maps
+
+    def of(self, annotator):
+        """The name of one `Annotator`."""
+        if self.real:
+            return annotator.worker_id
+        return self._pseudonyms()[0].get(annotator.pk, NO_PSEUDONYM)
+
+    def scrub(self, value):
+        """Report-like data (quality report, decision history) as this reader may see it."""
+        return value if self.real else scrub_notes(value, self._pseudonyms()[1])
+
+    def text(self, text):
+        """A person's free text (a review's reason) with every worker it names replaced."""
+        return text if self.real else scrub(text, self._pseudonyms()[1], in_text=True)

@@ -5,6 +5,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Dataset, Survey, System
+from annotation.pseudonyms import WorkerNames
 from annotation.quality.selectors import accepted_ratings
 
 # Reading every study stays a staff right (admins read reports); changing one needs ownership, a
@@ -56,6 +57,16 @@ def may_see_real_worker_ids(*, user, study):
     """Only a study's owner downloads its workers' real ids (staff and admins get pseudonyms):
     the ids are personal data collected for that researcher's study."""
     return study.owner_id is not None and study.owner_id == user.pk
+
+
+def worker_names(*, user, study):
+    """How researcher pages name the workers of `study` (a dataset or a survey) for `user`: their
+    real ids for the study's owner only, as downloads do (`may_see_real_worker_ids`); the dataset's
+    pseudonyms (A1, A2, ...) for everyone else who may read it (staff, admins). Every page naming a
+    worker goes through this (`{{ annotator|worker_name:worker_names }}`, annotation/templatetags)."""
+    if may_see_real_worker_ids(user=user, study=study):
+        return WorkerNames()
+    return WorkerNames(dataset=study if isinstance(study, Dataset) else study.dataset)
 
 
 def may_change_study(*, user, study):

@@ -49,9 +49,9 @@ def _page_context(request, survey, *, settings_error="", typed=None):
     platform = platform_settings(survey)
     finished = Q(annotator__assignments__hit__survey=survey) & Q(annotator__assignments__status__in=Assignment.FINISHED)
     participants = list(
-        survey.link_participants.annotate(tasks=Count("annotator__assignments", filter=finished)).order_by(
-            "-confirmed", "participant_id"
-        )
+        survey.link_participants.select_related("annotator")
+        .annotate(tasks=Count("annotator__assignments", filter=finished))
+        .order_by("-confirmed", "participant_id")
     )
     return {
         "survey": survey,
@@ -62,8 +62,16 @@ def _page_context(request, survey, *, settings_error="", typed=None):
         "confirmed_count": sum(p.confirmed for p in participants),
         "may_change": selectors.may_change_study(user=request.user, study=survey),
         "settings_error": settings_error,
+        "worker_names": selectors.worker_names(user=request.user, study=survey),
         "typed": typed or {"participant_param": platform.participant_param, "completion_url": platform.completion_url},
     }
+
+
+def _posted_rows(survey, post):
+    """The participant ids of the rows a row's button names by row id (`row`): the page's forms carry
+    no id, so a page showing pseudonyms leaks none."""
+    pks = [int(value) for value in post.getlist("row") if value.isascii() and value.isdigit()]
+    return list(survey.link_participants.filter(pk__in=pks).values_list("participant_id", flat=True))
 
 
 @login_required
@@ -72,7 +80,7 @@ def link_action(request, pk):
     """The page's forms: settings (before anyone started), confirm / unconfirm ids."""
     survey = _link_survey(request, pk, change=True)
     post, action = request.POST, request.POST.get("action", "")
-    ids = post.getlist("participant") or post.get("ids", "").split()
+    ids = post.getlist("participant") or post.get("ids", "").split() or _posted_rows(survey, post)
     try:
         if action == "settings":
             platform_update(

@@ -15,7 +15,7 @@ from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, post
 from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
 from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
 from annotation.forms_mturk import MTurkSettingsForm
-from annotation.models import HIT, Assignment, Survey
+from annotation.models import HIT, Annotator, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment
 from annotation.services import mturk as services
 from annotation.services.assignments import SubmissionRefused, assignment_submit, parse_answers
@@ -162,6 +162,7 @@ def mturk_survey(request, pk):
         "unmatched": unmatched,
         # A fresh key per page: the same bonus form sent twice (retry, double click) pays once.
         "bonus_key": new_bonus_key(),
+        "worker_names": selectors.worker_names(user=request.user, study=survey),
     }
     return render(request, "annotation/mturk/survey.html", context)
 
@@ -173,13 +174,31 @@ IRREVERSIBLE = {
     "reject": "The assignment is rejected on Mechanical Turk: the worker is not paid and their approval rate drops.",
     "block": "The worker is blocked from all your MTurk surveys (through the exclusion qualification).",
 }
-# The fields a confirmed action carries over from the form that asked for it.
-CARRIED_FIELDS = ("assignment_id", "worker_id", "reason")
+# The fields a confirmed action carries over from the form that asked for it. The page's block form
+# names the worker by their annotator's row id (`annotator`), so a page showing pseudonyms carries
+# no real id; `worker_id` is the id typed by whoever posts it (the command line's way).
+CARRIED_FIELDS = ("assignment_id", "annotator", "worker_id", "reason")
+
+
+def _annotator_of(survey, post):
+    """The annotator the block form names by row id, among those who worked on this survey, or None."""
+    value = post.get("annotator", "")
+    if not (value.isascii() and value.isdigit()):
+        return None
+    return Annotator.objects.filter(pk=int(value), assignments__hit__survey=survey).distinct().first()
 
 
 def _confirm_page(request, survey, action):
     carried = [(name, request.POST[name]) for name in CARRIED_FIELDS if name in request.POST]
-    context = {"survey": survey, "action": action, "consequence": IRREVERSIBLE[action], "carried": carried}
+    annotator = _annotator_of(survey, request.POST)
+    names = selectors.worker_names(user=request.user, study=survey)
+    context = {
+        "survey": survey,
+        "action": action,
+        "consequence": IRREVERSIBLE[action],
+        "carried": carried,
+        "worker": names.of(annotator) if annotator else "",
+    }
     return render(request, "annotation/mturk/confirm.html", context)
 
 
@@ -221,9 +240,14 @@ def mturk_action(request, pk):
             note = f"Message sent ({len(failures)} failures)."
         elif action == "block":
             # Unknown ids and other researchers' workers get the same message and the same redirect.
-            worker_id = post.get("worker_id", "")
+            # The page's form names the annotator's row (a row id of nobody here is refused like an
+            # unknown id); a typed worker id is taken as typed.
+            annotator = _annotator_of(survey, post)
+            typed = "" if "annotator" in post else post.get("worker_id", "")
+            worker_id = annotator.worker_id if annotator else typed
             services.mturk_block(survey=survey, worker_id=worker_id, reason=post.get("reason", ""))
-            note = f"Blocked {worker_id}."
+            names = selectors.worker_names(user=request.user, study=survey)
+            note = f"Blocked {names.of(annotator) if annotator else worker_id}."
         elif action in {"approve", "reject", "bonus"}:
             slot = services.mturk_find_assignment(survey=survey, assignment_id=post.get("assignment_id", ""))
             if action == "approve":

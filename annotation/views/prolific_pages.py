@@ -104,6 +104,7 @@ def prolific_survey(request, pk):
         "block_list": ProlificBlockList.objects.filter(owner=survey.owner_id).values_list("group_id", flat=True).first()
         if survey.owner_id
         else "",
+        "worker_names": selectors.worker_names(user=request.user, study=survey),
     }
     return render(request, "annotation/prolific/survey.html", context)
 
@@ -152,14 +153,14 @@ def _submission_pk(post):
     return int(value)
 
 
-def _slot_of(survey, submission_pk):
+def _slot_of(survey, submission_pk, names):
     study = study_settings(survey)
-    row = get_object_or_404(study.submissions, pk=submission_pk)
+    row = get_object_or_404(study.submissions.select_related("annotator"), pk=submission_pk)
     slot = Assignment.objects.filter(
         hit__survey=survey, annotator=row.annotator, status__in=Assignment.FINISHED
     ).first()
     if slot is None:
-        raise ProviderError(f"{row.participant_id} has handed in no work in this survey yet.")
+        raise ProviderError(f"{names.of(row.annotator)} has handed in no work in this survey yet.")
     return row, slot
 
 
@@ -199,15 +200,16 @@ IRREVERSIBLE = {
 CARRIED_FIELDS = ("submission", "category", "message", "reason")
 
 
-def _confirm_page(request, survey, action):
+def _confirm_page(request, survey, action, names):
     """The question before an irreversible action; ProviderError when the form names no submission."""
     participant = ""
     if action == "reject":
-        row, _ = _slot_of(survey, _submission_pk(request.POST))  # the row's own message when it has no work
-        participant = row.participant_id
+        row, _ = _slot_of(survey, _submission_pk(request.POST), names)  # the row's own message when it has no work
+        participant = names.of(row.annotator)
     elif action == "block":
-        row = get_object_or_404(study_settings(survey).submissions, pk=_submission_pk(request.POST))
-        participant = row.participant_id
+        submissions = study_settings(survey).submissions.select_related("annotator")
+        row = get_object_or_404(submissions, pk=_submission_pk(request.POST))
+        participant = names.of(row.annotator)
     carried = [(name, request.POST[name]) for name in CARRIED_FIELDS if name in request.POST]
     context = {
         "survey": survey,
@@ -225,9 +227,11 @@ def prolific_action(request, pk):
     """One POST endpoint for the page's buttons; each action makes one provider call."""
     survey = _own_survey(request, pk, change=True)
     provider, post, action = ProlificProvider(), request.POST, request.POST.get("action", "")
+    # Participants named in the messages as on the page: real ids for the owner only.
+    names = selectors.worker_names(user=request.user, study=survey)
     try:
         if action in IRREVERSIBLE and post.get("confirm") != "yes":
-            return _confirm_page(request, survey, action)
+            return _confirm_page(request, survey, action, names)
         if action == "settings":
             note = _save_settings(study_settings(survey), post)
         elif action == "publish":
@@ -255,7 +259,7 @@ def prolific_action(request, pk):
         elif action in {"approve", "reject", "bonus"}:
             if action == "bonus":  # read before the submission: a bad amount is the message, not a 404
                 cents = round(typed_number(post.get("amount") or 0, what="The bonus", most=MAX_AMOUNT) * 100)
-            row, slot = _slot_of(survey, _submission_pk(post))
+            row, slot = _slot_of(survey, _submission_pk(post), names)
             if action == "approve":
                 provider.approve(assignment=slot)
             elif action == "reject":
@@ -267,11 +271,11 @@ def prolific_action(request, pk):
                     # The same form sent again with another amount (back, edit, send): the form's
                     # bonus stands; said in words, so the new amount is not taken for paid.
                     raise ProviderError(
-                        f"This form already paid {row.participant_id} a bonus of "
+                        f"This form already paid {names.of(row.annotator)} a bonus of "
                         f"{money(bonus.amount_cents, study_settings(survey).currency)}; nothing more was sent. "
                         "Pay a further bonus from the page as it is now."
                     )
-            note = f"{action.capitalize()}: {row.participant_id}."
+            note = f"{action.capitalize()}: {names.of(row.annotator)}."
         elif action == "block":
             study = study_settings(survey)
             row = get_object_or_404(
@@ -280,7 +284,7 @@ def prolific_action(request, pk):
             group = participant_block(
                 client=provider.client, submission=row, reason=post.get("reason", ""), user=request.user
             )
-            note = f"{row.participant_id}: work excluded, blocked here and in Prolific participant group {group}."
+            note = f"{names.of(row.annotator)}: work excluded, blocked here and in Prolific participant group {group}."
         else:
             return HttpResponseBadRequest("Unknown action.")
     except (ProviderError, survey_services.SurveyError, ValueError) as error:  # QualityError is a ValueError

@@ -129,6 +129,8 @@ def quality_index(request):
 def survey_quality(request, survey_id):
     survey = _survey_for(request, survey_id)
     content, fresh = _report_or_queue(survey)
+    # Workers named as this reader may see them (a copy: the cached report stays as it is).
+    content = selectors.worker_names(user=request.user, study=survey).scrub(content)
     context = {"survey": survey, "report": content, "fresh": fresh, **_pending(survey, fresh)}
     if content:
         annotators = content["annotators"]
@@ -180,6 +182,8 @@ def annotator_quality(request, survey_id, annotator_id):
     ratings = Rating.objects.filter(survey=survey, annotator=annotator)
     judgements = PairwiseJudgement.objects.filter(survey=survey, annotator=annotator)
     content, fresh = _report_or_queue(survey)
+    names = selectors.worker_names(user=request.user, study=survey)
+    content = names.scrub(content)  # its labels, and the notes naming workers, as this reader may see them
     entry = None
     pairs = []
     if content:
@@ -218,7 +222,8 @@ def annotator_quality(request, survey_id, annotator_id):
         "distribution": distribution,
         "n_answers": n_answers,
         "assignments": annotator.assignments.filter(hit__survey=survey).select_related("hit"),
-        "history": data.decision_history(survey=survey, annotator=annotator),
+        "history": names.scrub(data.decision_history(survey=survey, annotator=annotator)),
+        "worker_names": names,
         # No choice is pre-selected: a decision about a person is made on purpose, not by pressing Enter.
         "form": OverrideForm(),
     }

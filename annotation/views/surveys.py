@@ -148,6 +148,7 @@ def survey_detail(request, pk):
             # Staff may read every survey but change only their own: show them no buttons that 404.
             "may_change": selectors.may_change_study(user=request.user, study=survey),
             "panels": survey_panels(request, survey),  # e.g. analysis's planning panel
+            "worker_names": selectors.worker_names(user=request.user, study=survey),
         },
     )
 
@@ -253,7 +254,9 @@ def survey_annotator(request, pk, annotator_pk):
     survey = _survey(request, pk)
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     work = selectors_studies.annotator_work(survey=survey, annotator=annotator)
-    return render(request, "annotation/surveys/annotator.html", {"survey": survey, "annotator": annotator, **work})
+    names = selectors.worker_names(user=request.user, study=survey)
+    context = {"survey": survey, "annotator": annotator, "worker_names": names, **work}
+    return render(request, "annotation/surveys/annotator.html", context)
 
 
 @login_required
@@ -277,7 +280,13 @@ def survey_review(request, pk, annotator_pk):
             hit__survey=survey,
             annotator=annotator,
         )
-        context = {"survey": survey, "annotator": annotator, "assignment": assignment, "reason": reason}
+        context = {
+            "survey": survey,
+            "annotator": annotator,
+            "assignment": assignment,
+            "reason": reason,
+            "worker_names": selectors.worker_names(user=request.user, study=survey),
+        }
         return render(request, "annotation/surveys/confirm_reject.html", context)
     try:
         if action in ("approve", "reject"):
@@ -329,7 +338,12 @@ def survey_written(request, pk):
     )
     for row in written:
         row.unconfirmed = row.pk in unconfirmed
-    context = {"survey": survey, "written": written, "excerpt_chars": WRITTEN_EXCERPT_CHARS}
+    context = {
+        "survey": survey,
+        "written": written,
+        "excerpt_chars": WRITTEN_EXCERPT_CHARS,
+        "worker_names": selectors.worker_names(user=request.user, study=survey),
+    }
     return render(request, "annotation/surveys/written.html", context)
 
 
@@ -342,7 +356,12 @@ def survey_written_reply(request, pk, written_pk):
         pk=written_pk,
         assignment__hit__survey=survey,
     )
-    context = {"survey": survey, "w": written, "blocks": _text_blocks(written.text, WHOLE_REPLY_BLOCK_CHARS)}
+    context = {
+        "survey": survey,
+        "w": written,
+        "blocks": _text_blocks(written.text, WHOLE_REPLY_BLOCK_CHARS),
+        "worker_names": selectors.worker_names(user=request.user, study=survey),
+    }
     return render(request, "annotation/surveys/written_reply.html", context)
 
 

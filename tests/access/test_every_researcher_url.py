@@ -364,3 +364,29 @@ def test_a_staff_user_without_permissions_writes_nothing_through_any_url_naming_
             wrote.append(f"{name} {url}")
             before = fingerprint()
     assert not wrote, "a staff POST wrote to alice's study: " + "; ".join(wrote)
+
+
+# What alice's workers are called in the sample study (study_objects): their real ids.
+ALICES_WORKER_IDS = (f"{MARK}-worker-1", f"{MARK}-worker-2", f"{MARK}-writer")
+
+
+def test_a_staff_user_reads_alices_pages_with_her_workers_as_pseudonyms_never_their_real_ids(client, alices):
+    """Real worker ids are personal data collected for alice's study: staff, who may read it, see
+    the dataset's pseudonyms (A1, A2, ...) on every page and download of it, as another researcher
+    would in a shared export (docs/prolific.md, "Pseudonymised exports")."""
+    staff = get_user_model().objects.create_user("staffer", password="x", is_staff=True)
+    client.force_login(staff)
+    leaks = []
+    for name, url, takes_id in researcher_urls(alices):
+        if not takes_id:
+            continue
+        response = client.get(url)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        text = body.decode(errors="replace")
+        leaks.extend(f"{name} {url} names {worker}" for worker in ALICES_WORKER_IDS if worker in text)
+    assert not leaks, "staff saw alice's real worker ids: " + "; ".join(leaks)
+    client.force_login(alices["survey"].owner)
+    assert (
+        f"{MARK}-worker-1"
+        in client.get(reverse("annotation:survey_detail", args=[alices["survey"].pk])).content.decode()
+    )

@@ -348,3 +348,25 @@ def test_a_researcher_blocks_a_worker_mturk_listed_on_their_own_survey(
     )
     assert response.status_code == 302
     assert MTurkBlock.objects.get().annotator.worker_id == "AWORKERREAL"
+
+
+def test_the_pages_block_button_names_the_workers_row_and_blocks_them(
+    client, stubber, researcher, survey, a_worker_of_researcher_a
+):
+    """The page's form carries the annotator's row id, not the worker id (a page showing pseudonyms
+    to an admin leaks no id through it)."""
+    stubber.add_response(
+        "associate_qualification_with_worker",
+        {},
+        {"QualificationTypeId": ANY, "WorkerId": "AWORKERREAL", "IntegerValue": 1, "SendNotification": False},
+    )
+    worker = Annotator.objects.get(worker_id="AWORKERREAL")
+    client.force_login(researcher)
+    page = client.get(reverse("annotation:mturk_survey", args=[survey.pk])).content.decode()
+    assert f'name="annotator" value="{worker.pk}"' in page and 'name="worker_id"' not in page
+    response = client.post(
+        reverse("annotation:mturk_action", args=[survey.pk]),
+        {"action": "block", "annotator": worker.pk, "reason": "Low agreement", "confirm": "yes"},
+    )
+    assert [str(m) for m in get_messages(response.wsgi_request)][-1] == "Blocked AWORKERREAL."
+    assert MTurkBlock.objects.get().annotator == worker

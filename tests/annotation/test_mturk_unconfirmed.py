@@ -59,9 +59,10 @@ def test_the_mturk_page_marks_confirmed_and_unconfirmed_work(client, researcher,
     real, forged = html.index("AREALWORKER"), html.index("AFORGEDWORKER")
     assert html.index('class="confirmation confirmed"', real) < forged
     assert 'class="confirmation unconfirmed"' in html[forged:]
-    # Only the confirmed worker can be blocked from the page.
-    assert 'name="worker_id" value="AREALWORKER"' in html
-    assert 'name="worker_id" value="AFORGEDWORKER"' not in html
+    # Only the confirmed worker can be blocked from the page (the form names the worker's row).
+    real_row, forged_row = (Annotator.objects.get(worker_id=w).pk for w in ("AREALWORKER", "AFORGEDWORKER"))
+    assert f'name="annotator" value="{real_row}"' in html
+    assert f'name="annotator" value="{forged_row}"' not in html
 
 
 def test_survey_and_annotator_pages_mark_unconfirmed_work(client, researcher, survey):
