@@ -63,8 +63,13 @@ def base_url_problem(url):
     The researcher chooses the URL and the page shows what comes back, so the operator may list the
     allowed hosts (JUDGE_ALLOWED_HOSTS). Without a list, link-local addresses (169.254.0.0/16,
     fe80::/10, and IPv4 ones written as IPv6: cloud metadata services) are refused; host names are
-    not resolved, which is why a shared server should set the list.
+    not resolved, which is why a shared server should set the list. Only http:// and https://: a
+    URL field also takes ftp:// and ftps://, which no chat-completions client speaks (the judge was
+    added and every request of its first run failed). The form and judge_add both ask here.
     """
+    scheme = urlparse(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        return "Give an http:// or https:// address" + (f", not {scheme}://." if scheme else ".")
     host = (urlparse(url).hostname or "").lower().rstrip(".")
     if not host:
         return f"{url!r} names no host."
