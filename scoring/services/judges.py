@@ -21,7 +21,7 @@ from django.db.models import F
 
 from annotation.models import Response
 from scoring.judges import pairwise, prompts
-from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts
+from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, JudgeSettings, judge_prompts
 from scoring.judges.parsing import parse_preference, parse_rating
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judge_turns import judge_pairs_turn
@@ -304,8 +304,21 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     n_cached = len(hashes) - len(missing)
     _usage_add(judge, run, label, prompts=len(hashes), cached=n_cached, new=new, example=example[:EXAMPLE_CHARS])
     if failures:
-        raise JudgeRequestFailed(f"{len(failures)} of {len(missing)} prompt(s) failed; first: {failures[0]}")
+        raise JudgeRequestFailed(_failures_message(failures, len(missing)))
     return [found[h] for h in hashes]
+
+
+def _failures_message(failures, asked):
+    """The first real failure, and, when the endpoint proved unreachable, how many were never sent."""
+    sent = [f for f in failures if not isinstance(f, JudgeNotSent)]
+    message = f"{len(failures)} of {asked} prompt(s) failed; first: {(sent or failures)[0]}"
+    not_sent = [f for f in failures if isinstance(f, JudgeNotSent)]
+    if not_sent:
+        message += (
+            f" Stopped once {not_sent[0]}: the other {len(not_sent)} prompt(s) were not sent, and nothing was"
+            " charged or stored for them."
+        )
+    return message
 
 
 def judge_usage_row(judge, run, label):
