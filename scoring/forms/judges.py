@@ -52,11 +52,7 @@ class JudgeForm(forms.ModelForm):
 
     def clean_base_url(self):
         value = self.cleaned_data["base_url"]
-        # URLField also takes ftp:// and ftps://, which no chat-completions client speaks: the
-        # judge was added and every request of its first run failed.
-        scheme = value.split("://", 1)[0].lower()
-        if scheme not in ("http", "https"):
-            raise forms.ValidationError(f"Give an http:// or https:// address, not {scheme}://.")
+        # the service's rule, shared with judge_add (the scheme, the operator's host list)
         problem = base_url_problem(value)
         if problem:
             raise forms.ValidationError(problem)

@@ -6,6 +6,12 @@ times, so a busy server slows a run down rather than failing it. Requests run on
 loop, at most `concurrency` at a time (a semaphore): a local server that answers at once is then
 limited by itself, not by threads. Every sample of a prompt is a request of its own (llama.cpp's
 and Ollama's servers ignore `n`), and its reply is parsed by the caller's `parse`.
+
+An endpoint that cannot be reached at all (nothing listening, a name that does not resolve, a TLS
+handshake that fails, no connection within the time limit) is given up after `unreachable_after`
+requests in a row failed so, each after its retries: the prompts not yet sent are then not sent
+(JudgeNotSent), rather than each retried against a refused connection for minutes. A request that
+reaches the server (an answer, or an HTTP error such as a 400 for one prompt) starts the count again.
 """
 
 import asyncio
@@ -29,6 +35,7 @@ class JudgeSettings:
     concurrency: int = 8
     timeout: float = 60.0
     max_retries: int = 4
+    unreachable_after: int = 3
 
     def __repr__(self):  # the key stays out of tracebacks and logs
         return f"JudgeSettings(base_url={self.base_url!r}, model={self.model!r}, samples={self.samples})"
@@ -68,6 +75,41 @@ class JudgeRequestFailed(Exception):
     """A request that still failed after the client's retries (or could not be retried)."""
 
 
+class JudgeNotSent(JudgeRequestFailed):
+    """A prompt not sent at all: its endpoint had already proved unreachable (nothing was charged)."""
+
+
+# What httpx (and the SDK's httpx2) raise when no connection could be made: refused, a name that
+# does not resolve and a failed TLS handshake are ConnectError, no connection in time ConnectTimeout.
+# A connection the server opened and then dropped (ReadError, RemoteProtocolError) is not one.
+_CONNECT_FAILURES = {"ConnectError", "ConnectTimeout"}
+
+
+class _Endpoint:
+    """The requests to one endpoint: at most `concurrency` at a time (`gate`), and how many in a row
+    could not connect; once there were `unreachable_after`, why the prompts not yet sent are not."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.gate = asyncio.Semaphore(max(1, settings.concurrency))
+        self.failures_in_a_row = 0
+        self.given_up = ""
+
+    def reached(self):
+        self.failures_in_a_row = 0
+
+    def could_not_connect(self):
+        self.failures_in_a_row += 1
+        if not self.given_up and self.failures_in_a_row >= max(1, self.settings.unreachable_after):
+            self.given_up = (
+                f"{self.settings.base_url} could not be reached for {self.failures_in_a_row} request(s) in a row"
+            )
+
+
+def _could_not_connect(error):
+    return type(error.__cause__).__name__ in _CONNECT_FAILURES
+
+
 def redact(message, api_key):
     """`message` without the key, nor the masked key some hosted APIs echo in a 401."""
     return re.sub(r"(API key provided:\s*)\S+", r"\1[key]", _without_key(message, api_key))
@@ -103,16 +145,16 @@ async def _judge_prompts(settings, prompts, parse):
         # the workers' requests to any host (an internal one); a redirect is an HTTP error instead.
         http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False),
     )
-    gate = asyncio.Semaphore(max(1, settings.concurrency))
+    endpoint = _Endpoint(settings)
     try:
-        return await asyncio.gather(*(_verdict(client, gate, settings, messages, parse) for messages in prompts))
+        return await asyncio.gather(*(_verdict(client, endpoint, messages, parse) for messages in prompts))
     finally:
         await client.close()
 
 
-async def _verdict(client, gate, settings, messages, parse):
+async def _verdict(client, endpoint, messages, parse):
     samples = await asyncio.gather(
-        *(_ask(client, gate, settings, messages) for _ in range(max(1, settings.samples))), return_exceptions=True
+        *(_ask(client, endpoint, messages) for _ in range(max(1, endpoint.settings.samples))), return_exceptions=True
     )
     failures = [s for s in samples if isinstance(s, BaseException)]
     if failures:
@@ -126,9 +168,12 @@ async def _verdict(client, gate, settings, messages, parse):
     return verdict
 
 
-async def _ask(client, gate, settings, messages):
+async def _ask(client, endpoint, messages):
     openai = _sdk()
-    async with gate:
+    settings = endpoint.settings
+    async with endpoint.gate:
+        if endpoint.given_up:
+            raise JudgeNotSent(endpoint.given_up)
         try:
             # The documented request body, posted with the client's own machinery (its retries,
             # backoff and Retry-After, its errors) but without `chat.completions.create`'s
@@ -145,15 +190,26 @@ async def _ask(client, gate, settings, messages):
                 },
             )
         except openai.APIStatusError as error:
+            endpoint.reached()
             raise JudgeRequestFailed(
                 f"{settings.base_url} answered HTTP {error.status_code}: {redact(str(error), settings.api_key)}"
             ) from None
-        except openai.APITimeoutError:
+        except openai.APITimeoutError as error:
+            if _could_not_connect(error):
+                endpoint.could_not_connect()
+                raise JudgeRequestFailed(
+                    f"cannot reach {settings.base_url}: no connection within {settings.timeout:g} s "
+                    f"({settings.max_retries} retries)"
+                ) from None
+            endpoint.reached()
             raise JudgeRequestFailed(
                 f"{settings.base_url} did not answer within {settings.timeout:g} s ({settings.max_retries} retries)"
             ) from None
         except openai.APIConnectionError as error:
+            if _could_not_connect(error):
+                endpoint.could_not_connect()
             raise JudgeRequestFailed(f"cannot reach {settings.base_url}: {error}") from None
+        endpoint.reached()
     choices = completion.choices or []
     # A server (or a proxy) that repeats the request's Authorization header in its reply would have
     # the key kept in the cache, shown as an unreadable example and exported: it is cut out here.

@@ -21,7 +21,7 @@ from django.db.models import F
 
 from annotation.models import Response
 from scoring.judges import pairwise, prompts
-from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts
+from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, JudgeSettings, judge_prompts
 from scoring.judges.parsing import parse_preference, parse_rating
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judge_turns import judge_pairs_turn
@@ -63,8 +63,13 @@ def base_url_problem(url):
     The researcher chooses the URL and the page shows what comes back, so the operator may list the
     allowed hosts (JUDGE_ALLOWED_HOSTS). Without a list, link-local addresses (169.254.0.0/16,
     fe80::/10, and IPv4 ones written as IPv6: cloud metadata services) are refused; host names are
-    not resolved, which is why a shared server should set the list.
+    not resolved, which is why a shared server should set the list. Only http:// and https://: a
+    URL field also takes ftp:// and ftps://, which no chat-completions client speaks (the judge was
+    added and every request of its first run failed). The form and judge_add both ask here.
     """
+    scheme = urlparse(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        return "Give an http:// or https:// address" + (f", not {scheme}://." if scheme else ".")
     host = (urlparse(url).hostname or "").lower().rstrip(".")
     if not host:
         return f"{url!r} names no host."
@@ -299,8 +304,21 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     n_cached = len(hashes) - len(missing)
     _usage_add(judge, run, label, prompts=len(hashes), cached=n_cached, new=new, example=example[:EXAMPLE_CHARS])
     if failures:
-        raise JudgeRequestFailed(f"{len(failures)} of {len(missing)} prompt(s) failed; first: {failures[0]}")
+        raise JudgeRequestFailed(_failures_message(failures, len(missing)))
     return [found[h] for h in hashes]
+
+
+def _failures_message(failures, asked):
+    """The first real failure, and, when the endpoint proved unreachable, how many were never sent."""
+    sent = [f for f in failures if not isinstance(f, JudgeNotSent)]
+    message = f"{len(failures)} of {asked} prompt(s) failed; first: {(sent or failures)[0]}"
+    not_sent = [f for f in failures if isinstance(f, JudgeNotSent)]
+    if not_sent:
+        message += (
+            f" Stopped once {not_sent[0]}: the other {len(not_sent)} prompt(s) were not sent, and nothing was"
+            " charged or stored for them."
+        )
+    return message
 
 
 def judge_usage_row(judge, run, label):

@@ -1,5 +1,7 @@
 """Fixtures the scoring test modules share."""
 
+import socket
+
 import pytest
 
 from scoring.services import metrics as metric_services
@@ -23,6 +25,15 @@ def chat_server():
     server = ChatServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def dead_url():
+    """The base URL of a local port with nothing listening: every connection to it is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from scoring.judges import pairwise, prompts
-from scoring.judges.client import JudgeRequestFailed, JudgeSettings, judge_prompts, redact
+from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, JudgeSettings, judge_prompts, redact
 from scoring.judges.parsing import parse_preference, parse_rating
 from tests.scoring.chat_server import Scripted
 
@@ -154,6 +154,27 @@ def test_the_api_key_is_sent_as_a_bearer_token_and_kept_out_of_errors_and_repr(c
     assert chat_server.requests[0][2] == "Bearer sk-secret-123"
     assert "sk-secret-123" not in str(failure) and "sk-secret-123" not in repr(settings)
     assert redact("Incorrect API key provided: sk-abc***xyz.", "sk-other") == "Incorrect API key provided: [key]"
+
+
+def test_an_endpoint_nobody_listens_on_is_given_up_after_a_few_prompts_and_the_rest_are_not_sent(dead_url):
+    settings = JudgeSettings(base_url=dead_url, model="judge-model", max_retries=1, concurrency=1, unreachable_after=3)
+    started = time.monotonic()
+    results = judge_prompts(settings, [messages_for(str(i)) for i in range(20)], parse_rating)
+    # each of the first three waited for its retry (about half a second); the 17 others none
+    assert time.monotonic() - started < 4
+    tried, skipped = results[:3], results[3:]
+    assert all(f"cannot reach {dead_url}" in str(failure) for failure in tried)
+    assert not any(isinstance(failure, JudgeNotSent) for failure in tried)
+    assert all(isinstance(failure, JudgeNotSent) for failure in skipped)
+    assert f"{dead_url} could not be reached" in str(skipped[0])
+
+
+def test_a_server_that_refuses_every_prompt_with_an_http_error_is_still_asked_every_prompt(chat_server):
+    chat_server.answer = lambda body, n: Scripted(400)
+    settings = settings_for(chat_server, max_retries=0, concurrency=1, unreachable_after=2)
+    results = judge_prompts(settings, [messages_for(str(i)) for i in range(6)], parse_rating)
+    assert len(chat_server.requests) == 6
+    assert all("HTTP 400" in str(failure) and not isinstance(failure, JudgeNotSent) for failure in results)
 
 
 # --- pairwise ---------------------------------------------------------------------------------

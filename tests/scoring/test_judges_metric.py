@@ -264,6 +264,22 @@ def test_a_server_that_keeps_failing_fails_the_run_and_keeps_the_answers_it_gave
     assert len(chat_server.requests) == 2  # only the two that failed are asked again
 
 
+def test_a_judge_whose_endpoint_refuses_connections_fails_the_run_after_a_few_prompts_and_charges_nothing(
+    compute, dataset, researcher, dead_url
+):
+    Judge.objects.create(owner=researcher, name="dead", base_url=dead_url, model="judge-model", concurrency=1)
+    with pytest.raises(JudgeRequestFailed, match=f"cannot reach {dead_url}"):
+        compute(dataset=dataset, metrics=["judge:dead"])
+    run = MetricRun.objects.get()
+    assert run.status == MetricRun.Status.FAILED
+    assert f"chunk 0: 12 of 12 prompt(s) failed; first: cannot reach {dead_url}" in run.error
+    assert f"Stopped once {dead_url} could not be reached for 3 request(s) in a row" in run.error
+    assert "the other 9 prompt(s) were not sent, and nothing was charged or stored for them." in run.error
+    usage = JudgeUsage.objects.get(run=run)
+    assert (usage.prompts, usage.requests, usage.prompt_tokens) == (12, 0, 0)
+    assert not JudgeCacheEntry.objects.exists()
+
+
 def test_unknown_and_pairwise_judges_are_refused_as_metrics(dataset, researcher, chat_server):
     make_judge(researcher, chat_server, name="pairs", template=prompts.PAIRWISE)
     with pytest.raises(KeyError, match="no judge named 'nope'"):

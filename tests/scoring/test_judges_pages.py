@@ -165,6 +165,8 @@ def test_judge_add_list_and_remove_commands(researcher, other_researcher, capsys
         (["--api-key-env", "sk-live-123"], "NAME of an environment variable"),
         (["--samples", "0"], "samples"),
         (["--base-url", "ftp//x"], "base_url"),
+        (["--base-url", "ftp://127.0.0.1/v1"], "base_url: Give an http:// or https:// address, not ftp://"),
+        (["--base-url", "FTPS://judge.example.org/v1"], "not ftps://"),
         (["--api-key-env", "AWS_SECRET_ACCESS_KEY"], "cannot be a judge's key variable"),
         (["--price-prompt", "-0.15"], "price_per_million_prompt_tokens"),
     ],
