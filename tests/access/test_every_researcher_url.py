@@ -16,10 +16,7 @@ A pattern that is not a researcher page goes into PUBLIC_PATTERNS below, with th
 test fails naming it.
 """
 
-import hashlib
-
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -32,6 +29,7 @@ from annotation.services import mturk as mturk_services
 from scoring.models import AdemModel, ApiToken, Judge, TrainingRun
 from scoring.services.metrics import metrics_compute
 from scoring.services.tokens import api_token_create
+from tests.access.db_fingerprint import fingerprint
 from tests.annotation import mturk_helpers
 from tests.annotation.prolific_helpers import make_prolific_survey
 from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey
@@ -41,7 +39,6 @@ pytestmark = pytest.mark.django_db
 
 # Every name of alice's objects carries this word: bob's pages must never show it.
 MARK = "alicesecret"
-APPS_WITH_DATA = ("annotation", "scoring", "analysis")
 
 # Patterns that are not researcher pages, by name (or by route for unnamed ones), and why.
 PUBLIC_PATTERNS = {
@@ -75,16 +72,6 @@ API_PATTERNS = {"scoring:adem_score", "scoring:adem_model_score"}
 
 # Django's admin has its own login and permission checks (staff only), tested by Django.
 SKIPPED_NAMESPACES = {"admin"}
-
-
-def fingerprint():
-    """A digest of every row of the apps' tables: equal digests, nothing written."""
-    digest = hashlib.sha256()
-    for label in APPS_WITH_DATA:
-        for model in apps.get_app_config(label).get_models():
-            digest.update(model._meta.db_table.encode())
-            digest.update(repr(list(model.objects.order_by("pk").values_list())).encode())
-    return digest.hexdigest()
 
 
 def all_patterns(resolver=None, namespace=None, prefix=""):

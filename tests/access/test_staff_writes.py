@@ -7,11 +7,9 @@ no table changes, while the pages still read. A superuser and a holder of
 accepts a POST must be classified below before this test passes.
 """
 
-import hashlib
 import itertools
 
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -25,13 +23,13 @@ from annotation.services import mturk as mturk_services
 from scoring.forms.adem import ExperimentForm, TrainForm
 from scoring.models import Judge, MetricRun, TrainingRun
 from scoring.services.metrics import metrics_compute
+from tests.access.db_fingerprint import fingerprint
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
-APPS_WITH_DATA = ("annotation", "scoring", "analysis")
 NAMESPACES = ("annotation", "scoring", "analysis")
 
 # Pages of annotators and the scoring API: the link, the assignment token or a Bearer token is the
@@ -115,16 +113,6 @@ def study(researcher, monkeypatch, settings):
             kind=TrainingRun.Kind.EXPERIMENT, owner=researcher, dataset=survey.dataset
         ),
     }
-
-
-def fingerprint():
-    """A digest of every row of the apps' tables: equal digests, nothing written."""
-    digest = hashlib.sha256()
-    for label in APPS_WITH_DATA:
-        for model in apps.get_app_config(label).get_models():
-            digest.update(model._meta.db_table.encode())
-            digest.update(repr(list(model.objects.order_by("pk").values_list())).encode())
-    return digest.hexdigest()
 
 
 def ratings_file():
