@@ -103,6 +103,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
             for key in wanted:
                 _winner(scores[key], number, survey.allow_tie)
             continue
+        _optional(answer, number)  # its strength and reason boxes too, as on any pair: checked, not kept
         for key in wanted:  # a check pair's other answers are checked, not kept
             _winner(scores[key], number, survey.allow_tie)
         winner = _winner(scores["overall"], number, survey.allow_tie)

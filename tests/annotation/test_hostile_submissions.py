@@ -98,6 +98,22 @@ def test_a_nul_character_in_a_pairwise_reason_is_refused_with_a_message(research
     assert not PairwiseJudgement.objects.exists()
 
 
+@pytest.mark.parametrize("kind", [HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT])
+def test_a_nul_character_in_a_check_pairs_reason_is_refused_as_on_any_pair(researcher, kind):
+    # a check pair shows the same reason box as a real pair, so it is held to the same rules (and
+    # a tampered value is answered alike, whichever pair carried it)
+    survey = make_pairwise_survey(researcher, n_contexts=2, contexts_per_hit=2, ask_reason=True)
+    client, url, page = _opened(survey)
+    answers = _fields(page, lambda values: values[0])
+    assignment = Assignment.objects.get(status="active")
+    check = HITItem.objects.filter(hit=assignment.hit, kind=kind).first()
+    assert check is not None and f'name="reason-{check.pk}"' in page
+    refused = client.post(url, {**answers, f"reason-{check.pk}": "A\x00B"})
+    assert refused.status_code == 400
+    assert f"Pair {_number(page, check.pk)}: the reason holds a NUL character" in _error(refused)
+    assert not PairwiseJudgement.objects.exists()
+
+
 def _number(page, item):
     """The number the page shows an item under (its replies and pairs are numbered from 1)."""
     return int(re.search(rf'id="item-{item}" data-number="(\d+)"', page).group(1))
