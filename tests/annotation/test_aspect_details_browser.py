@@ -4,8 +4,9 @@ on the annotator's task page, in real headless Chromium. Screenshots go to $SCRE
 import pytest
 
 from tests.annotation.browser_pages import DESKTOP, PHONE, fits, screenshot_dir
-from tests.annotation.studies_helpers import make_survey
+from tests.annotation.studies_helpers import dataset_records, make_survey
 from tests.conftest import PASSWORD
+from tests.factories import load_dataset_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -59,3 +60,26 @@ def test_the_researcher_words_the_aspects_of_a_draft_on_a_phone(live_server, bro
     assert page.locator(f"#scales :text('{DEFINITION[:60]}')").count() == 1
     page.screenshot(path=str(screenshot_dir(tmp_path) / "aspect-definition-survey-page-phone.png"), full_page=True)
     assert fits(page), "the survey page is wider than the phone"
+
+
+def test_the_new_survey_form_names_the_aspect_of_a_bad_line_on_a_phone(live_server, browser, researcher, tmp_path):
+    dataset = load_dataset_records(records=dataset_records(2), name="form-aspects", owner=researcher)
+    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    page.goto(f"{live_server.url}/surveys/new/?dataset={dataset.pk}")
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.click("button[type=submit], input[type=submit]")
+    assert page.locator("#id_aspect_details").is_visible()
+    page.select_option("#id_task_type", "pairwise")
+    assert not page.locator("#id_aspect_details").is_visible()  # comparisons take no scale labels
+    page.select_option("#id_task_type", "rate")
+    page.fill("#id_name", "topical")
+    page.fill("#id_aspects", "topicality")
+    page.fill("#id_aspect_details", "topicality: On topic? | 1 = Off topic")
+    with page.expect_navigation():
+        page.click("#create-survey")
+    summary = page.inner_text("#form-errors")
+    assert "Aspect 'topicality', scale labels: label both ends of the scale (1 and 5)" in summary
+    page.screenshot(path=str(screenshot_dir(tmp_path) / "aspect-definition-form-phone.png"), full_page=True)
+    assert fits(page), "the survey form is wider than the phone"
