@@ -5,6 +5,7 @@ import json
 from django import forms
 from django.conf import settings
 
+from annotation.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
 from annotation.crowd.prolific import DEFAULT_MINUTES, setup_problems
 from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
 from annotation.models import Survey, System
@@ -62,6 +63,34 @@ def prolific_reward_help(currency, *, workspace_known):
     )
 
 
+ASPECT_DETAILS_HELP = (
+    "One line per extra aspect: its name, a colon, what it means in one sentence (at most "
+    f"{DEFINITION_MAX} characters), then the labels of the scale's ends (at most {LABEL_MAX} characters each; "
+    "other points too if you like) after |, e.g. `topicality: Does the reply stay on the conversation's "
+    "topic? | 1 = Off topic | 5 = Fully on topic`. Annotators see the sentence under the question. An aspect "
+    f"without labels shows 1 = {DEFAULT_LOW} · 5 = {DEFAULT_HIGH}."
+)
+
+
+class AspectDetailsForm(forms.Form):
+    """A draft rating survey's aspect definitions and labels, changed on a page of their own."""
+
+    aspect_details = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 5}), label="What the extra aspects mean",
+        help_text=ASPECT_DETAILS_HELP,
+    )  # fmt: skip
+
+    def __init__(self, *args, scales, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scales = scales
+
+    def clean_aspect_details(self):
+        text = self.cleaned_data["aspect_details"]
+        for problem in aspect_details_parse(text, self.scales)[1]:
+            self.add_error("aspect_details", problem)
+        return text
+
+
 class SurveyForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses the study shows.")
     name = forms.CharField(max_length=200)
@@ -93,6 +122,12 @@ class SurveyForm(forms.Form):
     )
     aspects = forms.CharField(
         required=False, help_text="Extra scales beside overall, comma-separated (e.g. topicality, informativeness)."
+    )
+    aspect_details = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="What the extra aspects mean (rating tasks only)",
+        help_text=ASPECT_DETAILS_HELP,
     )
     instructions = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}), initial=Survey._meta.get_field("instructions").default
@@ -202,6 +237,7 @@ class SurveyForm(forms.Form):
     # without the script every field shows, each labelled with its type).
     TASK_TYPE_OF_FIELD = {
         **dict.fromkeys(PAIRWISE_SETTINGS, Survey.TaskType.PAIRWISE),
+        "aspect_details": Survey.TaskType.RATE,
         "write_system_name": Survey.TaskType.WRITE,
     }
 
@@ -271,6 +307,7 @@ class SurveyForm(forms.Form):
         data["aspect_keys"] = [a.strip() for a in (data.get("aspects") or "").split(",") if a.strip()]
         for problem in filter(None, map(aspect_key_problem, data["aspect_keys"])):
             self.add_error("aspects", problem)
+        data["aspect_specs"] = self._aspect_specs(data)
         data["pair_budget"] = data.get("pair_budget") or 0
         data["reference_pairs"] = data.get("reference_pairs") or Survey.ReferencePairs.NONE
         if dataset and not self.has_error("systems"):
@@ -318,6 +355,20 @@ class SurveyForm(forms.Form):
                 "for a shorter task, lower the reward and the estimated minutes together on the survey's "
                 "Prolific page.",
             )
+
+    def _aspect_specs(self, data):
+        """The extra aspects as survey_create takes them: keys, with the definitions and labels written
+        for them where the survey rates (a comparison asks which reply is better: no scale to label)."""
+        keys, text = data["aspect_keys"], data.get("aspect_details") or ""
+        if not text.strip() or self.has_error("aspects"):
+            return keys
+        if data.get("task_type") != Survey.TaskType.RATE:
+            self.add_error("aspect_details", "Definitions and scale labels are for rating tasks: leave this empty.")
+            return keys
+        details, problems = aspect_details_parse(text, dict.fromkeys(keys, (1, 5)))
+        for problem in problems:
+            self.add_error("aspect_details", problem)
+        return [{"key": key, **details.get(key, {})} for key in keys]
 
     def _gold(self, text):
         checks = []

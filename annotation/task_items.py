@@ -12,6 +12,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from annotation.answer_seconds import seconds_or_none
+from annotation.aspect_details import scale_ends
 from annotation.models import Aspect, Context, HITItem
 from annotation.services.pairwise_answers import kept_strength
 
@@ -217,11 +218,15 @@ def survey_scales(survey):
     aspects = []
     # Ordered here: the model's default order would join the survey to sort by it, for one survey.
     for aspect in survey.aspects.order_by("position"):
-        labels = aspect.scale_labels or {}
+        # An extra aspect without labels of its own reads 1 = Poor · 5 = Excellent, as the overall
+        # question reads its stored ones: never a bare scale.
+        extra = aspect.key != Aspect.OVERALL
+        labels = scale_ends(aspect.scale_labels, aspect.scale_min, aspect.scale_max, default=extra)
         aspects.append(
             {
                 "key": aspect.key,
                 "question": aspect.question,
+                "definition": aspect.definition,
                 # Values as text: they are compared with submitted ones and printed, never computed with.
                 "choices": [{"value": str(v), "label": labels.get(str(v), "")} for v in aspect.values],
                 "low": labels.get(str(aspect.scale_min), ""),

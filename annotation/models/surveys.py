@@ -5,6 +5,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from annotation.aspect_details import DEFINITION_MAX
 from annotation.models.datasets import Dataset, System
 
 
@@ -159,6 +160,8 @@ class Aspect(models.Model):
     key = models.SlugField(max_length=50)
     position = models.PositiveIntegerField(default=0)
     question = models.TextField(default="How appropriate is this response to the conversation?")
+    # What the aspect means, shown under its question on the task page (escaped, like all text there).
+    definition = models.CharField(max_length=DEFINITION_MAX, blank=True, default="")
     scale_min = models.IntegerField(default=1)
     scale_max = models.IntegerField(default=5)
     scale_labels = models.JSONField(

@@ -1,5 +1,6 @@
 """Writes, one module per area; the public service functions are re-exported here."""
 
+from annotation.services.aspects import survey_aspect_scales, survey_aspects_describe
 from annotation.services.assignments import (
     SubmissionRefused,
     SubmitResult,
@@ -52,6 +53,8 @@ __all__ = [
     "hits_generate",
     "parse_answers",
     "ratings_import",
+    "survey_aspect_scales",
+    "survey_aspects_describe",
     "survey_close",
     "survey_create",
     "survey_estimate",

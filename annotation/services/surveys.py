@@ -98,6 +98,7 @@ def _aspect_spec(spec, position, *, pairwise=False):
         key=key,
         position=position,
         question=question,
+        definition=spec.get("definition", ""),
         scale_min=spec.get("scale_min", 1),
         scale_max=spec.get("scale_max", 5),
         scale_labels=spec.get("scale_labels", {}),
@@ -121,7 +122,8 @@ def survey_create(
     """Create a survey over `dataset` and lay out its HITs.
 
     `systems`: names (or System rows) whose responses are rated; default all of the dataset's.
-    `aspects`: extra scales beside `overall` (keys, or dicts with key/question/scale_min/scale_max).
+    `aspects`: extra scales beside `overall` (keys, or dicts with key/question/definition/scale_min/
+    scale_max/scale_labels).
     `gold_checks`: researcher-defined checks, dicts with turns, response_text, accepted_scores.
     Other keyword arguments set Survey fields (contexts_per_hit, assignments_per_hit, ...).
     """

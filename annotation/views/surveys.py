@@ -9,19 +9,21 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
+from annotation.aspect_details import aspect_details_text
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
 from annotation.exporting_pairwise import pairwise_export
 from annotation.extensions import survey_panels
-from annotation.forms_surveys import SurveyForm
-from annotation.models import Annotator, Assignment, Survey, WrittenResponse
+from annotation.forms_surveys import AspectDetailsForm, SurveyForm
+from annotation.models import Annotator, Aspect, Assignment, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
 from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
+from annotation.task_items import survey_scales
 
 WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
 WHOLE_REPLY_BLOCK_CHARS = 100_000  # see _text_blocks
@@ -78,7 +80,7 @@ def survey_new(request):
                     name=data["name"],
                     owner=request.user,
                     systems=data["system_names"],
-                    aspects=data["aspect_keys"],
+                    aspects=data["aspect_specs"],
                     gold_checks=data["gold"],
                     question=data["question"] or None,
                     **form.settings(),
@@ -144,6 +146,7 @@ def survey_detail(request, pk):
             "annotators": selectors_studies.survey_annotators(survey=survey),
             "estimate": services.survey_estimate_for(survey=survey),
             "aspects": survey.aspects.all(),
+            "scales": survey_scales(survey),  # each question as annotators read it: definition, scale ends
             "reopen_refusal": services.survey_reopen_refusal(survey=survey),
             # Staff may read every survey but change only their own: show them no buttons that 404.
             "may_change": selectors.may_change_study(user=request.user, study=survey),
@@ -151,6 +154,26 @@ def survey_detail(request, pk):
             "worker_names": selectors.worker_names(user=request.user, study=survey),
         },
     )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def survey_aspects(request, pk):
+    """A draft rating survey's aspect definitions and scale labels, changed before it is launched."""
+    survey = _survey(request, pk, change=True)
+    scales = services.survey_aspect_scales(survey=survey)
+    current = survey.aspects.exclude(key=Aspect.OVERALL).order_by("position")
+    initial = {"aspect_details": aspect_details_text((a.key, a.definition, a.scale_labels) for a in current)}
+    form = AspectDetailsForm(request.POST or None, scales=scales, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.survey_aspects_describe(survey=survey, text=form.cleaned_data["aspect_details"])
+        except services.SurveyError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Survey {survey.name}: the aspects' definitions and labels are saved.")
+            return redirect("annotation:survey_detail", pk=pk)
+    return render(request, "annotation/surveys/aspects.html", {"survey": survey, "form": form, "scales": scales})
 
 
 @login_required
