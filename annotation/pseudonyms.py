@@ -60,7 +60,13 @@ def _workers_in_order(dataset):
 
 def pseudonym_map(*, dataset):
     """`{annotator_pk: "A<n>"}` for everyone who rated in, or holds an assignment of, `dataset`."""
-    return {row[0]: f"{PREFIX}{n}" for n, row in enumerate(_workers_in_order(dataset), start=1)}
+    return worker_pseudonyms(dataset=dataset)[0]
+
+
+def label_map(*, dataset):
+    """`{label: pseudonym}` for every form a worker is written in: the bare worker id, and
+    `provider:worker_id` (quality control's label when two providers share a worker id)."""
+    return worker_pseudonyms(dataset=dataset)[1]
 
 
 def worker_pseudonyms(*, dataset):
@@ -68,20 +74,10 @@ def worker_pseudonyms(*, dataset):
     by_pk, labels = {}, {}
     for n, (pk, provider, worker) in enumerate(_workers_in_order(dataset), start=1):
         by_pk[pk] = labels[f"{provider}:{worker}"] = f"{PREFIX}{n}"
-        labels.setdefault(worker, f"{PREFIX}{n}")
-    return by_pk, labels
-
-
-def label_map(*, dataset):
-    """`{label: pseudonym}` for every form a worker is written in: the bare worker id, and
-    `provider:worker_id` (quality control's label when two providers share a worker id)."""
-    labels = {}
-    for n, (_pk, provider, worker) in enumerate(_workers_in_order(dataset), start=1):
-        labels[f"{provider}:{worker}"] = f"{PREFIX}{n}"
         # A worker id shared by two providers: the bare id keeps the first (lowest) pseudonym;
         # quality control labels such workers provider:worker_id, which is exact.
         labels.setdefault(worker, f"{PREFIX}{n}")
-    return labels
+    return by_pk, labels
 
 
 def _pattern(labels):
