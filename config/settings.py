@@ -231,6 +231,8 @@ PROLIFIC_CURRENCY = env_choice("PROLIFIC_CURRENCY", "GBP", choices=("GBP", "USD"
 # waiting at most JUDGE_TIMEOUT_SECONDS. A judge's API key is read from the variable the judge names.
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 4, minimum=0)
 JUDGE_TIMEOUT_SECONDS = env_int("JUDGE_TIMEOUT_SECONDS", 60, minimum=1)
+# ...and the part of it a connection may take: a host that never answers is given up after this.
+JUDGE_CONNECT_TIMEOUT_SECONDS = env_int("JUDGE_CONNECT_TIMEOUT_SECONDS", 10, minimum=1)
 # The hosts a judge's base URL may name (exact, ".example.org" for a domain and its subdomains, "*"
 # for any). Empty: any host but link-local addresses (cloud metadata). A shared server sets it, so
 # that no researcher can point the workers' requests at internal services.

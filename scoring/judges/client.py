@@ -34,6 +34,9 @@ class JudgeSettings:
     samples: int = 1
     concurrency: int = 8
     timeout: float = 60.0
+    # A connection not made by then never will be (a host that drops packets); without a limit of its
+    # own a silent host held each prompt, and each retry, for the whole request limit.
+    connect_timeout: float = 10.0
     max_retries: int = 4
     unreachable_after: int = 3
 
@@ -139,7 +142,7 @@ async def _judge_prompts(settings, prompts, parse):
     client = openai.AsyncOpenAI(
         base_url=settings.base_url,
         api_key=settings.api_key or NO_KEY,
-        timeout=settings.timeout,
+        timeout=openai.Timeout(settings.timeout, connect=min(settings.connect_timeout, settings.timeout)),
         max_retries=settings.max_retries,
         # The SDK's own client follows redirects: a server on JUDGE_ALLOWED_HOSTS could then send
         # the workers' requests to any host (an internal one); a redirect is an HTTP error instead.
@@ -198,7 +201,8 @@ async def _ask(client, endpoint, messages):
             if _could_not_connect(error):
                 endpoint.could_not_connect()
                 raise JudgeRequestFailed(
-                    f"cannot reach {settings.base_url}: no connection within {settings.timeout:g} s "
+                    f"cannot reach {settings.base_url}: no connection within "
+                    f"{min(settings.connect_timeout, settings.timeout):g} s "
                     f"({settings.max_retries} retries)"
                 ) from None
             endpoint.reached()

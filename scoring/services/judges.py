@@ -150,6 +150,7 @@ def judge_settings(judge):
         concurrency=judge.concurrency,
         # a request's limit and the SDK's retries (429/5xx/timeouts, honouring Retry-After)
         timeout=float(django_settings.JUDGE_TIMEOUT_SECONDS),
+        connect_timeout=float(django_settings.JUDGE_CONNECT_TIMEOUT_SECONDS),
         max_retries=django_settings.JUDGE_MAX_RETRIES,
     )
 

@@ -37,6 +37,25 @@ def dead_url():
 
 
 @pytest.fixture
+def silent_url():
+    """The base URL of a local port whose server never accepts: its queue of waiting connections
+    is full, so the kernel drops every new attempt, as a host that silently drops packets does."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    waiting = []
+    for _ in range(3):  # fill the accept queue (backlog 0 still queues one)
+        client = socket.socket()
+        client.setblocking(False)
+        client.connect_ex(("127.0.0.1", port))
+        waiting.append(client)
+    yield f"http://127.0.0.1:{port}/v1"
+    for sock in [*waiting, server]:
+        sock.close()
+
+
+@pytest.fixture
 def compute(django_capture_on_commit_callbacks):
     """metrics_compute, running its on-commit dispatch (the test's transaction never commits)."""
 

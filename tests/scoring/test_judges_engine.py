@@ -169,6 +169,19 @@ def test_an_endpoint_nobody_listens_on_is_given_up_after_a_few_prompts_and_the_r
     assert f"{dead_url} could not be reached" in str(skipped[0])
 
 
+def test_a_host_that_never_answers_the_connection_is_given_up_at_the_connect_timeout_not_the_request_limit(
+    silent_url,
+):
+    # a request may take its whole limit (a slow model), but a connection that is not made within
+    # the connect timeout never will be: without its own limit a silent host held each prompt for
+    # the request limit and each retry again
+    settings = JudgeSettings(
+        base_url=silent_url, model="judge-model", timeout=60.0, connect_timeout=0.5, max_retries=0, concurrency=1
+    )
+    (failure,) = judge_prompts(settings, [messages_for("x")], parse_rating)
+    assert str(failure) == f"cannot reach {silent_url}: no connection within 0.5 s (0 retries)"
+
+
 def test_a_server_that_refuses_every_prompt_with_an_http_error_is_still_asked_every_prompt(chat_server):
     chat_server.answer = lambda body, n: Scripted(400)
     settings = settings_for(chat_server, max_retries=0, concurrency=1, unreachable_after=2)
