@@ -181,6 +181,19 @@ class WorkerNames:
             return annotator.worker_id
         return self._pseudonyms()[0].get(annotator.pk, NO_PSEUDONYM)
 
+    def ordered(self, rows, *, annotator_of):
+        """`rows` (listed by real id) in the order this reader may see: unchanged for the owner,
+        else by pseudonym number, those without one last, so the order tells nothing of the ids."""
+        if self.real:
+            return list(rows)
+        by_pk = self._pseudonyms()[0]
+
+        def number(row):
+            pseudonym = by_pk.get(annotator_of(row).pk)
+            return (0, int(pseudonym[len(PREFIX) :])) if pseudonym else (1, 0)
+
+        return sorted(rows, key=number)
+
     def scrub(self, value):
         """Report-like data (quality report, decision history) as this reader may see it."""
         return value if self.real else scrub_notes(value, self._pseudonyms()[1])

@@ -8,6 +8,7 @@ from annotation.views import (
     prolific,
     prolific_pages,
     quality,
+    survey_aspects,
     surveys,
     task,
 )
@@ -29,7 +30,7 @@ urlpatterns = [
     path("surveys/new/", surveys.survey_new, name="survey_new"),
     path("surveys/<int:pk>/", surveys.survey_detail, name="survey_detail"),
     path("surveys/<int:pk>/progress.json", surveys.survey_progress_json, name="survey_progress_json"),
-    path("surveys/<int:pk>/aspects/", surveys.survey_aspects, name="survey_aspects"),
+    path("surveys/<int:pk>/aspects/", survey_aspects.survey_aspects, name="survey_aspects"),
     path("surveys/<int:pk>/preview/", surveys.survey_preview, name="survey_preview"),
     path("surveys/<int:pk>/extend/", surveys.survey_extend_view, name="survey_extend"),
     path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),

@@ -5,6 +5,8 @@ There is no API to ask, so the page is where the researcher says which participa
 lists as completed (the same as `manage.py link_confirm`); only their work counts and can be reviewed.
 """
 
+from operator import attrgetter
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -48,11 +50,15 @@ def _page_context(request, survey, *, settings_error="", typed=None):
     """The page's context; `typed` is a refused settings form's values, shown back beside its error."""
     platform = platform_settings(survey)
     finished = Q(annotator__assignments__hit__survey=survey) & Q(annotator__assignments__status__in=Assignment.FINISHED)
-    participants = list(
-        survey.link_participants.select_related("annotator")
-        .annotate(tasks=Count("annotator__assignments", filter=finished))
-        .order_by("-confirmed", "participant_id")
+    names = selectors.worker_names(user=request.user, study=survey)
+    participants = survey.link_participants.select_related("annotator").annotate(
+        tasks=Count("annotator__assignments", filter=finished)
     )
+    # confirmed first; within each group by id for the owner, by pseudonym for anyone else
+    participants = names.ordered(
+        participants.order_by("-confirmed", "participant_id"), annotator_of=attrgetter("annotator")
+    )
+    participants.sort(key=lambda participant: not participant.confirmed)
     return {
         "survey": survey,
         "platform": platform,
@@ -62,7 +68,7 @@ def _page_context(request, survey, *, settings_error="", typed=None):
         "confirmed_count": sum(p.confirmed for p in participants),
         "may_change": selectors.may_change_study(user=request.user, study=survey),
         "settings_error": settings_error,
-        "worker_names": selectors.worker_names(user=request.user, study=survey),
+        "worker_names": names,
         "typed": typed or {"participant_param": platform.participant_param, "completion_url": platform.completion_url},
     }
 

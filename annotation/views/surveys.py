@@ -1,5 +1,7 @@
 """The researcher's survey pages: create, preview, launch/pause/close, progress, review, export."""
 
+from operator import itemgetter
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models.functions import Length, Substr
@@ -9,15 +11,14 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, selectors_studies, services
-from annotation.aspect_details import aspect_details_text
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
 from annotation.exporting_pairwise import pairwise_export
 from annotation.extensions import survey_panels
-from annotation.forms_surveys import AspectDetailsForm, SurveyForm
-from annotation.models import Annotator, Aspect, Assignment, Survey, WrittenResponse
+from annotation.forms_surveys import SurveyForm
+from annotation.models import Annotator, Assignment, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.services.extend import survey_extend
@@ -136,6 +137,8 @@ def _progress(survey):
 def survey_detail(request, pk):
     survey = _survey(request, pk)
     progress = _progress(survey)
+    names = selectors.worker_names(user=request.user, study=survey)
+    annotators = names.ordered(selectors_studies.survey_annotators(survey=survey), annotator_of=itemgetter("annotator"))
     return render(
         request,
         "annotation/surveys/detail.html",
@@ -143,7 +146,7 @@ def survey_detail(request, pk):
             "survey": survey,
             "link": _link(request, survey),
             "progress": progress,
-            "annotators": selectors_studies.survey_annotators(survey=survey),
+            "annotators": annotators,
             "estimate": services.survey_estimate_for(survey=survey),
             "aspects": survey.aspects.all(),
             "scales": survey_scales(survey),  # each question as annotators read it: definition, scale ends
@@ -151,29 +154,9 @@ def survey_detail(request, pk):
             # Staff may read every survey but change only their own: show them no buttons that 404.
             "may_change": selectors.may_change_study(user=request.user, study=survey),
             "panels": survey_panels(request, survey),  # e.g. analysis's planning panel
-            "worker_names": selectors.worker_names(user=request.user, study=survey),
+            "worker_names": names,
         },
     )
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def survey_aspects(request, pk):
-    """A draft rating survey's aspect definitions and scale labels, changed before it is launched."""
-    survey = _survey(request, pk, change=True)
-    scales = services.survey_aspect_scales(survey=survey)
-    current = survey.aspects.exclude(key=Aspect.OVERALL).order_by("position")
-    initial = {"aspect_details": aspect_details_text((a.key, a.definition, a.scale_labels) for a in current)}
-    form = AspectDetailsForm(request.POST or None, scales=scales, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.survey_aspects_describe(survey=survey, text=form.cleaned_data["aspect_details"])
-        except services.SurveyError as error:
-            form.add_error(None, str(error))
-        else:
-            messages.success(request, f"Survey {survey.name}: the aspects' definitions and labels are saved.")
-            return redirect("annotation:survey_detail", pk=pk)
-    return render(request, "annotation/surveys/aspects.html", {"survey": survey, "form": form, "scales": scales})
 
 
 @login_required

@@ -6,6 +6,8 @@ them, see the dataset's pseudonyms (A1, A2, ...; annotation/pseudonyms.py) on ev
 worker, and the forms that act on one name the worker's row, not their id.
 """
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.messages import get_messages
@@ -249,3 +251,34 @@ def test_a_participant_who_opened_the_link_but_holds_no_work_is_named_without_th
     assert "LINKIDLE-TWO" in html(client, researcher, url)
     page = html(client, staff, url)
     assert "a participant with no work yet" in page and "LINKIDLE" not in page
+
+
+def shown_order(page, names):
+    """`names` in the order the page shows them as an element's text (not inside a token or URL)."""
+    return sorted(names, key=lambda name: re.search(rf">\s*{re.escape(name)}\s*<", page).start())
+
+
+def test_staff_read_the_survey_page_in_pseudonym_order_which_tells_nothing_of_the_real_ids(client, researcher, staff):
+    # rated in the order zeta, alpha, mike: the owner's page lists them by id (alpha, mike, zeta),
+    # so pseudonyms listed in that order would tell staff how the real ids sort
+    survey = make_survey(researcher, name="ordered-study")
+    workers = [work(survey, worker) for worker in ("WZETA", "WALPHA", "WMIKE")]
+    url = reverse("annotation:survey_detail", args=[survey.pk])
+
+
+    owner_page = html(client, researcher, url)
+    assert shown_order(owner_page, ["WZETA", "WALPHA", "WMIKE"]) == ["WALPHA", "WMIKE", "WZETA"]
+    staff_page = html(client, staff, url)
+    assert [pseudonym(w, survey) for w in workers] == ["A1", "A2", "A3"]
+    assert shown_order(staff_page, ["A3", "A2", "A1"]) == ["A1", "A2", "A3"]
+
+
+def test_staff_read_the_link_page_confirmed_first_then_in_pseudonym_order(client, researcher, staff):
+    survey = make_survey(researcher, name="linked-study", provider=Survey.Provider.LINK)
+    workers = [work(survey, worker, provider=Survey.Provider.LINK) for worker in ("PZETA", "PALPHA", "PMIKE")]
+    for annotator in workers:
+        LinkParticipant.objects.create(survey=survey, participant_id=annotator.worker_id, annotator=annotator)
+    LinkParticipant.objects.filter(participant_id="PMIKE").update(confirmed=True)
+    staff_page = html(client, staff, reverse("annotation:link_survey", args=[survey.pk]))
+    names = [pseudonym(w, survey) for w in workers]  # A1 zeta, A2 alpha, A3 mike (confirmed)
+    assert shown_order(staff_page, names) == [names[2], names[0], names[1]]
