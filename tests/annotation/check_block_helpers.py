@@ -10,7 +10,7 @@ from django.db import transaction
 from django.test import Client
 
 from annotation import services
-from annotation.models import Assignment, AttentionAnswer, Rating
+from annotation.models import Assignment, AttentionAnswer, HITItem, Rating
 from annotation.quality.services import quality_recompute
 from annotation.selectors import human_scores
 from tests.annotation.link_helpers import start_task
@@ -74,6 +74,24 @@ def analysis_figures(survey, assignments, answers_for):
         }
         transaction.set_rollback(True)
     return figures
+
+
+def assert_filler_answers_change_no_figure(survey, figures, *, filler_kind, check):
+    """Three annotators on one HIT with one check block: the analyses' figures (`figures(survey,
+    assignments, filler_score)`) are the same whatever the fillers are answered, and count each
+    real reply three times, no filler, and the three checks under `check` ("gold", "instructed")."""
+    assignments = [services.assignment_claim(survey=survey, worker_id=f"w{n}") for n in range(3)]
+    assert len({a.hit_id for a in assignments}) == 1
+    low, high = figures(survey, assignments, 1), figures(survey, assignments, 5)
+    assert low == high
+
+    shown = services.assignment_items(assignment=assignments[0])
+    real = {item.response_id for item in shown if item.kind == HITItem.Kind.RESPONSE}
+    fillers = {item.response_id for item in shown if item.kind == filler_kind}
+    assert len(fillers) == 3 and not fillers & real
+    assert low["per_response"] == dict.fromkeys(real, 3), "three ratings of each real reply, none of a filler"
+    assert set(low["human_scores"]) == real and low["n_ratings"] == 3 * 12
+    assert low["attention"] == {check: {"total": 3, "failed": 0}}
 
 
 def assert_a_tampered_filler_refuses_the_whole_submission(tamper, *, client, url, assignment, page, answers):

@@ -11,6 +11,7 @@ from annotation import services
 from annotation.models import Assignment
 from tests.annotation import mturk_helpers
 from tests.annotation.link_helpers import start_task
+from tests.annotation.studies_helpers import dataset_records
 from tests.annotation.test_gold_block_shape import GOLD
 from tests.annotation.test_mturk_forging import visit
 from tests.factories import load_dataset_records
@@ -18,21 +19,9 @@ from tests.factories import load_dataset_records
 pytestmark = pytest.mark.django_db
 
 SYSTEMS = ("sysalpha", "sysbeta", "sysgamma")
-REFERENCE = "refsecret"
+REFERENCE = "secret reference"  # every reference of dataset_records begins so
 # Words naming what an item is to the researcher: in no attribute, class, id or text of a task page.
 ITEM_KINDS = ("gold", "filler", "instructed", "repeat", "broken", "accepted")
-
-
-def records(n_contexts=6):
-    return [
-        {
-            "context_id": f"c{i:03d}",
-            "context": [f"hello number {i}", {"speaker": "B", "text": f"how are you {i}?"}],
-            "references": [f"{REFERENCE} {i}"],
-            "responses": [{"system": s, "text": f"reply {i} option {j}"} for j, s in enumerate(SYSTEMS)],
-        }
-        for i in range(n_contexts)
-    ]
 
 
 def leaks(html):
@@ -42,7 +31,7 @@ def leaks(html):
 
 def annotator_pages(owner, kind, **settings):
     """The start page, the task page and (after submitting) the done page of a task of `kind`."""
-    dataset = load_dataset_records(records=records(), name=f"ds-{kind}", owner=owner)
+    dataset = load_dataset_records(records=dataset_records(6, systems=SYSTEMS), name=f"ds-{kind}", owner=owner)
     survey = services.survey_create(dataset=dataset, name=kind, owner=owner, contexts_per_hit=3, **settings)
     survey = services.survey_launch(survey=survey)
     client = Client()

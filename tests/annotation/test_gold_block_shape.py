@@ -18,6 +18,7 @@ from tests.annotation.check_block_helpers import (
     BlockSkeletons,
     analysis_figures,
     assert_a_tampered_filler_refuses_the_whole_submission,
+    assert_filler_answers_change_no_figure,
     task_page,
 )
 from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey
@@ -167,18 +168,7 @@ def _figures(survey, assignments, filler_score):
 
 def test_filler_answers_change_no_analysis_figure(researcher):
     survey = make_survey(researcher, gold_checks=GOLD, attention_checks_per_hit=1, assignments_per_hit=3)
-    assignments = [services.assignment_claim(survey=survey, worker_id=f"w{n}") for n in range(3)]
-    assert len({a.hit_id for a in assignments}) == 1
-    low, high = _figures(survey, assignments, 1), _figures(survey, assignments, 5)
-    assert low == high
-
-    shown = services.assignment_items(assignment=assignments[0])
-    real = {item.response_id for item in shown if item.kind == HITItem.Kind.RESPONSE}
-    fillers = {item.response_id for item in shown if item.kind == HITItem.Kind.GOLD_FILLER}
-    assert len(fillers) == 3 and not fillers & real
-    assert low["per_response"] == dict.fromkeys(real, 3), "three ratings of each real reply, none of a filler"
-    assert set(low["human_scores"]) == real and low["n_ratings"] == 3 * 12
-    assert low["attention"] == {"gold": {"total": 3, "failed": 0}}
+    assert_filler_answers_change_no_figure(survey, _figures, filler_kind=HITItem.Kind.GOLD_FILLER, check="gold")
 
 
 @pytest.mark.parametrize("tamper", list(TAMPERED))
