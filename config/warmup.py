@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 # What a web request computes with: report plots (analysis/plots.py), a learning curve
 # (scoring/adem/plots.py) and ADEM scores through the API (scoring.adem.pipeline: torch).
 WEB = ("matplotlib", "matplotlib.pyplot", "scoring.adem.plots", "scoring.adem.pipeline")
-# What the tasks compute with: the metric engine (pandas, pyarrow), the report's statistics
+# What the tasks compute with: the metric engine (pyarrow; pandas for GloVe's word index), the report's statistics
 # (scipy.stats, scikit-learn's kappa), ADEM training, experiments and VHRED pre-training (torch).
 WORKER = (
     "pandas",

@@ -120,3 +120,36 @@ def test_settings_without_the_startup_app_leave_the_collector_on(tmp_path):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "lab_settings", "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     seen = _manage_py_with_exit_probe("check", env=env)
     assert seen["collecting_in_command"] is True and seen["frozen_before_command"] == 0, seen
+
+
+def test_compute_metrics_scores_the_word_overlap_metrics_without_loading_pandas(tmp_path):
+    """The engine's BLEU, ROUGE-L and CIDEr use Arrow and NumPy only: pandas (0.2-0.3 s to import)
+    stays out of a fresh `compute_metrics` for them (docs/metrics.md, "Start-up")."""
+    env = {key: value for key, value in os.environ.items() if key != "CELERY_BROKER_URL"}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'startup.sqlite3'}"
+    example = ROOT / "static" / "annotation" / "examples" / "example-dataset.jsonl"
+    script = textwrap.dedent(
+        f"""
+        import atexit, json, runpy, sys
+        from django.core.management import call_command
+
+        def report():
+            from scoring.models import MetricScore
+            print(json.dumps({{
+                "scores": MetricScore.objects.filter(metric__in=["bleu4", "rouge_l", "cider"]).count(),
+                "loaded": {{name: name in sys.modules for name in ("pandas", "pyarrow")}},
+            }}))
+
+        atexit.register(report)
+        sys.argv = ["manage.py", "compute_metrics", "--dataset", "example", "--no-progress",
+                    "--metric", "bleu4", "--metric", "rouge_l", "--metric", "cider"]
+        import django
+        django.setup()
+        call_command("migrate", verbosity=0)
+        call_command("import_dataset", {str(example)!r}, "--name", "example", verbosity=0)
+        runpy.run_path("manage.py", run_name="__main__")
+        """
+    )
+    seen = json.loads(_python("-c", script, env=env).strip().splitlines()[-1])
+    # the metrics were computed (Arrow ran), and pandas never loaded: 4 contexts x 3 systems x 3 metrics
+    assert seen == {"scores": 36, "loaded": {"pandas": False, "pyarrow": True}}, seen

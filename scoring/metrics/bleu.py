@@ -15,12 +15,8 @@ import math
 
 import numpy as np
 
-from annotation.lazy_import import lazy_module
-from scoring.metrics.ngrams import tokenize_many
+from scoring.metrics.ngrams import factorize, tokenize_many
 from scoring.metrics.registry import Metric, in_blocks, register
-
-# Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
-pd = lazy_module("pandas")
 
 TINY = 1e-15
 SMALL = 1e-9
@@ -193,7 +189,7 @@ def _changes(sorted_values):
 def _factorized_matches(hyps, refs, n=ORDERS):
     """Clipped matches `(n, len(hyps))` by hashing: the route for pairs `_packed_matches` cannot pack.
 
-    Every n-gram occurrence gets a code for (response, n-gram) by hashing (pandas factorize), so
+    Every n-gram occurrence gets a code for (response, n-gram) by hashing (ngrams.factorize), so
     clipped counts are bincounts: no sorting, no Python loop over sentences.
     """
     n_pairs = len(hyps)
@@ -212,19 +208,19 @@ def _factorized_matches(hyps, refs, n=ORDERS):
     pos = np.arange(len(ids))
     hyp_tokens = int(testlen.sum())  # responses come first, so their positions are a prefix
     # code of the n-gram starting at each position, tied to its response
-    code = _factorize(pair_of_seg[seg] * vocab + ids)
+    code = factorize(pair_of_seg[seg] * vocab + ids)
     matches = np.zeros((n, n_pairs))
     for k in range(n):
         if k:  # extend by one token; positions whose n-gram would leave the sentence drop out
             keep = left[pos] > k
             pos, code, seg = pos[keep], code[keep], seg[keep]
-            code = _factorize(code * vocab + ids[pos + k])
+            code = factorize(code * vocab + ids[pos + k])
         nh = int(np.searchsorted(pos, hyp_tokens))
         hyp_code, ref_code = code[:nh], code[nh:]
         n_codes = int(code.max()) + 1 if len(code) else 0
         hyp_count = np.bincount(hyp_code, minlength=n_codes)
         if multi:  # the most times any one reference holds the n-gram
-            per_ref = _factorize(seg[nh:] * max(n_codes, 1) + ref_code)
+            per_ref = factorize(seg[nh:] * max(n_codes, 1) + ref_code)
             per_ref_count = np.bincount(per_ref)
             code_of = np.zeros(len(per_ref_count), np.int64)
             code_of[per_ref] = ref_code
@@ -238,10 +234,6 @@ def _factorized_matches(hyps, refs, n=ORDERS):
         owner[hyp_code] = seg[:nh]
         matches[k] = np.bincount(owner, weights=clipped, minlength=n_pairs)
     return matches
-
-
-def _factorize(values):
-    return pd.factorize(values)[0].astype(np.int64, copy=False) if len(values) else values
 
 
 def _closest_ref_len(testlen, ref_len, ref_pair, n_pairs):

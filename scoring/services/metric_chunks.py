@@ -205,6 +205,9 @@ def dataset_cider_corpus(dataset):
     counts = dict(
         fetch_plain(
             Context.objects.filter(dataset=dataset)
+            # grouped by the id alone: annotating the model groups by every column, the turns' JSON
+            # included (SQLite, 20,000 contexts: 39 ms against 29)
+            .values("id")
             # Counted through the join, which no default manager filters: leave the reference
             # pseudo-system's copies of the references out (they are no responses to score).
             .annotate(n=Count("responses", filter=Q(responses__system__is_reference=False)))

@@ -12,7 +12,7 @@ from scoring.metrics import ngrams
 from scoring.metrics.cider import CiderCorpus, cider
 from scoring.metrics.glove import glove
 from scoring.metrics.meteor_nltk import build_wordnet_dir
-from scoring.metrics.ngrams import tokenize_many
+from scoring.metrics.ngrams import token_strings, tokenize_many
 from scoring.metrics.text import strip_stopwords, words
 
 
@@ -27,9 +27,10 @@ LONG = " ".join(f"w{i}" for i in range(500))
 
 
 def split_back(texts, sep=None):
-    ids, lengths, uniques = tokenize_many(texts, sep)
+    ids, lengths, tokens = tokenize_many(texts, sep)
+    tokens = token_strings(tokens)
     ends = np.cumsum(lengths)
-    return [[uniques[i] for i in ids[end - length : end]] for end, length in zip(ends, lengths, strict=True)]
+    return [[tokens[i] for i in ids[end - length : end]] for end, length in zip(ends, lengths, strict=True)]
 
 
 def test_batch_tokens_split_on_exactly_the_whitespace_of_str_split():
@@ -384,3 +385,21 @@ def test_lookup_returns_each_querys_value_in_order():
     rng.shuffle(queries)
     expected = [dict(zip(keys.tolist(), values.tolist(), strict=True)).get(q, -1) for q in queries.tolist()]
     assert ngrams.lookup(keys, values, queries, default=-1).tolist() == expected
+
+
+def test_factorize_and_distinct_number_values_in_order_of_first_appearance():
+    rng = np.random.default_rng(5)
+    values = rng.integers(-(2**40), 2**40, 3000, dtype=np.int64)[rng.integers(0, 3000, 20_000)]
+    first_seen = {}
+    for value in values.tolist():
+        first_seen.setdefault(value, len(first_seen))
+    assert ngrams.factorize(values).tolist() == [first_seen[v] for v in values.tolist()]
+    assert ngrams.distinct(values).tolist() == list(first_seen)
+    assert ngrams.factorize(values[:0]).tolist() == ngrams.distinct(values[:0]).tolist() == []
+
+
+def test_batch_tokens_too_large_for_an_arrow_string_array_are_split_in_python(monkeypatch):
+    monkeypatch.setattr(ngrams, "MAX_ARROW_BYTES", 10)  # stands for Arrow's 2 GB of text
+    texts = ["a b  a", " c\td ", "", "é 😀 é"]
+    assert split_back(texts) == [t.split() for t in texts]
+    assert split_back(texts, " ") == [t.split(" ") for t in texts]
