@@ -265,7 +265,6 @@ def test_staff_read_the_survey_page_in_pseudonym_order_which_tells_nothing_of_th
     workers = [work(survey, worker) for worker in ("WZETA", "WALPHA", "WMIKE")]
     url = reverse("annotation:survey_detail", args=[survey.pk])
 
-
     owner_page = html(client, researcher, url)
     assert shown_order(owner_page, ["WZETA", "WALPHA", "WMIKE"]) == ["WALPHA", "WMIKE", "WZETA"]
     staff_page = html(client, staff, url)
