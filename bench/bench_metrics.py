@@ -289,8 +289,9 @@ def floor_seconds(rows, n):
     return {"django_s": django_s, "libraries_s": libraries_s, "engine_s": engine_s}
 
 
-def as_run(dataset, rows, n, chunk_size, data):
-    """The command in a fresh process against the nlg-eval route, for the AS_RUN families on n pairs.
+def as_run(dataset, rows, chunk_size, hyps, refs):
+    """The command in a fresh process against the nlg-eval route, for the AS_RUN families on the n pairs
+    `hyps`, `refs` (those of `dataset`).
 
     AS_RUN_ROUNDS rounds, each the nlg-eval route on all n pairs (the three families' scorers, pair by pair)
     and then a fresh `compute_metrics` process: this shared machine's speed drifts by a third within
@@ -306,8 +307,7 @@ def as_run(dataset, rows, n, chunk_size, data):
     compile_project()
     # with the caches but without writing any: the same for every run, whatever PYTHONDONTWRITEBYTECODE says
     cached = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    hyps = [h for _, _, h in data]
-    refs = [[r] for _, r, _ in data]
+    n = len(hyps)
     runs, routes = [], []
     for _ in range(AS_RUN_ROUNDS):
         routes.append(sum(nlgeval_route(family, hyps, refs)[1][0] for family in AS_RUN))
@@ -388,7 +388,7 @@ def run_size(n, families, args):
             startups = f"engine {row['engine_startup_s']:.1f} s, pycocoevalcap {row['nlgeval_startup_s']:.1f} s"
             print(f"{'':18} METEOR start-up: {startups}")
     if dataset is not None and all(family in rows and "nlgeval_pairs_per_s" in rows[family] for family in AS_RUN):
-        fresh = as_run(dataset, rows, n, args.chunk_size, data)
+        fresh = as_run(dataset, rows, args.chunk_size, hyps, refs)
         rows["as run: compute_metrics, fresh process"] = fresh
         print(
             f"as a user runs it, BLEU-1..4 + ROUGE-L + CIDEr: `manage.py compute_metrics` (fresh process)"

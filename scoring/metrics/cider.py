@@ -66,7 +66,8 @@ class CiderCorpus:
             if one_each:
                 df = np.bincount(c.gram, weights=weights[item_of_ref[c.seg]], minlength=c.n_grams)
             else:
-                item_gram = _distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
+                # a hash table (ngrams.distinct): numpy's np.unique degrades badly on these structured keys
+                item_gram = distinct(item_of_ref[c.seg] * c.n_grams + c.gram)
                 df = np.bincount(item_gram % c.n_grams, weights=weights[item_gram // c.n_grams], minlength=c.n_grams)
             present = df > 0
             hashes.append(c.hashes[present])
@@ -97,7 +98,7 @@ def cider(hyps, refs, corpus=None, sigma=SIGMA):
         rseg = c.seg[rrow] - n
         rgram = c.gram[rrow]
         if corpus is None:
-            item_gram = _distinct(ref_pair[rseg] * c.n_grams + rgram)
+            item_gram = distinct(ref_pair[rseg] * c.n_grams + rgram)
             df = np.bincount(item_gram % c.n_grams, minlength=c.n_grams).astype(float)
         else:
             df = corpus.document_frequencies(k, c.hashes).astype(float)
@@ -116,11 +117,6 @@ def cider(hyps, refs, corpus=None, sigma=SIGMA):
     for k in range(ORDERS):
         per_pair[k] = np.bincount(ref_pair, weights=total[k], minlength=n)
     return per_pair.mean(axis=0) / n_refs * 10.0
-
-
-def _distinct(values):
-    # a hash table (Arrow's): numpy's np.unique sorts, and degrades badly on these structured keys
-    return distinct(values)
 
 
 def _family(batch, names):

@@ -113,7 +113,7 @@ def _string_array(texts):
 
 def _offsets(array):
     """The n + 1 offsets of an Arrow string or list array of n items (slices included)."""
-    return np.frombuffer(array.buffers()[1], np.int32, len(array) + 1, array.offset * 4)
+    return np.frombuffer(array.buffers()[1], np.int32, len(array) + 1, array.offset * np.int32().itemsize)
 
 
 def _values(array, dtype):
@@ -161,9 +161,10 @@ def token_hashes(tokens):
 
 def _tokenize_python(texts, sep):
     """`tokenize_many` for texts Arrow cannot take: `str.split` and a dictionary of tokens."""
+    split = [text.split(sep) for text in texts]
     numbering = {}
-    ids = [numbering.setdefault(token, len(numbering)) for text in texts for token in text.split(sep)]
-    lengths = np.fromiter((len(text.split(sep)) for text in texts), np.int64, len(texts))
+    ids = [numbering.setdefault(token, len(numbering)) for tokens in split for token in tokens]
+    lengths = np.fromiter(map(len, split), np.int64, len(split))
     return np.asarray(ids, dtype=np.int64), lengths, list(numbering)
 
 
