@@ -80,7 +80,9 @@ class ProviderSelect(forms.Select):
 
     def create_option(self, *args, **kwargs):
         option = super().create_option(*args, **kwargs)
-        if option["value"] in self.unavailable:
+        # Not when chosen already (a refused form shown again): a disabled chosen option is sent as no
+        # choice at all, and the survey would be made for the built-in link without a word.
+        if option["value"] in self.unavailable and not option["selected"]:
             option["attrs"]["disabled"] = True
         return option
 

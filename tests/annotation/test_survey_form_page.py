@@ -63,3 +63,13 @@ def test_the_researchers_help_names_no_server_variable_and_heads_prolifics_note(
     for variable in ("PROLIFIC_CURRENCY", "PROLIFIC_WORKSPACE_ID", "PROLIFIC_API_TOKEN", "PUBLIC_BASE_URL"):
         assert variable not in body
     assert '<small class="muted" data-provider="prolific">Prolific only: On Prolific, in pence of GBP' in body
+
+
+def test_a_refused_prolific_choice_is_shown_again_chosen_not_disabled(researcher_client, datasets, monkeypatch):
+    # a disabled chosen option would be sent as no choice: the next press would make a built-in survey
+    monkeypatch.delenv("PROLIFIC_API_TOKEN", raising=False)
+    form = survey_form_fields(datasets[0], name="on prolific", provider="prolific", reward_cents=100)
+    body = researcher_client.post(reverse("annotation:survey_new"), form).content.decode()
+    assert "Prolific is not set up on this server" in body
+    option = re.search(r'<option value="prolific"[^>]*>', body).group(0)
+    assert "selected" in option and "disabled" not in option
