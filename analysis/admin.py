@@ -7,6 +7,8 @@ registered for Dataset and Survey. Nothing in annotation changes; if a model is 
 (or registered later), it simply gets no link.
 """
 
+from urllib.parse import urlencode
+
 from django.contrib import admin
 from django.utils.html import format_html
 
@@ -39,6 +41,20 @@ add_report_link(Dataset, dataset_report_link)
 add_report_link(Survey, survey_report_link)
 
 
+def filter_query(params):
+    """The report page's query string for a cached report's filters ("" for the unfiltered report), so
+    the admin's link opens the report the row describes, not the unfiltered one (the page's own
+    parameters: aspect, systems, exclusions=0)."""
+    params = params or {}
+    query = []
+    if params.get("aspect") and params["aspect"] != "overall":
+        query.append(("aspect", params["aspect"]))
+    query.extend(("systems", name) for name in params.get("systems") or [])
+    if params.get("apply_exclusions") is False:
+        query.append(("exclusions", "0"))
+    return f"?{urlencode(query)}" if query else ""
+
+
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
     """Reports are computed, never written by hand: no "Add", every field read-only, a link to the page."""
@@ -62,7 +78,8 @@ class ReportAdmin(admin.ModelAdmin):
 
     @admin.display(description="Report page")
     def rendered_report(self, obj):
-        return format_html('<a href="{}">open the report</a>', report_url(dataset=obj.dataset, survey=obj.survey))
+        url = report_url(dataset=obj.dataset, survey=obj.survey) + filter_query(obj.params)
+        return format_html('<a href="{}">open the report</a>', url)
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data", "vectors").select_related("dataset", "survey")

@@ -43,7 +43,8 @@ PAIRWISE_SETTINGS = (
 
 
 def prolific_reward_help(currency, *, workspace_known):
-    """What the reward field says about Prolific: its floor in the currency studies are paid in.
+    """What the reward field says about Prolific (shown only when Prolific is chosen, survey_form.js):
+    its floor in the currency studies are paid in, in the researcher's words (no server variables).
 
     The form cannot ask Prolific (no request while a form is filled in), so it says which currency
     it assumes and whether publishing checks it against the workspace."""
@@ -51,16 +52,39 @@ def prolific_reward_help(currency, *, workspace_known):
     check = (
         "Publishing checks this currency against your Prolific workspace's."
         if workspace_known
-        else f"RateLab cannot ask Prolific which currency your workspace pays in (PROLIFIC_WORKSPACE_ID is not "
-        f"set): if it is not {currency}, set PROLIFIC_CURRENCY, or the study's currency on its Prolific page."
+        else f"RateLab cannot ask Prolific which currency your workspace pays in: if it is not {currency}, choose "
+        "the study's currency on its Prolific page before publishing."
     )
     return (
         f"On Prolific, in {MINOR_UNITS[currency]} of {currency}, the currency this server's Prolific workspace pays "
-        f"in (PROLIFIC_CURRENCY). Prolific pays at least {money(HOURLY_FLOOR_CENTS[currency], currency)} an hour: "
+        f"in. Prolific pays at least {money(HOURLY_FLOOR_CENTS[currency], currency)} an hour: "
         f"for the {DEFAULT_MINUTES} minutes a Prolific study is first estimated at, that is at least {least} "
         f"{MINOR_UNITS[currency]} (choosing Prolific fills it in). {check} Change the reward and minutes together "
         "on the survey's Prolific page."
     )
+
+
+def prolific_unavailable_reason():
+    """Why this server cannot publish on Prolific, in a researcher's words, or "" when it can
+    (setup_problems names the variables: that is for the refusal, which says who must set them)."""
+    reasons = []
+    for problem in setup_problems():
+        reasons.append("no Prolific API token" if "TOKEN" in problem else "no public https address")
+    return " and ".join(reasons)
+
+
+class ProviderSelect(forms.Select):
+    """The platform choice, with a platform this server cannot use shown but not selectable."""
+
+    unavailable = frozenset()
+
+    def create_option(self, *args, **kwargs):
+        option = super().create_option(*args, **kwargs)
+        # Not when chosen already (a refused form shown again): a disabled chosen option is sent as no
+        # choice at all, and the survey would be made for the built-in link without a word.
+        if option["value"] in self.unavailable and not option["selected"]:
+            option["attrs"]["disabled"] = True
+        return option
 
 
 ASPECT_DETAILS_HELP = (
@@ -111,10 +135,10 @@ class SurveyForm(forms.Form):
             (Survey.Provider.LINK, "Another platform, by link and completion code (CloudResearch Connect, SONA, …)"),
         ],
         initial=Survey.Provider.LOCAL,
+        widget=ProviderSelect,
         label="Participants from",
         help_text="Prolific: RateLab creates and publishes the study for you; you set the reward and estimated "
-        "time on the survey's Prolific page before publishing. The server needs PROLIFIC_API_TOKEN and an https "
-        "PUBLIC_BASE_URL in its environment (docs/prolific.md). Another platform: you give it the study URL and "
+        "time on the survey's Prolific page before publishing. Another platform: you give it the study URL and "
         "its completion URL on the survey's link platform page.",
     )
     question = forms.CharField(
@@ -154,7 +178,9 @@ class SurveyForm(forms.Form):
         max_value=10_000,
         initial=50,
         label="Reward per HIT (cents)",
-        # Prolific's part names the server's workspace currency, read when the form is made (__init__).
+        help_text="What one HIT pays: the cost estimate counts it. The built-in link pays nobody through RateLab; "
+        "on another platform you pay it there.",
+        # Prolific's own note (its floor, in the server's workspace currency) is made in __init__.
     )
     attention_policy = forms.ChoiceField(choices=Survey.AttentionPolicy.choices, initial=Survey.AttentionPolicy.FLAG)
     gold_checks = forms.CharField(
@@ -255,16 +281,45 @@ class SurveyForm(forms.Form):
         # currency this server's studies are paid in.
         currency = settings.PROLIFIC_CURRENCY
         reward = self.fields["reward_cents"]
-        reward.help_text = prolific_reward_help(currency, workspace_known=bool(settings.PROLIFIC_WORKSPACE_ID))
+        reward.prolific_help = prolific_reward_help(currency, workspace_known=bool(settings.PROLIFIC_WORKSPACE_ID))
+        self._prolific_availability()
         reward.widget.attrs["data-prolific-min"] = min_reward_cents(DEFAULT_MINUTES, currency)
         self.fields["question"].widget.attrs["data-defaults"] = json.dumps(
             {Survey.TaskType.RATE: self.fields["question"].initial, Survey.TaskType.PAIRWISE: PAIRWISE_QUESTION,
              Survey.TaskType.WRITE: ""}
         )  # fmt: skip
 
+    def _prolific_availability(self):
+        """On a server that cannot publish on Prolific, the option says so and cannot be chosen (the
+        refusal in clean still answers a script that posts it)."""
+        reason = prolific_unavailable_reason()
+        if not reason:
+            return
+        field = self.fields["provider"]
+        field.choices = [
+            (
+                value,
+                f"Prolific (not available on this server: {reason})" if value == Survey.Provider.PROLIFIC else label,
+            )
+            for value, label in field.choices
+        ]
+        field.widget.unavailable = frozenset({Survey.Provider.PROLIFIC})
+        field.help_text += (
+            f" Prolific is not available on this server ({reason}): whoever runs RateLab can set it up "
+            "(docs/prolific.md)."
+        )
+
     def _systems_as_checkboxes(self, datasets):
         """Where the dataset is known (chosen, or ?dataset= from its page), its systems are ticked
         from a list instead of typed: no typos. Otherwise the comma-separated field stays."""
+        # Each dataset's systems, for the page's script to show the chosen one's as checkboxes at once
+        # (survey_form.js); without the script they come after a round trip (Estimate), as typed names before.
+        systems = {}
+        for dataset_pk, name in (
+            System.objects.filter(dataset__in=datasets).order_by("name").values_list("dataset_id", "name")
+        ):
+            systems.setdefault(str(dataset_pk), []).append(name)
+        self.fields["dataset"].widget.attrs["data-systems"] = json.dumps(systems)
         chosen = self.data.get("dataset") if self.is_bound else self.initial.get("dataset")
         dataset = datasets.filter(pk=chosen).first() if str(chosen or "").isdigit() else None
         if dataset is None:

@@ -74,11 +74,11 @@ def _surveys_step(dataset, surveys):
     )
 
 
-def _quality_step(surveys):
+def _quality_step(dataset, surveys):
     if len(surveys) == 1:
         url = reverse("annotation:quality_survey", args=[surveys[0]["pk"]])
-    else:
-        url = reverse("annotation:quality_index")
+    else:  # this dataset's surveys, not every survey of the user
+        url = reverse("annotation:quality_index") + f"?dataset={dataset.pk}"
     reports = [survey for survey in surveys if survey["quality_report__computed_at"]]
     if not reports:
         state = "not checked yet" if surveys else "needs ratings first"
@@ -105,7 +105,7 @@ def annotation_steps(dataset, user):
     # pair) ran to megabytes on a large study, decoded on every page that shows the bar.
     excluded = KeyTextTransform("n_excluded", "quality_report__data")
     rows = list(surveys.order_by("pk").values("pk", "status", "quality_report__computed_at", n_excluded=excluded))
-    return [_upload_step(dataset), _surveys_step(dataset, rows), _quality_step(rows)]
+    return [_upload_step(dataset), _surveys_step(dataset, rows), _quality_step(dataset, rows)]
 
 
 def pipeline_for(dataset, user, current=None):

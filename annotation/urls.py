@@ -9,6 +9,7 @@ from annotation.views import (
     prolific_pages,
     quality,
     survey_aspects,
+    survey_extend,
     surveys,
     task,
 )
@@ -32,7 +33,7 @@ urlpatterns = [
     path("surveys/<int:pk>/progress.json", surveys.survey_progress_json, name="survey_progress_json"),
     path("surveys/<int:pk>/aspects/", survey_aspects.survey_aspects, name="survey_aspects"),
     path("surveys/<int:pk>/preview/", surveys.survey_preview, name="survey_preview"),
-    path("surveys/<int:pk>/extend/", surveys.survey_extend_view, name="survey_extend"),
+    path("surveys/<int:pk>/extend/", survey_extend.survey_extend_view, name="survey_extend"),
     path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),
     path("surveys/<int:pk>/ratings.csv", surveys.survey_export, {"fmt": "csv"}, name="survey_export_csv"),
     path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),

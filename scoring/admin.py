@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected
 from django.contrib.admin.utils import model_ngettext
 from django.db import models, transaction
+from django.db.models import BooleanField, Case, ExpressionWrapper, Value, When
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -225,12 +226,21 @@ class JudgeAdmin(DeletedByServiceAdmin):
     # naming the scheme keeps Django 6's change of the default out of the admin's form
     formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
 
+    # A judge's page is its owner's alone (scoring.selectors.judges_visible_to: it names an endpoint
+    # and a key variable), superusers included: the link is offered on the viewer's own judges only,
+    # where it opens; another's row says whose page it is instead of linking to a 404.
+    def get_queryset(self, request):
+        mine = Case(When(owner_id=request.user.pk, then=Value(True)), default=Value(False))
+        return super().get_queryset(request).annotate(viewer_owns=ExpressionWrapper(mine, output_field=BooleanField()))
+
     @admin.display(description="Researcher page")
     def page(self, obj):
+        if not getattr(obj, "viewer_owns", False):
+            return format_html("only {} opens it", obj.owner)
         return _page_link(reverse("scoring:judge_detail", args=[obj.pk]))
 
     def view_on_site(self, obj):
-        return reverse("scoring:judge_detail", args=[obj.pk])
+        return reverse("scoring:judge_detail", args=[obj.pk]) if getattr(obj, "viewer_owns", False) else None
 
     # Through the service, as the researcher's Remove button does: the judge's scores (metric
     # judge:<name>) go too, or a later judge of the same name would show them as its own.

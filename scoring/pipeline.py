@@ -189,7 +189,7 @@ def scoring_steps(dataset, user):
         PipelineStep(
             key="adem",
             label="ADEM/judges",
-            url=reverse("scoring:adem_models"),
+            url=reverse("scoring:adem_models") + f"?dataset={dataset.pk}",  # this dataset's models, not all
             state=adem_text,
             done=adem_done,
             order=50,

@@ -138,7 +138,7 @@ def test_pipeline_bar_states_follow_the_work_done(researcher_client, researcher,
         f"{len(computed)} metrics, up to date",
         reverse("scoring:dataset_metrics", args=[dataset.pk]),
     )
-    assert steps["ADEM/judges"] == ("1 model ready", reverse("scoring:adem_models"))
+    assert steps["ADEM/judges"] == ("1 model ready", reverse("scoring:adem_models") + f"?dataset={dataset.pk}")
     assert steps["Report"] == (
         "report computed 2\xa0minutes ago",
         reverse("analysis:dataset_report", args=[dataset.pk]),

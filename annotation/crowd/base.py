@@ -109,6 +109,12 @@ class CrowdProvider(abc.ABC):
     # A count of assignments per HIT that an extension cannot cross (MTurk: 10), or None.
     assignment_ceiling = None
 
+    def extension_cost(self, *, survey, per_hit, n_hits):
+        """What `per_hit` more assignments on each of `n_hits` HITs cost the researcher, for the page
+        that confirms an extension: `{"total": words or "", "lines": [sentences]}`. Nothing is sent or
+        charged here."""
+        return {"total": "", "lines": []}
+
     def add_assignments(self, *, survey, per_hit):
         """Tell the crowd that every HIT now takes `per_hit` more assignments (the app's slots are
         already added by `annotation.services.survey_extend`). Providers that cannot, refuse."""

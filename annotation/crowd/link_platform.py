@@ -74,6 +74,19 @@ def platform_update(*, survey, participant_param, completion_url):
 class LinkPlatformProvider(LocalProvider):
     name = "link"
 
+    def extension_cost(self, *, survey, per_hit, n_hits):
+        # RateLab neither pays nor sees the platform's price: the survey's reward is the researcher's own figure.
+        added = per_hit * n_hits
+        rewards = f"${added * survey.reward_cents / 100:,.2f}"
+        return {
+            "total": f"{rewards} on the platform, plus its fees",
+            "lines": [
+                f"Paid on the platform, outside RateLab: at the survey's reward of ${survey.reward_cents / 100:.2f} "
+                f"per task, {added:,} more tasks come to {rewards} before the platform's own fees. Raise the "
+                "number of places (or tasks) there too, or nobody is sent to the new work."
+            ],
+        }
+
     def _require_confirmed(self, assignment):
         if not LinkParticipant.objects.filter(
             survey_id=assignment.hit.survey_id, annotator_id=assignment.annotator_id, confirmed=True

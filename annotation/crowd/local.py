@@ -25,6 +25,12 @@ class LocalProvider(CrowdProvider):
         # The new open slots are the whole extension: the survey's link hands them out.
         return {"added_per_hit": per_hit}
 
+    def extension_cost(self, *, survey, per_hit, n_hits):
+        return {
+            "total": "none ($0.00)",
+            "lines": ["The built-in crowd is paid nothing through RateLab: the survey's link hands out the new work."],
+        }
+
     def publish(self, *, survey):
         # The link works as soon as the survey is live; nothing to send anywhere.
         return {"open_slots": Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN).count()}

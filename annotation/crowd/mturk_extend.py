@@ -76,6 +76,26 @@ class MTurkExtendMixin:
                 if reason:
                     raise ProviderError(f"Nothing was added. {reason}")
 
+    def extension_cost(self, *, survey, per_hit, n_hits):
+        """The added assignments' rewards and MTurk's fee on them: what the HITs cost at the new
+        count less what they cost now (the fee rate follows the HIT's count, see mturk_pure)."""
+        now = pure.cost_estimate(
+            n_hits=n_hits, assignments_per_hit=survey.assignments_per_hit, reward_cents=survey.reward_cents
+        )
+        after = pure.cost_estimate(
+            n_hits=n_hits, assignments_per_hit=survey.assignments_per_hit + per_hit, reward_cents=survey.reward_cents
+        )
+        rewards, fees = after["rewards_cents"] - now["rewards_cents"], after["fees_cents"] - now["fees_cents"]
+        return {
+            "total": f"${pure.dollars(rewards + fees)}",
+            "lines": [
+                f"{per_hit * n_hits:,} assignments × ${pure.dollars(survey.reward_cents)} reward = "
+                f"${pure.dollars(rewards)}, plus MTurk's fee of {after['fee_rate']:.0%} (at least $0.01 an "
+                f"assignment) ${pure.dollars(fees)}: ${pure.dollars(rewards + fees)} from your MTurk balance as "
+                "the work is approved.",
+            ],
+        }
+
     def extend_hit(self, *, survey, hit, target):
         """Take one published HIT to `target` assignments on MTurk; unpublished HITs need nothing."""
         mturk_hit = MTurkHIT.objects.filter(hit=hit).first()

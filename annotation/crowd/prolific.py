@@ -23,7 +23,7 @@ from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific_blocklist import block_list_filters
 from annotation.crowd.prolific_bonus import study_bonuses_reconcile
 from annotation.crowd.prolific_codes import listed_code
-from annotation.crowd.prolific_pay import currency_problem, floor_problem, top_up_cents
+from annotation.crowd.prolific_pay import currency_problem, floor_problem, money, top_up_cents
 from annotation.crowd.prolific_review import ProlificReviewMixin
 from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
 from annotation.models import Assignment, ProlificStudy
@@ -350,15 +350,40 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
             return {"places": study.places}
         return self.add_places(survey=survey, places=wanted)
 
-    def cost_preview(self, *, survey):
-        """`{"total_cost_cents": int}`: the study's cost, Prolific's fees and VAT included."""
+    def cost_preview(self, *, survey, places=None):
+        """`{"total_cost_cents": int}`: the study's cost (or `places` places'), Prolific's fees and VAT included."""
         study = study_settings(survey)
-        answer = self.client.cost(reward_cents=study.reward_cents, places=slot_count(survey))
+        places = slot_count(survey) if places is None else places
+        answer = self.client.cost(reward_cents=study.reward_cents, places=places)
         total = answer.get("total_cost") if isinstance(answer, dict) else None
         if not isinstance(total, int | float) or isinstance(total, bool):
             raise ProviderError(f"Prolific's cost calculator answered without a total_cost: {str(answer)[:200]}")
         # A double in cents (e.g. 1260.0); rounded to whole cents for display.
         return {"total_cost_cents": round(total)}
+
+    def extension_cost(self, *, survey, per_hit, n_hits):
+        """The added places at the study's reward, and Prolific's own estimate with its fees (its cost
+        calculator: a request that creates or charges nothing); its refusal is said, not raised."""
+        study = study_settings(survey)
+        places = per_hit * n_hits
+        rewards = money(study.reward_cents * places, study.currency)
+        lines = [
+            f"{places:,} more Prolific places at {money(study.reward_cents, study.currency)} each: {rewards} in "
+            "rewards"
+            + (
+                f"; the study's places rise from {study.places:,} to {slot_count(survey) + places:,}."
+                if study.study_id
+                else "; the study is not on Prolific yet, so nothing is sent now: publishing creates it with "
+                "every place."
+            )
+        ]
+        try:
+            total = money(self.cost_preview(survey=survey, places=places)["total_cost_cents"], study.currency)
+        except ProviderError as error:
+            lines.append(f"Prolific's estimate with its fees could not be had: {error}")
+            return {"total": f"{rewards} in rewards, plus Prolific's fees", "lines": lines}
+        lines.append(f"Prolific's estimate for these places, its fees and VAT included: {total}.")
+        return {"total": f"{total} (Prolific's estimate, fees included)", "lines": lines}
 
     # --- reconciliation ---------------------------------------------------------------------
     def sync(self, *, survey):

@@ -11,6 +11,7 @@ from django.db.models import Max
 from annotation.crowd import get_provider
 from annotation.crowd.base import ProviderError
 from annotation.models import HIT, Assignment, Survey
+from annotation.services.surveys import survey_estimate_for
 
 MAX_EXTRA_PER_HIT = 20
 
@@ -40,6 +41,28 @@ def survey_extend(*, survey, per_hit, from_assignments):
     Survey.objects.filter(pk=survey.pk, assignments_per_hit=from_assignments).update(assignments_per_hit=target)
     survey.assignments_per_hit = target
     return {"assignments_per_hit": target, "added": added}
+
+
+def survey_extend_preview(*, survey, per_hit, from_assignments):
+    """What `survey_extend` with these arguments would add, cost and take, for the page that asks
+    the researcher to confirm it; it writes and sends nothing. Raises ProviderError as the extension
+    itself would (out of range, already extended, closed), so the page refuses before anyone confirms."""
+    with transaction.atomic():  # _checked locks the rows it reads; nothing is written
+        survey, provider, hits, target = _checked(survey=survey, per_hit=per_hit, from_assignments=from_assignments)
+    estimate = survey_estimate_for(survey=survey)
+    added = per_hit * len(hits)
+    return {
+        "per_hit": per_hit,
+        "hits": len(hits),
+        "before": survey.assignments_per_hit,
+        "after": target,
+        "added": added,
+        "answers_added": estimate["ratings"] // survey.assignments_per_hit * per_hit,
+        "answers": estimate["answers"],
+        "minutes_per_hit": estimate["minutes_per_hit"],
+        "annotator_hours": round(added * estimate["minutes_per_hit"] / 60, 1),
+        "cost": provider.extension_cost(survey=survey, per_hit=per_hit, n_hits=len(hits)),
+    }
 
 
 def _checked(*, survey, per_hit, from_assignments):

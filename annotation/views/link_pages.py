@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors
 from annotation.crowd.base import ProviderError
@@ -41,9 +41,42 @@ def entry_url(request, survey, param):
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def link_survey(request, pk):
+    """The page; its settings form posts here, so a refused value is shown again at the page's own
+    address (with what was typed) and a saved one redirects back to it."""
+    if request.method == "POST":
+        return _save_settings(request, _link_survey(request, pk, change=True))
     survey = _link_survey(request, pk)
     return render(request, "annotation/link_platform/survey.html", _page_context(request, survey))
+
+
+def _save_settings(request, survey):
+    post = request.POST
+    typed = {key: post.get(key, "") for key in ("participant_param", "completion_url")}
+    before = platform_settings(survey)
+    was = (before.participant_param, before.completion_url)
+    try:
+        platform_update(survey=survey, **typed)
+    except ProviderError as error:
+        context = _page_context(request, survey, settings_error=str(error), typed=typed)
+        return render(request, "annotation/link_platform/survey.html", context)
+    messages.success(request, _saved_note(was, platform_settings(survey)))
+    return redirect("annotation:link_survey", pk=survey.pk)
+
+
+def _saved_note(was, platform):
+    """What the save changed, in words: a new parameter changes the study URL the platform must be
+    given; a new completion URL changes only where participants are sent at the end."""
+    param_changed = was[0] != platform.participant_param
+    url_changed = was[1] != platform.completion_url
+    if param_changed and url_changed:
+        return "Saved the participant id parameter and the completion URL: give the platform the new study URL."
+    if param_changed:
+        return "Saved the participant id parameter: give the platform the new study URL."
+    if url_changed:
+        return "Saved the completion URL: participants who finish are sent to it. The study URL is unchanged."
+    return "Nothing changed: the parameter and the completion URL are as they were."
 
 
 def _page_context(request, survey, *, settings_error="", typed=None):
@@ -88,13 +121,8 @@ def link_action(request, pk):
     post, action = request.POST, request.POST.get("action", "")
     ids = post.getlist("participant") or post.get("ids", "").split() or _posted_rows(survey, post)
     try:
-        if action == "settings":
-            platform_update(
-                survey=survey,
-                participant_param=post.get("participant_param", ""),
-                completion_url=post.get("completion_url", ""),
-            )
-            note = "Saved: give the platform the new URL."
+        if action == "settings":  # the form of a page loaded before it posted to the page itself
+            return _save_settings(request, survey)
         elif action == "confirm":
             confirmed, unknown = confirm_participants(survey=survey, participant_ids=ids)
             note = f"Confirmed {confirmed} participant(s)."
@@ -106,11 +134,6 @@ def link_action(request, pk):
         else:
             return HttpResponseBadRequest("Unknown action.")
     except ProviderError as error:
-        if action == "settings":
-            # Shown beside the form with what was typed: a redirect would empty the fields.
-            typed = {key: post.get(key, "") for key in ("participant_param", "completion_url")}
-            context = _page_context(request, survey, settings_error=str(error), typed=typed)
-            return render(request, "annotation/link_platform/survey.html", context, status=400)
         messages.error(request, str(error))
     else:
         messages.success(request, note)

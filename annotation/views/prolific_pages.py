@@ -15,7 +15,7 @@ from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problem
 from annotation.crowd.prolific_blocklist import participant_block
 from annotation.crowd.prolific_bonus import bonus_state
 from annotation.crowd.prolific_codes import code_state
-from annotation.crowd.prolific_pay import floor_problem, hourly_cents, money
+from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, floor_problem, hourly_cents, money
 from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
@@ -72,6 +72,7 @@ def prolific_survey(request, pk):
     submissions = _code_states(study, _bonus_states(list(_submissions(study)), study.currency))
     _mark_reviewed(survey, submissions)
     places = slot_count(survey)
+    task_minutes = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
     context = {
         "survey": survey,
         "study": study,
@@ -91,7 +92,10 @@ def prolific_survey(request, pk):
         "server_currency": settings.PROLIFIC_CURRENCY,
         # The layout's own time per task, beside the estimate Prolific is given (a default of 10
         # minutes otherwise): the researcher sets the estimate knowing what a participant will do.
-        "task_minutes": survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"],
+        "task_minutes": task_minutes,
+        # The reward pays a participant's whole submission, however many tasks they do in it: what it
+        # comes to for one who does as many as the survey allows, in the time that takes.
+        "most": _pay_at_most(study, survey, task_minutes),
         # What the study can still do, as Prolific last said (a stopped study cannot restart).
         "stopped": study.status == "COMPLETED" or survey.status == Survey.Status.CLOSED,
         "paused": study.status == "PAUSED" or survey.status == Survey.Status.PAUSED,
@@ -107,6 +111,27 @@ def prolific_survey(request, pk):
         "worker_names": selectors.worker_names(user=request.user, study=survey),
     }
     return render(request, "annotation/prolific/survey.html", context)
+
+
+def _pay_at_most(study, survey, task_minutes):
+    """A participant's pay per task and per hour when they do every task the survey allows them
+    (Max HITs per annotator) in the layout's estimated time per task, and the floor it falls under."""
+    tasks = survey.max_hits_per_annotator
+    minutes = tasks * task_minutes
+    hourly = hourly_cents(study.reward_cents, minutes) if minutes > 0 else None
+    problem = ""
+    if hourly is not None and study.currency in HOURLY_FLOOR_CENTS and hourly < HOURLY_FLOOR_CENTS[study.currency]:
+        problem = (
+            f"under Prolific's floor of {money(HOURLY_FLOOR_CENTS[study.currency], study.currency)} an hour: raise "
+            "the reward, or pay those who do many tasks a bonus"
+        )
+    return {
+        "tasks": tasks,
+        "minutes": round(minutes),
+        "per_task": money(round(study.reward_cents / tasks), study.currency),
+        "hourly": money(round(hourly), study.currency) if hourly is not None else "",
+        "problem": problem,
+    }
 
 
 def _mark_reviewed(survey, submissions):

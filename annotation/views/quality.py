@@ -116,13 +116,27 @@ def _histogram(content):
 
 @login_required
 def quality_index(request):
-    surveys = list(selectors.surveys_visible_to(user=request.user).select_related("quality_report"))
+    # ?dataset=: one dataset's surveys (the pipeline bar's Quality step on a dataset with several);
+    # a dataset the user may not read shows nothing, as one that does not exist.
+    surveys = selectors.surveys_visible_to(user=request.user).select_related("quality_report")
+    dataset = _dataset_filter(request)
+    if dataset is not None:
+        surveys = surveys.filter(dataset=dataset)
+    surveys = list(surveys)
     # A survey whose recompute is queued shows its old figures until it runs: the row says so.
     queued = recomputes_queued(survey_ids=[survey.pk for survey in surveys])
     for survey in surveys:
         survey.recompute_queued = survey.pk in queued
         survey.queued_at = queued.get(survey.pk)
-    return render(request, "annotation/quality/index.html", {"surveys": surveys, "any_queued": bool(queued)})
+    context = {"surveys": surveys, "any_queued": bool(queued), "dataset": dataset}
+    return render(request, "annotation/quality/index.html", context)
+
+
+def _dataset_filter(request):
+    value = request.GET.get("dataset", "")
+    if not (value.isascii() and value.isdigit()):
+        return None
+    return get_object_or_404(selectors.datasets_visible_to(user=request.user), pk=int(value))
 
 
 @login_required

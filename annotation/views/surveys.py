@@ -18,10 +18,9 @@ from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_file
 from annotation.exporting_pairwise import pairwise_export
 from annotation.extensions import survey_panels
 from annotation.forms_surveys import SurveyForm
-from annotation.models import Annotator, Assignment, Survey, WrittenResponse
+from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
-from annotation.services.extend import survey_extend
 from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
 from annotation.task_items import survey_scales
@@ -160,29 +159,6 @@ def survey_detail(request, pk):
 
 
 @login_required
-@require_POST
-def survey_extend_view(request, pk):
-    """Add ratings per response (assignments per HIT) on the survey's provider: the planning panel's button."""
-    survey = _survey(request, pk, change=True)
-    try:
-        per_hit, seen = int(request.POST.get("per_hit", "")), int(request.POST.get("from_assignments", ""))
-    except ValueError:
-        messages.error(request, "Say how many ratings per response to add (a whole number).")
-        return redirect("annotation:survey_detail", pk=pk)
-    try:
-        result = survey_extend(survey=survey, per_hit=per_hit, from_assignments=seen)
-    except ProviderError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(
-            request,
-            f"Survey {survey.name} extended: {result['added']:,} more assignments, "
-            f"{result['assignments_per_hit']} per HIT now.",
-        )
-    return redirect("annotation:survey_detail", pk=pk)
-
-
-@login_required
 def survey_progress_json(request, pk):
     survey = _survey(request, pk)
     # The page polls this: a recompute queued now answers a later poll.
@@ -202,16 +178,44 @@ NEEDS_CONFIRMATION = {"close"}
 
 
 def _close_consequences(survey):
+    """What closing does, in this survey's case: a draft never put on its platform has nothing there
+    to expire, and a link platform's study is the researcher's to stop (RateLab cannot reach it)."""
     if survey.provider == Survey.Provider.IMPORTED:
         return ["Nothing changes in its judgements: an imported survey is never handed out."]
+    never_launched = survey.launched_at is None
+    draft = ["It was never launched: no annotator has had work from it."] if never_launched else []
     if survey.provider == Survey.Provider.LOCAL:
         return [
+            *draft,
             "Annotators opening the link get no new work; work in progress can still be submitted.",
-            "You can reopen a closed local survey later (it comes back paused).",
+            "You can reopen a closed local survey later (it comes back "
+            + ("a draft)." if never_launched else "paused)."),
         ]
+    final = "This cannot be undone: a closed crowd-platform survey cannot be reopened."
+    if survey.provider == Survey.Provider.LINK:
+        platform = (
+            "If you gave the platform its study URL, take the study down there: RateLab cannot reach the platform."
+            if never_launched
+            else "Participants the platform sends get no new work; work in progress can still be submitted. Stop "
+            "the study on the platform too: RateLab cannot reach it."
+        )
+        return [*draft, platform, final]
+    if survey.provider == Survey.Provider.PROLIFIC:
+        study = ProlificStudy.objects.filter(survey=survey).first()
+        if study is None or not study.study_id:
+            return [*draft, "No study exists on Prolific for it: nothing is sent to Prolific.", final]
+        if never_launched:
+            where = f"Its draft study on Prolific ({study.study_id}, never published) is stopped."
+        else:
+            where = f"Its study on Prolific ({study.study_id}) is stopped: nobody new is recruited."
+        return [*draft, where, final]
+    published = MTurkHIT.objects.filter(hit__survey=survey).count() if survey.provider == Survey.Provider.MTURK else 1
+    if not published:
+        return [*draft, f"None of its HITs is on {survey.get_provider_display()}: nothing is sent there.", final]
     return [
+        *draft,
         f"Its HITs are expired on {survey.get_provider_display()}: workers can no longer take them.",
-        "This cannot be undone: a closed crowd-platform survey cannot be reopened.",
+        final,
     ]
 
 

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotation.selectors import datasets_visible_to
 from scoring import adem
 from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
@@ -33,7 +34,13 @@ def _mine(queryset, user):
 @login_required
 def model_list(request):
     models = _mine(AdemModel.objects.select_related("dataset", "owner"), request.user)
-    return render(request, "scoring/adem/model_list.html", {"models": models})
+    # ?dataset=: the models trained on one dataset (the pipeline bar's ADEM/judges step); one the
+    # user may not read is a 404, as one that does not exist.
+    dataset, value = None, request.GET.get("dataset", "")
+    if value.isascii() and value.isdigit():
+        dataset = get_object_or_404(datasets_visible_to(user=request.user), pk=int(value))
+        models = models.filter(dataset=dataset)
+    return render(request, "scoring/adem/model_list.html", {"models": models, "dataset": dataset})
 
 
 @login_required

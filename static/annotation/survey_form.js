@@ -47,3 +47,72 @@
   });
   showOwnFields();
 })();
+
+// Prolific's note under the reward shows only while Prolific is chosen (without this script it
+// shows always, headed "Prolific only:").
+(function () {
+  "use strict";
+  const provider = document.getElementById("id_provider");
+  const notes = document.querySelectorAll("[data-provider]");
+  if (!provider || !notes.length) return;
+  function show() {
+    for (const note of notes) note.hidden = note.dataset.provider !== provider.value;
+  }
+  provider.addEventListener("change", show);
+  show();
+})();
+
+// Choosing a dataset shows its systems as checkboxes at once (the server does the same after a
+// round trip, or when the page is opened from the dataset's page). The names come from the
+// dataset select's data-systems; no dataset chosen brings back the typed field.
+(function () {
+  "use strict";
+  const dataset = document.getElementById("id_dataset");
+  const current = document.querySelector("[data-field=systems]");
+  if (!dataset || !current || !dataset.dataset.systems) return;
+  const systems = JSON.parse(dataset.dataset.systems);
+  const typed = current.querySelector("input[type=text]") ? current : null;
+  let field = current;
+
+  function checkboxes(names, datasetName) {
+    const fieldset = document.createElement("fieldset");
+    fieldset.className = "field checkboxes";
+    fieldset.dataset.field = "systems";
+    const legend = document.createElement("legend");
+    legend.textContent = "Systems";
+    const list = document.createElement("div");
+    list.id = "id_systems";
+    names.forEach((name, index) => {
+      const row = document.createElement("div");
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.name = "systems";
+      box.value = name;
+      box.id = "id_systems_" + index;
+      label.htmlFor = box.id;
+      label.append(box, " " + name);
+      row.append(label);
+      list.append(row);
+    });
+    const help = document.createElement("small");
+    help.className = "muted";
+    help.textContent = "Systems of " + datasetName + " whose replies are shown; none ticked means all of them.";
+    fieldset.append(legend, list, help);
+    return fieldset;
+  }
+
+  dataset.addEventListener("change", () => {
+    const names = systems[dataset.value];
+    let next;
+    if (names) {
+      next = checkboxes(names, dataset.options[dataset.selectedIndex].text);
+    } else if (typed) {
+      next = typed;
+    } else {
+      return; // the page came with checkboxes and no typed field to go back to: keep them
+    }
+    field.replaceWith(next);
+    field = next;
+  });
+})();

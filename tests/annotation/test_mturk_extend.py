@@ -112,7 +112,11 @@ def test_the_survey_page_button_extends_an_mturk_survey_for_its_owner_only(
     assert client.post(url, {"per_hit": 1, "from_assignments": 3}).status_code == 404
     expect_extend(stubber, 0, add=1, target=4)
     client.force_login(researcher)
-    response = client.post(url, {"per_hit": 1, "from_assignments": 3}, follow=True)
+    asked = client.post(url, {"per_hit": 1, "from_assignments": 3})  # the stubber fails on any call
+    assert asked.status_code == 200 and slots(survey) == {hit_id(0): 3}
+    # 1 assignment at 50 cents, MTurk's 20% fee (10 cents): $0.60
+    assert "$0.60" in asked.content.decode() and "20%" in asked.content.decode()
+    response = client.post(url, {"per_hit": 1, "from_assignments": 3, "confirm": "yes"}, follow=True)
     assert "1 more assignments, 4 per HIT now" in response.content.decode()
     assert slots(survey) == {hit_id(0): 4}
     assert client.get(url).status_code == 405

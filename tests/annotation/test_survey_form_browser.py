@@ -87,10 +87,13 @@ def test_choosing_prolific_raises_a_default_reward_to_prolifics_floor_and_back(
     dataset = load_dataset_records(records=dataset_records(4), name="paid", owner=researcher)
     page = _form(browser, live_server, researcher, 1366)
     assert page.input_value("#id_reward_cents") == "50"
+    assert not page.is_visible("[data-provider=prolific]")
     page.select_option("#id_provider", "prolific")
     assert page.input_value("#id_reward_cents") == "100"
+    assert page.is_visible("[data-provider=prolific]")  # Prolific's pay floor, only once it is chosen
     page.select_option("#id_provider", "local")
     assert page.input_value("#id_reward_cents") == "50"
+    assert not page.is_visible("[data-provider=prolific]")
     page.fill("#id_reward_cents", "250")
     page.select_option("#id_provider", "prolific")
     assert page.input_value("#id_reward_cents") == "250"
@@ -102,3 +105,50 @@ def test_choosing_prolific_raises_a_default_reward_to_prolifics_floor_and_back(
     page.click("#create-survey")
     page.wait_for_url("**/surveys/*/")
     assert Survey.objects.get(name="on prolific").reward_cents == 100
+
+
+def test_choosing_a_dataset_shows_its_systems_as_checkboxes_at_once(live_server, browser, researcher):
+    load_dataset_records(records=dataset_records(4, ("alpha", "beta")), name="first", owner=researcher)
+    records = dataset_records(4, ("gamma", "delta", "eps"))
+    second = load_dataset_records(records=records, name="walk-study", owner=researcher)
+    page = _form(browser, live_server, researcher, 1366)
+    assert page.is_visible("input#id_systems[type=text]")  # no dataset chosen yet: typed names
+    page.select_option("#id_dataset", str(second.pk))
+    boxes = page.locator("[data-field=systems] input[type=checkbox]")
+    assert [boxes.nth(i).get_attribute("value") for i in range(boxes.count())] == ["delta", "eps", "gamma"]
+    assert "Systems of walk-study" in page.inner_text("[data-field=systems]")
+    page.check("text=gamma")
+    page.check("text=eps")
+    page.fill("#id_name", "two systems")
+    page.click("#create-survey")
+    page.wait_for_url("**/surveys/*/")
+    survey = Survey.objects.get(name="two systems")
+    assert sorted(survey.systems.values_list("name", flat=True)) == ["eps", "gamma"]
+
+
+def test_the_estimate_opens_in_view_and_prolific_is_unavailable_without_a_token(
+    live_server, browser, researcher, tmp_path, monkeypatch
+):
+    monkeypatch.delenv("PROLIFIC_API_TOKEN", raising=False)
+    dataset = load_dataset_records(records=dataset_records(4), name="estimated", owner=researcher)
+    shots = tmp_path
+    for width, height in ((1366, 900), (390, 844)):
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", researcher.username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit], input[type=submit]")
+        page.goto(f"{live_server.url}/surveys/new/")
+        prolific_note = page.locator("[data-provider=prolific]")
+        assert prolific_note.count() == 1 and not prolific_note.is_visible()  # the built-in link is chosen
+        option = page.locator("#id_provider option[value=prolific]")
+        assert option.is_disabled() and "not available on this server" in option.inner_text()  # no token here
+        page.select_option("#id_dataset", str(dataset.pk))
+        page.fill("#id_name", "estimate me")
+        page.click("button[name=estimate]")
+        page.wait_for_selector("#estimate")
+        assert page.url.endswith("#estimate")
+        box = page.locator("#estimate").bounding_box()
+        assert 0 <= box["y"] < height  # in the window, not below the fold
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        page.screenshot(path=str(shots / f"estimate-{width}.png"))

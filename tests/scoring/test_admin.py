@@ -78,8 +78,9 @@ def test_admin_rows_link_to_the_researcher_pages(client, admin_user, results):
     assert reverse("scoring:adem_run", args=[results["run"].pk]) in runs_page
     metric_runs = client.get(reverse("admin:scoring_metricrun_changelist")).content.decode()
     assert reverse("scoring:dataset_metrics", args=[results["metric_run"].dataset_id]) in metric_runs
+    # another researcher's judge: its page is its owner's alone (tests/scoring/test_admin_page_links.py)
     judges = client.get(reverse("admin:scoring_judge_changelist")).content.decode()
-    assert reverse("scoring:judge_detail", args=[results["judge"].pk]) in judges
+    assert reverse("scoring:judge_detail", args=[results["judge"].pk]) not in judges
 
 
 def test_the_token_admin_never_shows_the_keys_hash_and_deleting_revokes(client, admin_user, results):

@@ -234,7 +234,7 @@ def test_the_pipeline_bar_step_adem_judges_counts_the_viewers_own_judges(researc
     make_judge(other_researcher, chat_server, name="theirs")
     steps = {step.label: step for step in scoring_steps(dataset, researcher)}
     assert steps["ADEM/judges"].state == "no model yet, 1 judge" and steps["ADEM/judges"].done
-    assert steps["ADEM/judges"].url == reverse("scoring:adem_models")
+    assert steps["ADEM/judges"].url == reverse("scoring:adem_models") + f"?dataset={dataset.pk}"
     # models and judges are read by one query (a union): each row keeps its own columns
     AdemModel.objects.create(name="mine", owner=researcher, dataset=dataset, status="ready", checkpoint_sha256="c" * 64)
     steps = {step.label: step for step in scoring_steps(dataset, researcher)}
