@@ -199,8 +199,11 @@ def _seconds_given(before):
 
 
 def _pair_questions(survey):
-    """A pairwise survey's questions: each aspect asks which reply, A or B (or a tie if allowed)."""
-    choices = [{"value": "a", "label": "Reply A", "key": "1"}, {"value": "b", "label": "Reply B", "key": "2"}]
+    """A pairwise survey's questions: each aspect asks which reply, 1 or 2 (or a tie if allowed).
+
+    The sides are numbered, not lettered: a dataset's speakers are often "A" and "B", and their
+    turns sit directly above the replies. The values sent stay "a" and "b" (left and right)."""
+    choices = [{"value": "a", "label": "Reply 1", "key": "1"}, {"value": "b", "label": "Reply 2", "key": "2"}]
     if survey.allow_tie:
         choices.append({"value": "tie", "label": "About the same", "key": "3"})
     questions = [

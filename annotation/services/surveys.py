@@ -47,7 +47,7 @@ SURVEY_SETTINGS = (
 )
 PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
 PAIRWISE_INSTRUCTIONS = (
-    "You will read short conversations, each followed by two possible next turns, reply A and reply B. "
+    "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "
     "Choose the one that is the better reply to the conversation so far, or 'about the same' when neither "
     "is better. Some items are attention checks: read every item."
 )
