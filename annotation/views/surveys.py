@@ -249,7 +249,10 @@ def survey_preview(request, pk):
         messages.error(request, "This survey has no HITs to preview.")
         return redirect("annotation:survey_detail", pk=pk)
     context = task_context(
-        survey=survey, hit=hit, preview=True, progress={"hit_number": 1, "max_hits": survey.max_hits_per_annotator}
+        survey=survey,
+        hit=hit,
+        preview=True,
+        progress={"hit_number": 1, "max_hits": min(survey.max_hits_per_annotator, survey.hits.count())},
     )
     # The annotator's page inside the researcher's frame: the top bar and a way back to the survey.
     return render(request, "annotation/surveys/preview.html", context)

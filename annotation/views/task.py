@@ -28,7 +28,7 @@ from annotation.services.identities import (
     resume_code_display,
 )
 from annotation.task_display import task_context
-from annotation.task_facts import task_facts
+from annotation.task_facts import task_facts, tasks_at_most
 from annotation.task_wording import task_wording
 from annotation.views.task_identity import (
     browser_identity,
@@ -96,9 +96,11 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
         invite = None
     active_token = _active_token(survey, worker_id)
     accepting = survey.status == Survey.Status.LIVE
+    facts = task_facts(survey=survey)
     context = {
         "survey": survey,
-        "facts": task_facts(survey=survey),
+        "facts": facts,
+        "tasks_at_most": tasks_at_most(survey=survey, facts=facts),
         "wording": task_wording(survey),
         "worker_id": worker_id,
         "resume_code": code,
@@ -199,7 +201,12 @@ def task_page(request, assignment, *, previous=None, error="", missing=(), statu
         survey=survey,
         assignment=assignment,
         submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
-        progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
+        # "of at most": the cap, or the survey's number of HITs when it has fewer (F11); never below
+        # the task shown.
+        progress={
+            "hit_number": assignment.hits_done + 1,
+            "max_hits": max(tasks_at_most(survey=survey), assignment.hits_done + 1),
+        },
         previous=previous,
         error=error,
         missing=missing,

@@ -5,7 +5,9 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.models import Survey
+from annotation import services
+from annotation.crowd.link_platform import platform_settings
+from annotation.models import LinkPlatform, Survey
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
 from tests.annotation.studies_helpers import make_survey
@@ -49,3 +51,80 @@ def test_rating_pages_are_unchanged_by_the_pair_side_names(researcher):
     client = Client()
     text = _text(client.get(start_task(client, survey, "w1")).content.decode())
     assert "Reply 1:" in text and "Pair 1" not in text
+
+
+# --- F11: the number of tasks one can do is never more than the survey has ----------------------
+
+
+def test_start_and_task_pages_show_the_cap_as_the_survey_has_it(researcher):
+    # 6 contexts, 3 per HIT: 2 HITs, while the cap per annotator is 10.
+    survey = make_survey(researcher, n_contexts=6, max_hits_per_annotator=10, assignments_per_hit=1)
+    assert survey.hits.count() == 2
+    client = Client()
+    start = _text(client.get(f"/s/{survey.token}/").content.decode())
+    assert "You can do up to 2 tasks;" in start and "up to 10" not in start
+    task = _text(client.get(start_task(client, survey, "w1")).content.decode())
+    assert "Task 1 of at most 2 ·" in task
+
+
+def test_a_cap_below_the_number_of_hits_is_shown_as_it_is(researcher):
+    survey = make_survey(researcher, n_contexts=12, max_hits_per_annotator=3, assignments_per_hit=1)
+    assert survey.hits.count() == 4
+    client = Client()
+    assert "You can do up to 3 tasks;" in _text(client.get(f"/s/{survey.token}/").content.decode())
+    assert "Task 1 of at most 3 ·" in _text(client.get(start_task(client, survey, "w1")).content.decode())
+
+
+def test_one_hit_reads_one_task(researcher):
+    survey = make_survey(researcher, n_contexts=3, max_hits_per_annotator=10, assignments_per_hit=1)
+    assert "You can do up to 1 task;" in _text(Client().get(f"/s/{survey.token}/").content.decode())
+
+
+# --- F13: the link platform's entry page says what the task is; the code is shown here ----------
+
+
+@pytest.fixture
+def link_survey(researcher):
+    survey = make_survey(researcher, n_contexts=6, name="on-connect", launch=False, assignments_per_hit=1)
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LINK)
+    survey.refresh_from_db()
+    platform_settings(survey, participant_param="workerId", completion_url=COMPLETE)
+    return services.survey_launch(survey=survey)
+
+
+COMPLETE = "https://connect.example.org/complete?code={code}"
+
+
+def test_the_link_entry_page_shows_the_task_facts_the_start_page_shows(link_survey):
+    entry = _text(Client().get(f"/l/{link_survey.token}/", {"workerId": "P1"}).content.decode())
+    # 3 contexts of 4 systems' replies, and one check block of 4: 16 replies per task.
+    assert "Each task: 16 replies to rate," in entry
+    assert re.search(r"Each task: \d+ replies to rate, about \d+ minutes? \(an estimate\)\.", entry)
+    assert "You can do up to 2 tasks;" in entry and "(at most 2)" in entry
+
+
+def test_finish_shows_the_completion_code_with_a_way_back_that_carries_it(link_survey):
+    client = Client()
+    started = client.post(f"/l/{link_survey.token}/", {"workerId": "P1"})
+    page = client.get(started["Location"]).content.decode()
+    done = client.post(started["Location"], _passing(page))
+    assert done.status_code == 302, done.content[:300]
+    code = LinkPlatform.objects.get(survey=link_survey).completion_code
+    finish = client.get(f"/l/{link_survey.token}/finish/")
+    html = finish.content.decode()
+    assert finish.status_code == 200 and "Location" not in finish
+    assert f'<strong id="completion-code">{code}</strong>' in html
+    assert f'href="https://connect.example.org/complete?code={code}"' in html and "Return to your platform" in html
+    assert "no-store" in finish["Cache-Control"]
+
+
+def _passing(page):
+    """Answers to every question of a rating page, instructed checks answered as they ask."""
+    answers = {}
+    for item_id in re.findall(r'data-item="(\d+)"', page):
+        block = page[page.index(f'data-item="{item_id}"') :]
+        block = block[: block.find('class="task-item', 10) if 'class="task-item' in block[10:] else len(block)]
+        wanted = re.search(r"Please choose (\d) for", block)
+        for name in set(re.findall(rf'name="(score-{item_id}-[\w-]+)"', block)):
+            answers[name] = wanted.group(1) if wanted else "3"
+    return answers
