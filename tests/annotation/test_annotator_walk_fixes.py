@@ -128,3 +128,31 @@ def _passing(page):
         for name in set(re.findall(rf'name="(score-{item_id}-[\w-]+)"', block)):
             answers[name] = wanted.group(1) if wanted else "3"
     return answers
+
+
+# --- F12: a task resumed elsewhere says where its unsent answers are -----------------------------
+
+RESUME_RE = re.compile(r"Your resume code: <strong>([a-z0-9-]+)</strong>")
+
+
+def test_a_task_continued_with_the_resume_code_says_the_unsent_answers_stayed_in_the_other_browser(researcher):
+    survey = make_survey(researcher, n_contexts=6, assignments_per_hit=1)
+    desktop = Client()
+    task_url = start_task(desktop, survey, "me")
+    first = desktop.get(task_url).content.decode()
+    code = RESUME_RE.search(first).group(1)
+    assert 'id="resumed-note"' not in first, "the browser that started it is told nothing"
+
+    phone = Client()
+    refused = _text(phone.get(task_url).content.decode())
+    assert "Answers given there and not yet submitted stay in that browser." in refused
+    resumed = phone.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": code})
+    start = phone.get(resumed["Location"]).content.decode()
+    assert f'href="{task_url}?resumed=1">Continue your task</a>' in start
+    page = phone.get(f"{task_url}?resumed=1").content.decode()
+    note = re.search(r'<p id="resumed-note"[^>]*>(.*?)</p>', page)
+    assert note and "not shown here" in note.group(1) and "in another browser or on another device" in note.group(1)
+    assert "hidden" not in note.group(0), "shown without script too"
+    # A plain visit of the start page (no resume code typed just now) leads to the task without the note.
+    assert f'href="{task_url}">Continue your task</a>' in phone.get(f"/s/{survey.token}/").content.decode()
+    assert 'id="resumed-note"' not in phone.get(task_url).content.decode()
