@@ -47,12 +47,24 @@ def _facts(survey):
     return {"items": items, "minutes": max(1, math.ceil(seconds / 60)), "measured": measured, "hits": n_hits}
 
 
-def tasks_at_most(*, survey, facts=None):
+def tasks_at_most(*, survey, facts=None, hits=None):
     """How many tasks one annotator can do in `survey` at most: its per-annotator cap, or fewer
     when the survey has fewer HITs (nobody does a HIT twice). "Up to 10 tasks" on a survey of two
-    HITs promised work that was never there."""
-    facts = facts or task_facts(survey=survey)
-    return min(survey.max_hits_per_annotator, facts["hits"])
+    HITs promised work that was never there. `hits`: the survey's number of HITs where the caller
+    read it already (the task page's one query does)."""
+    if hits is None:
+        hits = facts["hits"] if facts else _hit_count(survey)
+    return min(survey.max_hits_per_annotator, hits)
+
+
+def _hit_count(survey):
+    """The survey's number of HITs, cached as the facts are: the task page asks it, and reads no item."""
+    key = f"annotation:task-hits:{survey.token}"
+    count = cache.get(key)
+    if count is None:
+        count = HIT.objects.filter(survey=survey).count()
+        cache.set(key, count, FACTS_CACHE_SECONDS)
+    return count
 
 
 def entry_facts(survey):

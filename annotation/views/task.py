@@ -206,7 +206,9 @@ def task_page(request, assignment, *, previous=None, error="", missing=(), statu
         # the task shown.
         progress={
             "hit_number": assignment.hits_done + 1,
-            "max_hits": max(tasks_at_most(survey=survey), assignment.hits_done + 1),
+            "max_hits": max(
+                tasks_at_most(survey=survey, hits=getattr(assignment, "survey_hits", None)), assignment.hits_done + 1
+            ),
         },
         previous=previous,
         error=error,
