@@ -22,17 +22,21 @@ only the main question, it was the block to read while clicking at random elsewh
 
 import collections
 
+from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Context, HITItem
 
 # Random draws of a context to borrow fillers from before the candidates are filtered in full.
 DRAWS = 20
 
 
-def _turn_texts(turns):
-    """A conversation as the tuple of its turns' texts, stripped, whatever its speakers' format."""
+def _turn_texts(turns, names=None):
+    """A conversation as the tuple of its turns' texts, stripped, whatever its speakers' format;
+    with `names` (the dataset's speakers), a check's turn written "A: text" counts as "text"."""
     texts = []
     for turn in turns or []:
-        text = turn.get("text", "") if isinstance(turn, dict) else turn
+        text = turn_text(turn)
+        if names and not isinstance(turn, dict):
+            text = split_speaker(text, names)[1]
         texts.append(" ".join(str(text).split()))
     return tuple(texts)
 
@@ -46,7 +50,12 @@ class CheckBlocks:
         self.checks = {check.pk: check for check in survey.attention_checks.all()}
         self.own_context = {}
         if self.checks:
-            wanted = {_turn_texts(check.turns): pk for pk, check in self.checks.items()}
+            contexts = Context.objects.filter(dataset=survey.dataset).order_by("position")
+            names = speaker_names(
+                tuple((turn.get("speaker") or "") if isinstance(turn, dict) else "" for turn in turns or [])
+                for turns in contexts.values_list("turns", flat=True)[:SPEAKER_SAMPLE]
+            )
+            wanted = {_turn_texts(check.turns, names): pk for pk, check in self.checks.items()}
             turns = Context.objects.filter(dataset=survey.dataset).order_by("pk").values_list("pk", "turns")
             for context_id, context_turns in turns.iterator(chunk_size=2000):
                 check_id = wanted.get(_turn_texts(context_turns))

@@ -7,10 +7,13 @@ from django.test import Client
 
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
-from annotation.models import LinkPlatform, Survey
+from annotation.forms_surveys import SurveyForm
+from annotation.models import Dataset, HITItem, LinkPlatform, Survey
+from annotation.task_items import hit_blocks
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
-from tests.annotation.studies_helpers import make_survey
+from tests.annotation.studies_helpers import dataset_records, make_survey, survey_form_fields
+from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db
 
@@ -156,3 +159,82 @@ def test_a_task_continued_with_the_resume_code_says_the_unsent_answers_stayed_in
     # A plain visit of the start page (no resume code typed just now) leads to the task without the note.
     assert f'href="{task_url}">Continue your task</a>' in phone.get(f"/s/{survey.token}/").content.decode()
     assert 'id="resumed-note"' not in phone.get(task_url).content.decode()
+
+
+# --- F08: a gold check written with the dataset's speakers shows each speaker once ---------------
+
+
+def _named_dataset(researcher, name="walk-study", n=12):
+    records = dataset_records(n)
+    for record in records:
+        record["context"] = [{"speaker": "A", "text": record["context"][0]}, record["context"][1]]
+    return load_dataset_records(records=records, name=name, owner=researcher)
+
+
+def _gold_block_turns(survey):
+    """The turns (speaker, text) shown above each HIT's gold reply."""
+    shown = []
+    for hit in survey.hits.all():
+        items = list(hit.items.order_by("position").select_related("context", "response", "attention_check"))
+        for block in hit_blocks(survey=survey, items=items):
+            if any(item["text"] == "Yes, fire is freezing cold." for item in block["items"]):
+                shown.append([(turn["speaker"], turn["text"]) for turn in block["turns"]])
+    return shown
+
+
+@pytest.mark.parametrize("written", ["A: Is fire cold? | B: No, it's hot.", "a : Is fire cold? | b:No, it's hot."])
+def test_gold_turns_written_with_the_datasets_speakers_show_each_speaker_once(researcher, written):
+    dataset = _named_dataset(researcher)
+    form = SurveyForm(
+        data=survey_form_fields(
+            dataset,
+            name="walk-rate",
+            provider="local",
+            attention_checks_per_hit=1,
+            gold_checks=f"{written} => Yes, fire is freezing cold. => 1,2",
+        ),
+        datasets=Dataset.objects.all(),
+        owner=researcher,
+    )
+    assert form.is_valid(), form.errors
+    data = form.cleaned_data
+    survey = services.survey_create(
+        dataset=dataset, name="walk-rate", owner=researcher, gold_checks=data["gold"], **form.settings()
+    )
+    shown = _gold_block_turns(survey)
+    assert shown and all(turns == [("A", "Is fire cold?"), ("B", "No, it's hot.")] for turns in shown), shown
+    client = Client()
+    services.survey_launch(survey=survey)
+    page = client.get(start_task(client, survey, "w1")).content.decode()
+    assert "A: A:" not in _text(page) and "B: B:" not in _text(page)
+
+
+def test_a_turn_that_names_no_speaker_of_the_dataset_is_left_as_written(researcher):
+    dataset = _named_dataset(researcher)
+    gold = [{"turns": ["Note: fire is hot", "B: really?"], "response_text": "Yes, fire is freezing cold.",
+             "accepted_scores": [1]}]  # fmt: skip
+    survey = services.survey_create(
+        dataset=dataset, name="notes", owner=researcher, gold_checks=gold, attention_checks_per_hit=1
+    )
+    shown = _gold_block_turns(survey)
+    # "Note" is not a speaker of the dataset: the first turn keeps its words and takes the dataset's A.
+    assert shown and all(turns == [("A", "Note: fire is hot"), ("B", "really?")] for turns in shown), shown
+
+
+def test_gold_turns_with_a_written_speaker_still_borrow_their_own_conversations_replies(researcher):
+    dataset = _named_dataset(researcher)
+    gold = [{"turns": ["A: hello number 5", "B: how are you 5?"], "response_text": "Yes, fire is freezing cold.",
+             "accepted_scores": [1]}]  # fmt: skip
+    survey = services.survey_create(
+        dataset=dataset, name="own", owner=researcher, gold_checks=gold, attention_checks_per_hit=1
+    )
+    own = dataset.contexts.get(external_id="c005")
+    for hit in survey.hits.all():
+        fillers = hit.items.filter(kind=HITItem.Kind.GOLD_FILLER)
+        if not hit.items.filter(context=own).exclude(kind=HITItem.Kind.GOLD_FILLER).exists():
+            assert fillers.exists() and all(item.context_id == own.pk for item in fillers)
+
+
+def test_the_gold_field_says_speakers_are_added():
+    help_text = str(SurveyForm.base_fields["gold_checks"].help_text)
+    assert "Speakers are added as the dataset names them" in help_text
