@@ -21,6 +21,7 @@ only the main question, it was the block to read while clicking at random elsewh
 """
 
 import collections
+import math
 
 from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Context, HITItem
@@ -137,3 +138,28 @@ def check_block_size(*, sizes, by_context, rng):
         return rng.choice(sizes)
     counts = collections.Counter(len(replies) for replies in by_context.values())
     return counts.most_common(1)[0][0] if counts else 1
+
+
+def gold_blocks_per_hit(checks_per_hit):
+    """How many of a rating HIT's checks are gold when the survey has gold enough: every other one,
+    the first included (hits.hits_generate), so all of one."""
+    return math.ceil(checks_per_hit / 2)
+
+
+def gold_shortfall(*, task_type, n_gold, checks_per_hit, hits, max_hits_per_annotator):
+    """The researcher's warning ("" for none) when an annotator doing as many tasks as they may would
+    meet a gold check twice: fewer gold checks than gold blocks over those tasks (F09). A survey
+    without gold checks uses instructed ones only, as designed; a comparison makes its own."""
+    if task_type != "rate" or not n_gold or not checks_per_hit or not hits:
+        return ""
+    tasks = min(max_hits_per_annotator, hits)
+    per_hit = gold_blocks_per_hit(checks_per_hit)
+    needed = per_hit * tasks
+    if n_gold >= needed:
+        return ""
+    checks = "gold check" if n_gold == 1 else "gold checks"
+    return (
+        f"{n_gold} {checks} for {needed} gold blocks: an annotator doing {tasks} task{'s' if tasks != 1 else ''} "
+        f"meets {per_hit} gold check{'s' if per_hit != 1 else ''} in each, so they would see the same check "
+        f"again (and learn it). Give at least {needed} gold checks, or lower Max HITs per annotator."
+    )

@@ -89,6 +89,8 @@ def survey_new(request):
             except (services.SurveyError, services.HITLayoutError) as error:
                 form.add_error(None, str(error))
             else:
+                if estimate["gold_short"]:
+                    messages.warning(request, estimate["gold_short"])
                 if survey.provider == Survey.Provider.PROLIFIC:
                     study_settings(survey)  # the study's pay row, with its completion codes, to edit before publishing
                     messages.success(

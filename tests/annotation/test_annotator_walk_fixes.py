@@ -9,10 +9,11 @@ from annotation import services
 from annotation.crowd.link_platform import platform_settings
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Dataset, HITItem, LinkPlatform, Survey
+from annotation.services.surveys import survey_estimate
 from annotation.task_items import hit_blocks
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
-from tests.annotation.studies_helpers import dataset_records, make_survey, survey_form_fields
+from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey, survey_form_fields
 from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db
@@ -238,3 +239,107 @@ def test_gold_turns_with_a_written_speaker_still_borrow_their_own_conversations_
 def test_the_gold_field_says_speakers_are_added():
     help_text = str(SurveyForm.base_fields["gold_checks"].help_text)
     assert "Speakers are added as the dataset names them" in help_text
+
+
+# --- F09: few gold checks are warned about; a next task repeats no check block met before --------
+
+
+def test_the_estimate_warns_when_an_annotator_would_meet_a_gold_check_twice():
+    base = {"n_contexts": 6, "n_systems": 4, "contexts_per_hit": 3, "attention_checks_per_hit": 2}
+    # 2 HITs, 2 checks per HIT of which 1 gold: 2 gold blocks for one annotator doing both.
+    short = survey_estimate(**base, n_gold_checks=1, max_hits_per_annotator=10)["gold_short"]
+    assert short.startswith("1 gold check for 2 gold blocks: an annotator doing 2 tasks meets 1 gold check in each")
+    assert "Give at least 2 gold checks" in short
+    assert survey_estimate(**base, n_gold_checks=2, max_hits_per_annotator=10)["gold_short"] == ""
+    assert survey_estimate(**base, n_gold_checks=1, max_hits_per_annotator=1)["gold_short"] == ""
+    assert survey_estimate(**base, n_gold_checks=0)["gold_short"] == "", "instructed checks only, as designed"
+    three = {**base, "attention_checks_per_hit": 3, "n_contexts": 30}  # 2 of 3 gold, 10 HITs, at most 4 each
+    assert survey_estimate(**three, n_gold_checks=7, max_hits_per_annotator=4)["gold_short"].startswith(
+        "7 gold checks for 8 gold blocks"
+    )
+    assert survey_estimate(**base, task_type="pairwise", n_gold_checks=1)["gold_short"] == ""
+
+
+def test_the_survey_form_shows_the_gold_warning_in_its_estimate_and_on_creation(researcher_client, researcher):
+    dataset = _named_dataset(researcher, n=6)
+    fields = survey_form_fields(
+        dataset,
+        name="walk-rate",
+        provider="local",
+        contexts_per_hit=3,
+        attention_checks_per_hit=2,
+        max_hits_per_annotator=10,
+        gold_checks="A: Is fire cold? | B: No, it's hot. => Yes, fire is freezing cold. => 1,2",
+    )
+    estimate = researcher_client.post("/surveys/new/", {**fields, "estimate": "1"}).content.decode()
+    note = re.search(r'<p class="status" role="note" id="estimate-gold-short">(.*?)</p>', estimate)
+    assert note and note.group(1).startswith("1 gold check for 2 gold blocks"), estimate[-3000:]
+    created = researcher_client.post("/surveys/new/", fields, follow=True).content.decode()
+    assert "1 gold check for 2 gold blocks" in _text(created)
+    enough = {**fields, "name": "enough", "max_hits_per_annotator": 1}
+    assert "gold blocks" not in researcher_client.post("/surveys/new/", {**enough, "estimate": "1"}).content.decode()
+
+
+GOLDS = [
+    {"turns": [f"is fire cold {n}?"], "response_text": f"Yes, fire is freezing cold {n}.", "accepted_scores": [1, 2]}
+    for n in (1, 2)
+]
+
+
+def _check_layout(hit):
+    """What a HIT's check blocks show: its gold checks, the conversations its fillers are borrowed
+    from, and the conversations of its real items (overlap ones aside)."""
+    items = list(hit.items.all())
+    golds = {item.attention_check_id for item in items if item.kind == HITItem.Kind.GOLD}
+    borrowed = {item.context_id for item in items if item.kind in HITItem.FILLERS}
+    real = {item.context_id for item in items if item.kind == HITItem.Kind.RESPONSE and not item.is_overlap}
+    return golds, borrowed, real
+
+
+def _repeats(first, other):
+    """Whether `other` would show an annotator of `first` a gold check or a reply met there."""
+    golds, borrowed, real = _check_layout(first)
+    other_golds, other_borrowed, other_real = _check_layout(other)
+    return bool(golds & other_golds or other_borrowed & (real | borrowed) or other_real & borrowed)
+
+
+@pytest.mark.parametrize("repeat", ["the same gold check", "fillers rated in task 1"])
+def test_the_next_task_repeats_no_check_block_when_another_task_is_free(researcher, repeat):
+    survey = make_survey(
+        researcher, n_contexts=30, gold_checks=GOLDS, attention_checks_per_hit=1, assignments_per_hit=1
+    )
+    hits = list(survey.hits.order_by("position"))
+    assert len(hits) == 10
+    first_gold, other_gold = sorted(survey.attention_checks.values_list("pk", flat=True))
+    # The layout draws golds and fillers: set them so that the next HIT by position repeats one thing.
+    for hit in hits:
+        gold = first_gold if hit == hits[0] or (hit == hits[1] and repeat == "the same gold check") else other_gold
+        hit.items.filter(kind__in=(HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)).update(attention_check_id=gold)
+    if repeat == "fillers rated in task 1":
+        rated = hits[0].items.filter(kind=HITItem.Kind.RESPONSE).first().context
+        replies = list(rated.responses.values_list("pk", flat=True))
+        for item, reply in zip(hits[1].items.filter(kind=HITItem.Kind.GOLD_FILLER), replies, strict=False):
+            HITItem.objects.filter(pk=item.pk).update(context=rated, response_id=reply)
+    assert _repeats(hits[0], hits[1])
+    free = [hit for hit in hits[1:] if not _repeats(hits[0], hit)]
+    assert free, "the test's layout leaves a task that repeats nothing"
+
+    first = services.assignment_claim(survey=survey, worker_id="w1")
+    assert first.hit == hits[0]
+    services.assignment_submit(assignment=first, answers=good_answers(first))
+    second = services.assignment_claim(survey=survey, worker_id="w1")
+    assert second.hit in free and second.hit == free[0], "the first free task in order that repeats nothing"
+    # Someone new still takes the first open HIT by position.
+    assert services.assignment_claim(survey=survey, worker_id="w2").hit == hits[1]
+
+
+def test_a_task_that_repeats_a_check_is_still_given_when_no_other_is_left(researcher):
+    # 2 HITs and 1 gold check on both, as in the walk: the second task repeats it, but it is work.
+    survey = make_survey(
+        researcher, n_contexts=6, gold_checks=GOLDS[:1], attention_checks_per_hit=1, assignments_per_hit=1
+    )
+    hits = list(survey.hits.order_by("position"))
+    first = services.assignment_claim(survey=survey, worker_id="w1")
+    services.assignment_submit(assignment=first, answers=good_answers(first))
+    assert _repeats(hits[0], hits[1])
+    assert services.assignment_claim(survey=survey, worker_id="w1").hit == hits[1]
