@@ -104,7 +104,7 @@ def test_the_link_entry_page_shows_the_task_facts_the_start_page_shows(link_surv
     # 3 contexts of 4 systems' replies, and one check block of 4: 16 replies per task.
     assert "Each task: 16 replies to rate," in entry
     assert re.search(r"Each task: \d+ replies to rate, about \d+ minutes? \(an estimate\)\.", entry)
-    assert "You can do up to 2 tasks;" in entry and "(at most 2)" in entry
+    assert "You can do up to 2 tasks;" in entry and "Finish shows your completion code" in entry
 
 
 def test_finish_shows_the_completion_code_with_a_way_back_that_carries_it(link_survey):
