@@ -13,6 +13,7 @@ from annotation.services.surveys import survey_estimate
 from annotation.task_items import hit_blocks
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
+from tests.annotation.prolific_helpers import entry, make_prolific_survey, pid, publish, session
 from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey, survey_form_fields
 from tests.factories import load_dataset_records
 
@@ -343,3 +344,13 @@ def test_a_task_that_repeats_a_check_is_still_given_when_no_other_is_left(resear
     services.assignment_submit(assignment=first, answers=good_answers(first))
     assert _repeats(hits[0], hits[1])
     assert services.assignment_claim(survey=survey, worker_id="w1").hit == hits[1]
+
+
+def test_the_prolific_entry_page_shows_the_task_facts_too(client, researcher, api):
+    survey = make_prolific_survey(researcher, name="facts-on-prolific")
+    publish(api, survey)
+    page = _text(entry(client, survey, participant=pid(1), session_id=session(1), method="get").content.decode())
+    hits = survey.hits.count()
+    tasks = min(hits, survey.max_hits_per_annotator)
+    assert re.search(r"Each task: \d+ repl(y|ies) to rate, about \d+ minutes? \(an estimate\)\.", page), page
+    assert f"You can do up to {tasks} task" in page and f"(at most {tasks})" in page
