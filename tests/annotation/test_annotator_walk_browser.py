@@ -11,6 +11,7 @@ from annotation.models import LinkPlatform, Survey
 from tests.annotation.browser_pages import DESKTOP, PHONE, answer_all, fits, screenshot_dir
 from tests.annotation.pairwise_helpers import make_pairwise_survey
 from tests.annotation.studies_helpers import dataset_records, make_survey
+from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -133,3 +134,23 @@ def test_a_task_resumed_elsewhere_says_where_its_answers_are(live_server, browse
     # The browser that kept the answers, sent the same way, is not told they are elsewhere.
     desktop.goto(f"{desktop.url}?resumed=1")
     assert desktop.is_visible("#restored-note") and not desktop.is_visible("#resumed-note")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_gold_warning_on_the_survey_page(live_server, browser, researcher, tmp_path, size):
+    dataset = load_dataset_records(records=dataset_records(6), name="walk-study", owner=researcher)
+    gold = [{"turns": ["Is fire cold?"], "response_text": "Yes, fire is freezing cold.", "accepted_scores": [1, 2]}]
+    survey = services.survey_create(
+        dataset=dataset, name="walk-rate", owner=researcher, contexts_per_hit=3, attention_checks_per_hit=2,
+        gold_checks=gold,
+    )  # fmt: skip
+    page = _context(browser, size).new_page()
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", researcher.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/")
+    warning = page.locator("#estimate-gold-short")
+    assert warning.inner_text().startswith("1 gold check for 2 gold blocks")
+    warning.evaluate("e => e.scrollIntoView()")
+    _shot(page, screenshot_dir(tmp_path), f"gold-warning-{size}")
