@@ -187,7 +187,10 @@ class SurveyForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Gold attention checks, one per line: context turns separated by | , then => the response "
-        "=> the accepted scores, e.g. `Is fire cold? => Yes, freezing. => 1,2`.",
+        "=> the accepted scores, e.g. `Is fire cold? => Yes, freezing. => 1,2`. Speakers are added as the "
+        "dataset names them; a turn written with one of its speakers (`A: Is fire cold?`) keeps that speaker, "
+        "shown once. Each task shows a gold check in every other check block (instructed checks fill the "
+        "rest): give enough for every task an annotator may do, or they meet the same check again.",
     )
     pair_budget = forms.IntegerField(
         required=False,

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.db import connection
 from django.template.loader import get_template
 
-from annotation import task_items
+from annotation import gold_turns, task_items
 from annotation.models import HIT, HITItem, HITPage
 from annotation.task_items import fields_count, hit_blocks, items_html, survey_scales
 
@@ -33,6 +33,7 @@ def page_version():
     for name in ITEM_TEMPLATES:
         digest.update(Path(get_template(name).origin.name).read_bytes())
     digest.update(Path(task_items.__file__).read_bytes())
+    digest.update(Path(gold_turns.__file__).read_bytes())  # how a gold check's turns are shown
     return digest.hexdigest()
 
 

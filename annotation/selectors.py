@@ -4,7 +4,7 @@ from django.db import connection
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Dataset, Survey, System
+from annotation.models import HIT, Assignment, Dataset, Survey, System
 from annotation.pseudonyms import WorkerNames
 from annotation.quality.selectors import accepted_ratings
 
@@ -127,7 +127,12 @@ def assignment_for_page(*, token, progress=True):
             .annotate(n=Count("pk"))
             .values("n")
         )
-        rows = rows.annotate(hits_done=Coalesce(Subquery(finished), 0))
+        # And how many HITs the survey has: "of at most m" is never more than that (F11).
+        hits = HIT.objects.filter(survey_id=OuterRef("hit__survey_id")).order_by().values("survey_id")
+        rows = rows.annotate(
+            hits_done=Coalesce(Subquery(finished), 0),
+            survey_hits=Subquery(hits.annotate(n=Count("pk")).values("n")),
+        )
     try:
         # get() drops the models' default ordering, which would join and sort for nothing here.
         return rows.get(token=token)

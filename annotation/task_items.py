@@ -13,6 +13,7 @@ from django.utils.safestring import mark_safe
 
 from annotation.answer_seconds import seconds_or_none
 from annotation.aspect_details import scale_ends
+from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Aspect, Context, HITItem
 from annotation.services.pairwise_answers import kept_strength
 
@@ -36,10 +37,6 @@ def _turns(raw):
     return turns
 
 
-# Conversations of the dataset read to learn how it names its speakers (see `_gold_turns`).
-SPEAKER_SAMPLE = 200
-
-
 def _speaker_sequences(survey):
     """The speaker names of the first conversations of the survey's dataset, one tuple each ("" for
     a turn that names none); read once per survey instance (a launch renders all its HITs with one)."""
@@ -61,12 +58,19 @@ def _gold_turns(survey, turns):
     The survey form takes a check's turns as plain texts; among conversations that all show
     "A:" and "B:", the one without names was the check. Its turns take the speaker sequence most
     common among the dataset's conversations of as many turns (else the last turns of longer
-    ones: the reply follows the last turn). Left as they are when the check names a speaker or
-    most of the dataset's conversations do not name all of theirs.
+    ones: the reply follows the last turn). Turns written with a speaker of the dataset ("A: Is
+    fire cold?") keep that speaker, shown once (gold_turns). Left as they are when the check
+    names a speaker in its data or most of the dataset's conversations do not name all of theirs.
     """
     if not turns or any(isinstance(turn, dict) and turn.get("speaker") for turn in turns):
         return turns
     sequences = _speaker_sequences(survey)
+    # Turns written as the dataset shows them ("A: Is fire cold?") name their speakers (F08).
+    parsed = [split_speaker(turn_text(turn), speaker_names(sequences)) for turn in turns]
+    if all(speaker for speaker, _ in parsed):
+        return [{"speaker": speaker, "text": text} for speaker, text in parsed]
+    if any(speaker for speaker, _ in parsed):
+        turns = [{"speaker": speaker, "text": text} for speaker, text in parsed]
     named = [sequence for sequence in sequences if sequence and all(sequence)]
     if len(named) * 2 <= len(sequences):
         return turns
@@ -77,8 +81,9 @@ def _gold_turns(survey, turns):
     if not patterns:
         return turns
     speakers = patterns.most_common(1)[0][0]
-    texts = [turn.get("text", "") if isinstance(turn, dict) else str(turn) for turn in turns]
-    return [{"speaker": speaker, "text": text} for speaker, text in zip(speakers, texts, strict=True)]
+    return [
+        {"speaker": written or speaker, "text": text} for speaker, (written, text) in zip(speakers, parsed, strict=True)
+    ]
 
 
 # Where a scale's fragment takes the item id and its number on the page. Escaped text never holds
@@ -199,8 +204,11 @@ def _seconds_given(before):
 
 
 def _pair_questions(survey):
-    """A pairwise survey's questions: each aspect asks which reply, A or B (or a tie if allowed)."""
-    choices = [{"value": "a", "label": "Reply A", "key": "1"}, {"value": "b", "label": "Reply B", "key": "2"}]
+    """A pairwise survey's questions: each aspect asks which reply, 1 or 2 (or a tie if allowed).
+
+    The sides are numbered, not lettered: a dataset's speakers are often "A" and "B", and their
+    turns sit directly above the replies. The values sent stay "a" and "b" (left and right)."""
+    choices = [{"value": "a", "label": "Reply 1", "key": "1"}, {"value": "b", "label": "Reply 2", "key": "2"}]
     if survey.allow_tie:
         choices.append({"value": "tie", "label": "About the same", "key": "3"})
     questions = [

@@ -11,11 +11,11 @@ import re
 import time
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotation.crowd.blocks import blocks_applying_to
-from annotation.models import HIT, Annotator, Assignment, HITPage, Survey
+from annotation.models import HIT, Annotator, Assignment, HITItem, HITPage, Survey
 from annotation.slots import assignments_expire
 
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
@@ -90,7 +90,41 @@ def _annotator_insert(*, worker_id, provider):
     return Annotator(pk=row[0], provider=provider, worker_id=worker_id, created_at=created_at)
 
 
-def _candidates(survey, own, pinned):
+def _repeating_items(survey, own):
+    """Items of `survey` that would show this annotator again what a check block showed them or
+    borrowed: a gold check they met, replies to a conversation they read (a check's fillers
+    borrowed from it), or a conversation whose replies they met as fillers (F09). The claim takes
+    a HIT holding one last; asked only for an annotator who already holds or did a HIT of the
+    survey (an unevaluated queryset: the candidates' query reads it as a subquery).
+
+    Overlap contexts are on every HIT as real items and never borrowed (a check borrows off its
+    HIT), so they decide nothing here.
+    """
+    own_ids = [assignment.hit_id for assignment in own]
+    seen = HITItem.objects.filter(hit_id__in=own_ids)
+    borrowed = seen.filter(kind__in=CHECK_KINDS).exclude(context=None).values("context_id")
+    return HITItem.objects.filter(hit__survey_id=survey.pk).filter(
+        Q(
+            kind=HITItem.Kind.GOLD,
+            attention_check_id__in=seen.filter(kind=HITItem.Kind.GOLD).values("attention_check_id"),
+        )
+        | Q(kind__in=CHECK_KINDS, context_id__in=seen.exclude(context=None).values("context_id"))
+        | Q(is_overlap=False, context_id__in=borrowed)
+    )
+
+
+# Items of a check's block that may show a conversation borrowed from another HIT, or a gold check.
+CHECK_KINDS = (
+    HITItem.Kind.GOLD,
+    HITItem.Kind.GOLD_FILLER,
+    HITItem.Kind.INSTRUCTED,
+    HITItem.Kind.INSTRUCTED_FILLER,
+    HITItem.Kind.PAIR_GOLD,
+    HITItem.Kind.PAIR_FILLER,
+)
+
+
+def _candidates(survey, own, pinned, repeating=None):
     """Open slots this annotator may take, first HIT first (not yet locked or taken).
 
     Leaving out the HITs they hold or did is all it takes for "never a response twice": a regular
@@ -98,12 +132,16 @@ def _candidates(survey, own, pinned):
     overlap responses they rated are left off their page (`assignment_items`). The database's
     unique (survey, annotator, response, aspect) constraint backs this: a second rating is refused.
     """
-    return (
+    candidates = (
         Assignment.objects.filter(hit__survey=survey, status=Assignment.Status.OPEN, **pinned)
         .exclude(hit_id__in=[a.hit_id for a in own])
         .select_related("hit")
-        .order_by("hit__position", "slot")
     )
+    if repeating is None:
+        return candidates.order_by("hit__position", "slot")
+    # HITs that would repeat a check block the annotator met come last (F09).
+    repeats = Exists(repeating.filter(hit_id=OuterRef("hit_id")))
+    return candidates.annotate(repeats=repeats).order_by("repeats", "hit__position", "slot")
 
 
 def _mark_taken(assignment, survey, annotator, now, minutes):
@@ -130,7 +168,7 @@ def _take(candidates, survey, annotator, now):
     return None
 
 
-def _take_next_skip_locked(survey, annotator, now, own, hit):
+def _take_next_skip_locked(survey, annotator, now, own, hit, *, last=()):
     """PostgreSQL: take the first open slot no other claim holds, in one statement; None if none.
 
     The same choice as `_candidates` then `_take` (first HIT first; HITs the annotator holds or
@@ -155,7 +193,7 @@ def _take_next_skip_locked(survey, annotator, now, own, hit):
                 WHERE id = (
                     SELECT a.id FROM {slots} a JOIN {hits} h ON h.id = a.hit_id
                     WHERE h.survey_id = %s AND a.status = %s {only_hit} AND NOT (a.hit_id = ANY(%s))
-                    ORDER BY h.position, a.slot LIMIT 1 FOR UPDATE OF a SKIP LOCKED
+                    ORDER BY a.hit_id = ANY(%s), h.position, a.slot LIMIT 1 FOR UPDATE OF a SKIP LOCKED
                 ) AND status = %s
                 RETURNING *
             )
@@ -170,6 +208,7 @@ def _take_next_skip_locked(survey, annotator, now, own, hit):
                 Assignment.Status.OPEN,
                 *([hit.pk] if hit is not None else []),
                 [a.hit_id for a in own],
+                list(last),
                 Assignment.Status.OPEN,
             ],
         )
@@ -225,10 +264,13 @@ def _claim_once(survey, worker_id, provider, hit, now):
         raise NoWorkAvailable(cap_reached_message(survey.max_hits_per_annotator))
     # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
     pinned = {"hit": hit} if hit is not None else {}
+    # A HIT whose checks would repeat what this annotator met is taken only when no other is free.
+    repeating = _repeating_items(survey, own) if own and hit is None else None
     if connection.vendor == "postgresql":
-        assignment = _take_next_skip_locked(survey, annotator, now, own, hit)
+        last = [] if repeating is None else list(repeating.order_by().values_list("hit_id", flat=True).distinct())
+        assignment = _take_next_skip_locked(survey, annotator, now, own, hit, last=last)
     else:
-        assignment = _take(list(_candidates(survey, own, pinned)[:20]), survey, annotator, now)
+        assignment = _take(list(_candidates(survey, own, pinned, repeating)[:20]), survey, annotator, now)
     if assignment is None and not _candidates(survey, own, pinned).exists():
         raise NoWorkAvailable(NO_MORE_WORK)
     if assignment is not None:

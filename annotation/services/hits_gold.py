@@ -21,18 +21,23 @@ only the main question, it was the block to read while clicking at random elsewh
 """
 
 import collections
+import math
 
+from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Context, HITItem
 
 # Random draws of a context to borrow fillers from before the candidates are filtered in full.
 DRAWS = 20
 
 
-def _turn_texts(turns):
-    """A conversation as the tuple of its turns' texts, stripped, whatever its speakers' format."""
+def _turn_texts(turns, names=None):
+    """A conversation as the tuple of its turns' texts, stripped, whatever its speakers' format;
+    with `names` (the dataset's speakers), a check's turn written "A: text" counts as "text"."""
     texts = []
     for turn in turns or []:
-        text = turn.get("text", "") if isinstance(turn, dict) else turn
+        text = turn_text(turn)
+        if names and not isinstance(turn, dict):
+            text = split_speaker(text, names)[1]
         texts.append(" ".join(str(text).split()))
     return tuple(texts)
 
@@ -46,7 +51,12 @@ class CheckBlocks:
         self.checks = {check.pk: check for check in survey.attention_checks.all()}
         self.own_context = {}
         if self.checks:
-            wanted = {_turn_texts(check.turns): pk for pk, check in self.checks.items()}
+            contexts = Context.objects.filter(dataset=survey.dataset).order_by("position")
+            names = speaker_names(
+                tuple((turn.get("speaker") or "") if isinstance(turn, dict) else "" for turn in turns or [])
+                for turns in contexts.values_list("turns", flat=True)[:SPEAKER_SAMPLE]
+            )
+            wanted = {_turn_texts(check.turns, names): pk for pk, check in self.checks.items()}
             turns = Context.objects.filter(dataset=survey.dataset).order_by("pk").values_list("pk", "turns")
             for context_id, context_turns in turns.iterator(chunk_size=2000):
                 check_id = wanted.get(_turn_texts(context_turns))
@@ -128,3 +138,28 @@ def check_block_size(*, sizes, by_context, rng):
         return rng.choice(sizes)
     counts = collections.Counter(len(replies) for replies in by_context.values())
     return counts.most_common(1)[0][0] if counts else 1
+
+
+def gold_blocks_per_hit(checks_per_hit):
+    """How many of a rating HIT's checks are gold when the survey has gold enough: every other one,
+    the first included (hits.hits_generate), so all of one."""
+    return math.ceil(checks_per_hit / 2)
+
+
+def gold_shortfall(*, task_type, n_gold, checks_per_hit, hits, max_hits_per_annotator):
+    """The researcher's warning ("" for none) when an annotator doing as many tasks as they may would
+    meet a gold check twice: fewer gold checks than gold blocks over those tasks (F09). A survey
+    without gold checks uses instructed ones only, as designed; a comparison makes its own."""
+    if task_type != "rate" or not n_gold or not checks_per_hit or not hits:
+        return ""
+    tasks = min(max_hits_per_annotator, hits)
+    per_hit = gold_blocks_per_hit(checks_per_hit)
+    needed = per_hit * tasks
+    if n_gold >= needed:
+        return ""
+    checks = "gold check" if n_gold == 1 else "gold checks"
+    return (
+        f"{n_gold} {checks} for {needed} gold blocks: an annotator doing {tasks} task{'s' if tasks != 1 else ''} "
+        f"meets {per_hit} gold check{'s' if per_hit != 1 else ''} in each, so they would see the same check "
+        f"again (and learn it). Give at least {needed} gold checks, or lower Max HITs per annotator."
+    )

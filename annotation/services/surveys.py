@@ -11,6 +11,7 @@ from annotation.crowd import get_provider
 from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.reserved import reserved_system_name_problem
 from annotation.services.hits import hits_generate
+from annotation.services.hits_gold import gold_shortfall
 from annotation.services.references import dataset_has_references
 from annotation.task_time import task_seconds
 from annotation.task_wording import wording_of_type
@@ -47,7 +48,7 @@ SURVEY_SETTINGS = (
 )
 PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
 PAIRWISE_INSTRUCTIONS = (
-    "You will read short conversations, each followed by two possible next turns, reply A and reply B. "
+    "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "
     "Choose the one that is the better reply to the conversation so far, or 'about the same' when neither "
     "is better. Some items are attention checks: read every item."
 )
@@ -247,6 +248,7 @@ def survey_estimate(
     reference_pairs="none",
     assignment_minutes=None,
     n_gold_checks=0,
+    max_hits_per_annotator=10,
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
@@ -297,6 +299,13 @@ def survey_estimate(
         "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
         "cost_cents": assignments * reward_cents,
         "cost_dollars": f"{assignments * reward_cents / 100:.2f}",
+        "gold_short": gold_shortfall(
+            task_type=task_type,
+            n_gold=n_gold_checks,
+            checks_per_hit=attention_checks_per_hit,
+            hits=hits,
+            max_hits_per_annotator=max_hits_per_annotator,
+        ),
     }
 
 
@@ -315,6 +324,7 @@ def survey_estimate_for(*, survey):
         reference_pairs=survey.reference_pairs,
         assignment_minutes=survey.assignment_minutes,
         n_gold_checks=survey.attention_checks.count(),
+        max_hits_per_annotator=survey.max_hits_per_annotator,
     )
 
 

@@ -12,3 +12,16 @@ register = template.Library()
 def task_wording(survey, key):
     """One entry (`study`, `heading`, ...) of the survey's task wording."""
     return wording_of(survey)[key]
+
+
+# The sides of a pair were "reply A" and "reply B" until the page numbered them (speakers named
+# "A" and "B" sat directly above them): the sentence of the old default instructions, which
+# surveys made before keep, reads as the page does now.
+OLD_PAIR_SIDES = "two possible next turns, reply A and reply B."
+PAIR_SIDES = "two possible next turns, reply 1 and reply 2."
+
+
+@register.filter
+def pair_sides(instructions):
+    """The survey's instructions with the old default's "reply A and reply B" as the page names them."""
+    return (instructions or "").replace(OLD_PAIR_SIDES, PAIR_SIDES)

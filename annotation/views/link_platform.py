@@ -10,11 +10,13 @@ from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.models import LinkParticipant, LinkPlatform, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
+from annotation.task_facts import entry_facts
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 # Platforms' participant ids: letters and digits, and the - and _ some of them use (no spaces,
@@ -51,6 +53,7 @@ def _participant(request, survey, platform, data):
 
 def _entry_page(request, survey, platform, participant, *, error="", status=200):
     context = {"survey": survey, "param": platform.participant_param, "participant": participant, "error": error}
+    context.update(entry_facts(survey))
     return render(request, "annotation/link_platform/entry.html", context, status=status)
 
 
@@ -113,8 +116,9 @@ def platform_finish_url(survey):
     return reverse("annotation:link_finish", args=[survey.token])
 
 
+@never_cache
 def link_finish(request, token):
-    """Back to the platform with the survey's completion code."""
+    """The survey's completion code, shown, and the way back to the platform with it."""
     survey, platform = _platform_for(token)
     participant = worker_from_cookie(request, survey=survey)
     row = LinkParticipant.objects.filter(survey=survey, participant_id=participant).select_related("annotator").first()
@@ -124,4 +128,11 @@ def link_finish(request, token):
         # The code is what the platform pays against: typing this URL after Start must not earn it.
         message = "You have not handed in a task here yet, so there is no completion code: finish your task first."
         return _refuse(request, survey, message, 403)
-    return redirect(platform.completion_url.replace("{code}", platform.completion_code))
+    # Shown here as well as carried by the button: a completion URL that does not load (a typo, the
+    # platform down) left the participant with a browser error and no code, when Finish redirected.
+    context = {
+        "survey": survey,
+        "code": platform.completion_code,
+        "return_url": platform.completion_url.replace("{code}", platform.completion_code),
+    }
+    return render(request, "annotation/link_platform/code.html", context)

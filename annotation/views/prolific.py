@@ -23,6 +23,7 @@ from annotation import selectors, services
 from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
+from annotation.task_facts import entry_facts
 from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
@@ -77,7 +78,7 @@ def _entry_params(request, survey, study, data):
 
 
 def _entry_page(request, survey, values, bad, *, error="", status=200):
-    context = {"survey": survey, "params": values, "bad": bad, "error": error}
+    context = {"survey": survey, "params": values, "bad": bad, "error": error, **entry_facts(survey)}
     return render(request, "annotation/prolific/entry.html", context, status=status)
 
 

@@ -88,6 +88,8 @@ def survey_new(request):
             except (services.SurveyError, services.HITLayoutError) as error:
                 form.add_error(None, str(error))
             else:
+                if estimate["gold_short"]:
+                    messages.warning(request, estimate["gold_short"])
                 if survey.provider == Survey.Provider.PROLIFIC:
                     study_settings(survey)  # the study's pay row, with its completion codes, to edit before publishing
                     messages.success(
@@ -253,7 +255,10 @@ def survey_preview(request, pk):
         messages.error(request, "This survey has no HITs to preview.")
         return redirect("annotation:survey_detail", pk=pk)
     context = task_context(
-        survey=survey, hit=hit, preview=True, progress={"hit_number": 1, "max_hits": survey.max_hits_per_annotator}
+        survey=survey,
+        hit=hit,
+        preview=True,
+        progress={"hit_number": 1, "max_hits": min(survey.max_hits_per_annotator, survey.hits.count())},
     )
     # The annotator's page inside the researcher's frame: the top bar and a way back to the survey.
     return render(request, "annotation/surveys/preview.html", context)

@@ -28,7 +28,7 @@ from annotation.services.identities import (
     resume_code_display,
 )
 from annotation.task_display import task_context
-from annotation.task_facts import task_facts
+from annotation.task_facts import task_facts, tasks_at_most
 from annotation.task_wording import task_wording
 from annotation.views.task_identity import (
     browser_identity,
@@ -96,13 +96,16 @@ def start_page(request, survey, *, error="", status=200, label="", resume_error=
         invite = None
     active_token = _active_token(survey, worker_id)
     accepting = survey.status == Survey.Status.LIVE
+    facts = task_facts(survey=survey)
     context = {
         "survey": survey,
-        "facts": task_facts(survey=survey),
+        "facts": facts,
+        "tasks_at_most": tasks_at_most(survey=survey, facts=facts),
         "wording": task_wording(survey),
         "worker_id": worker_id,
         "resume_code": code,
         "active_token": active_token,
+        "resumed": request.GET.get("resumed") == "1",
         "no_more_work": _no_more_work(survey, worker_id)
         if worker_id and accepting and not (active_token or invite)
         else "",
@@ -160,9 +163,9 @@ def survey_entry(request, token):
             error = "That resume code is not known. Check it (it looks like abcde-fghjk-mnpqr-stuvw), or start anew."
             return start_page(request, survey, error=error, status=400, resume_error=True)
         code = resume_code_display(request.POST["resume_code"])
-        return with_identity_cookie(
-            redirect("annotation:task_entry", token=survey.token), annotator.worker_id, code, survey=survey
-        )
+        # `resumed`: the start page's "Continue your task" says so to the task page (F12).
+        start_url = reverse("annotation:task_entry", kwargs={"token": survey.token}) + "?resumed=1"
+        return with_identity_cookie(redirect(start_url), annotator.worker_id, code, survey=survey)
 
     worker_id, code = browser_identity(request, survey=survey)
     invite = _invitation(request.POST.get("invite", "").strip())
@@ -199,12 +202,22 @@ def task_page(request, assignment, *, previous=None, error="", missing=(), statu
         survey=survey,
         assignment=assignment,
         submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
-        progress={"hit_number": assignment.hits_done + 1, "max_hits": survey.max_hits_per_annotator},
+        # "of at most": the cap, or the survey's number of HITs when it has fewer (F11); never below
+        # the task shown.
+        progress={
+            "hit_number": assignment.hits_done + 1,
+            "max_hits": max(
+                tasks_at_most(survey=survey, hits=getattr(assignment, "survey_hits", None)), assignment.hits_done + 1
+            ),
+        },
         previous=previous,
         error=error,
         missing=missing,
     )
     context["resume_code"] = browser_identity(request, survey=assignment.hit.survey)[1]
+    # Reached from the start page after a resume code (F12): answers not submitted stay in the
+    # browser that gave them; the page says so (task.js hides it where this browser kept some).
+    context["resumed"] = request.method == "GET" and request.GET.get("resumed") == "1"
     return render(request, "annotation/task/hit.html", context, status=status or (400 if error else 200))
 
 
@@ -221,7 +234,10 @@ def assignment_for_annotator(request, token, *, progress):
         survey = assignment.hit.survey
         message = "This task belongs to another annotator, or was started in another browser or on another device."
         if survey.provider == Survey.Provider.LOCAL:
-            message += " Continue it there, or open the study's start page here and enter your resume code."
+            message += (
+                " Continue it there, or open the study's start page here and enter your resume code. Answers"
+                " given there and not yet submitted stay in that browser."
+            )
             start_url = reverse("annotation:task_entry", kwargs={"token": survey.token})
             return None, _no_work(request, survey, message, status=403, start_url=start_url)
         return None, _no_work(request, survey, message + " Continue it there.", status=403)

@@ -227,7 +227,12 @@
   });
 
   pruneOld();
-  if (restore() && restoredNote) { restoredNote.hidden = false; }
+  if (restore() && restoredNote) {
+    restoredNote.hidden = false;
+    // Resumed with a code, but this browser kept answers after all: the note that they stayed elsewhere is wrong here.
+    var resumedNote = document.getElementById("resumed-note");
+    if (resumedNote) { resumedNote.hidden = true; }
+  }
   items.forEach(syncStrength);  // a tie restored, or filled in by the server, with a strength from before
   update();
   save();

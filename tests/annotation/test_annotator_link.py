@@ -212,7 +212,7 @@ def test_annotator_pages_say_task_never_hit(researcher):
     for html in (start, page, done):
         visible = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", "", html, flags=re.S))
         assert not re.search(r"\bHITs?\b", visible), visible
-    assert "Task 1 of at most 10" in page and "Do another task" in done
+    assert "Task 1 of at most 4" in page and "Do another task" in done  # 4 HITs, under the cap of 10
 
 
 def test_a_csrf_failure_on_the_task_page_keeps_the_answers(researcher):

@@ -100,4 +100,5 @@ def test_the_participant_keeps_their_task_and_code_in_the_browser_that_started(r
     assert again["Location"] == started["Location"]
     do_task(worker, started)
     prefix = "l" if kind == "link" else "p"
-    assert worker.get(f"/{prefix}/{survey.token}/finish/").status_code == 302
+    # Prolific's way back is a redirect; a link platform's shows the code first (F13).
+    assert worker.get(f"/{prefix}/{survey.token}/finish/").status_code == (200 if kind == "link" else 302)

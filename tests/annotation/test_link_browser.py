@@ -2,7 +2,8 @@
 the link the platform hands out to the platform's completion page with the survey's code; and the
 researcher's link-platform page at laptop and phone widths.
 
-The platform's completion page is the one outside address: Playwright's routing answers it, so the
+The platform's completion page is the one outside address (reached by the completion code page's
+button): Playwright's routing answers it, so the
 test sees exactly where the browser was sent. Screenshots go to $SCREENSHOT_DIR when set.
 """
 
@@ -57,6 +58,12 @@ def test_a_participant_walks_from_the_platform_link_to_its_completion_page_on_a_
     assert fits(page)
     page.screenshot(path=str(shots / "link-done-390x844.png"))
     page.click("#link-finish")
+    # The code is shown on RateLab's page first (a dead completion URL must not hide it), with the way back.
+    page.wait_for_url(re.compile(r"/finish/$"))
+    assert page.inner_text("#completion-code") == platform.completion_code and fits(page)
+    page.screenshot(path=str(shots / "link-code-390x844.png"))
+    assert landed == []
+    page.click("#link-return")
     page.wait_for_url(re.compile(r"^https://connect\.example\.org/"))
     assert landed == [f"https://connect.example.org/participant/complete?code={platform.completion_code}"]
     assert page.inner_text("h1") == "Connect: thank you"

@@ -50,7 +50,10 @@ def test_a_missing_parameter_is_named(client, survey):
 def test_the_participant_goes_back_through_the_completion_url_with_the_code(client, survey):
     do_task(client, start(client, survey, "W1"))
     code = LinkPlatform.objects.get(survey=survey).completion_code
-    assert client.get(f"/l/{survey.token}/finish/")["Location"] == f"https://connect.example.org/complete?code={code}"
+    finish = client.get(f"/l/{survey.token}/finish/")
+    # Shown on RateLab's own page, with the way back carrying it (F13): not only in a redirect.
+    assert finish.status_code == 200 and f'id="completion-code">{code}<' in finish.content.decode()
+    assert f'href="https://connect.example.org/complete?code={code}"' in finish.content.decode()
 
 
 def test_work_counts_and_can_be_reviewed_only_once_confirmed(client, survey, tmp_path):

@@ -21,7 +21,7 @@ def test_a_turk_worker_compares_pairs_and_the_hit_goes_back_to_mturk(client, res
     turk = {"assignmentId": "3ASGA", "hitId": hit.external_id, "workerId": "AWORKER1", "turkSubmitTo": SANDBOX_SUBMIT}
     url = reverse("annotation:mturk_task", args=[survey.token])
     page = client.get(url, turk).content.decode()
-    assert "Reply A:" in page and "hred" not in page
+    assert "Reply 1:" in page and "hred" not in page
     slot = Assignment.objects.select_related("hit__survey", "annotator").get(external_id="3ASGA")
     data = {**turk, "assignment_token": slot.token}
     for item_id, answer in pairwise_answers(slot, choose=lambda item: "tie").items():

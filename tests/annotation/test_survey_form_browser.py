@@ -30,7 +30,7 @@ def test_the_texts_follow_the_task_type_unless_the_researcher_wrote_their_own(li
     assert page.input_value("#id_instructions") == rating
     page.select_option("#id_task_type", "pairwise")
     assert page.input_value("#id_question") == PAIRWISE_QUESTION
-    assert "reply A and reply B" in page.input_value("#id_instructions")
+    assert "reply 1 and reply 2" in page.input_value("#id_instructions")
     page.select_option("#id_task_type", "write")
     assert page.input_value("#id_instructions") == WRITE_INSTRUCTIONS
     page.select_option("#id_task_type", "rate")

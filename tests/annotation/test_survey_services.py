@@ -314,7 +314,7 @@ def test_each_task_type_gets_instructions_of_its_own_unless_the_researcher_wrote
     # a write task asks for a reply; it has no candidate replies to judge and no attention checks
     assert "write the next turn" in write.instructions
     assert "judge" not in write.instructions and "attention" not in write.instructions
-    assert "reply A and reply B" in pairs.instructions
+    assert "reply 1 and reply 2" in pairs.instructions
     own = make_survey(
         researcher, name="own", launch=False, task_type="write", write_system_name="crowd", instructions="Be kind."
     )
