@@ -6,19 +6,16 @@ Files are read line by line, never whole: memory follows the records kept, and a
 
 import csv
 import io
-import json
 import math
 from pathlib import Path
 
 from annotation.csv_safety import restore
 from annotation.importing.errors import DataImportError
+from config.json_input import MAX_JSON_DEPTH, json_loads
 
 FORMATS = ("jsonl", "csv")
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 _BOM = b"\xef\xbb\xbf"
-# Deeper JSON is refused: Python's parser and PostgreSQL's jsonb give up somewhere above this,
-# with a RecursionError or a raw database error, and no real meta needs it.
-MAX_JSON_DEPTH = 64
 # Python refuses to convert integers longer than this (sys.get_int_max_str_digits()).
 MAX_INT_DIGITS = 4300
 
@@ -149,13 +146,11 @@ def _parse_int(text):
 
 
 def loads_json(text):
-    """`json.loads` that never crashes on hostile input: returns the value or raises ValueError."""
-    try:
-        return json.loads(text, parse_int=_parse_int)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"broken JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    """`json.loads` that never crashes on hostile input: returns the value or raises ValueError.
+
+    Nesting the parser can take but deeper than MAX_JSON_DEPTH is left to `unstorable_json`, which
+    names the field that holds it."""
+    return json_loads(text, max_depth=None, parse_int=_parse_int)
 
 
 def describe(value):
