@@ -18,6 +18,9 @@ _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jso
 _BOM = b"\xef\xbb\xbf"
 # Python refuses to convert integers longer than this (sys.get_int_max_str_digits()).
 MAX_INT_DIGITS = 4300
+# The most characters one field may hold, in JSONL as in CSV (the csv module's own cell limit, which
+# CSV imports have always had): a 10 MB turn imported from JSONL made a 10 MB dataset page.
+MAX_FIELD_CHARS = 131_072
 
 
 def read_bytes(file):
@@ -198,7 +201,36 @@ def iter_jsonl(lines, errors):
         if not isinstance(value, dict):
             errors.add(DataImportError(f"expected a JSON object, found {describe(value)}", line=number))
             continue
+        # No string is longer than the line that spells it: most lines need no walk at all.
+        too_long = _too_long_field(value) if len(line) > MAX_FIELD_CHARS else None
+        if too_long is not None:
+            where, length = too_long
+            message = f"{length:,} characters, longer than the {MAX_FIELD_CHARS:,} a field may hold"
+            errors.add(DataImportError(message, line=number, field=where))
+            continue
         yield number, value
+
+
+def _too_long_field(record):
+    """`(where, length)` of the first string (value or key) in `record` longer than MAX_FIELD_CHARS,
+    named as the import messages name fields (`context[0].text`, `responses[1].system`), or None."""
+    pending = [(key, _key_shown(key), value) for key, value in reversed(record.items())]
+    while pending:
+        key, where, value = pending.pop()
+        if len(key) > MAX_FIELD_CHARS:
+            return f"{where} (the key)", len(key)
+        if isinstance(value, str):
+            if len(value) > MAX_FIELD_CHARS:
+                return where, len(value)
+        elif isinstance(value, dict):
+            pending.extend((k, f"{where}.{_key_shown(k)}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            pending.extend(("", f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _key_shown(key, limit=40):
+    return key if len(key) <= limit else f"{key[:limit]}…"
 
 
 def _deep_field(line):
@@ -270,8 +302,8 @@ def iter_csv(lines, errors, *, required, optional=()):
 def _csv_problem(exc):
     if "field larger than field limit" in str(exc):
         return (
-            f"a cell is longer than {csv.field_size_limit():,} characters, the most the CSV reader takes; "
-            "use JSONL for longer values"
+            f"a cell is longer than {csv.field_size_limit():,} characters, the most a field may hold "
+            "(in CSV and JSONL alike)"
         )
     return f"broken CSV: {exc}"
 
