@@ -24,7 +24,7 @@ from analysis.links import report_url
 from analysis.models import Report
 from analysis.scheduling import report_current, report_pending, report_refresh_request
 from annotation.pseudonyms import label_map, scrub_report
-from annotation.selectors import datasets_visible_to, surveys_visible_to
+from annotation.selectors import datasets_changeable_by, datasets_visible_to, surveys_visible_to
 
 # Rows per page of a table's "show all" page.
 ALL_ROWS_PAGE = 500
@@ -127,6 +127,7 @@ def _render_report(request, *, dataset, survey, filters):
         "pairwise_audit": lambda: presentation_audit.pairwise_sensitivity_display(data),
         "signatures": lambda: presentation_audit.signature_lines(data),
         "signed_tables": presentation_audit.SIGNED_TABLES,
+        "may_refresh": datasets_changeable_by(user=request.user).filter(pk=dataset.pk).exists(),
     }
     return render(request, "analysis/report.html", context)
 
@@ -179,8 +180,14 @@ def report_status(request, pk):
 @login_required
 @require_POST
 def report_refresh(request, pk):
-    """The Refresh button: queue a recomputation and return at once (or say it is up to date)."""
+    """The Refresh button: queue a recomputation and return at once (or say it is up to date).
+
+    Owner-only like every other action on a study (a superuser or a holder of the manage permission
+    too): staff read every report, but queueing work on another's is a 404, as their other writes are.
+    """
     report = visible_report(request, pk, computed=False)
+    if not datasets_changeable_by(user=request.user).filter(pk=report.dataset_id).exists():
+        raise Http404("No such report.")
     outcome = report_refresh_request(report=report)
     if outcome == "up to date":
         computed = report.computed_at.strftime("%Y-%m-%d %H:%M UTC")

@@ -100,6 +100,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a check: its password_changed() revokes the user's scoring-API tokens whenever a new
+    # password is set (reset link, admin, changepassword), as Django ends the other sessions.
+    {"NAME": "scoring.services.tokens.RevokeApiTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:dataset_list"
@@ -145,6 +148,11 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "RateLab <ratelab@localhost>")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600, minimum=60)
+# Reset mails per address, and reset requests per client, within PASSWORD_RESET_THROTTLE_MINUTES
+# (config/password_reset.py: past the first, nothing is sent and the page is the same; the second, 429).
+PASSWORD_RESET_MAILS_PER_ADDRESS = env_int("PASSWORD_RESET_MAILS_PER_ADDRESS", 3, minimum=1)
+PASSWORD_RESET_REQUESTS_PER_CLIENT = env_int("PASSWORD_RESET_REQUESTS_PER_CLIENT", 10, minimum=1)
+PASSWORD_RESET_THROTTLE_MINUTES = env_int("PASSWORD_RESET_THROTTLE_MINUTES", 60, minimum=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

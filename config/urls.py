@@ -5,6 +5,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from config.password_reset import ThrottledPasswordResetView
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="annotation:dataset_list", permanent=False)),
     # Pages that name no icon (the admin's) make browsers ask for /favicon.ico: a 404 and a console error.
@@ -12,8 +14,9 @@ urlpatterns = [
     path("favicon.ico", lambda request: HttpResponseRedirect(static("img/favicon.svg"))),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    # Password reset by e-mail: Django's own views, templates in templates/registration/.
-    path("accounts/password_reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    # Password reset by e-mail: Django's own views, templates in templates/registration/; the mail
+    # throttled per address and per client (config/password_reset.py).
+    path("accounts/password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
     path("accounts/password_reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "accounts/reset/<uidb64>/<token>/",

@@ -8,6 +8,7 @@ otherwise come back for ever; here its run fails instead, saying why. The watchd
 (scoring/watchdog.py) re-queues what no worker holds any more.
 """
 
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.heartbeat import process_ended
 from scoring.models import AdemModel, MetricChunk, MetricRun, TrainingRun
 
 CLOSED_RUN = (MetricRun.Status.DONE, MetricRun.Status.FAILED)
@@ -67,13 +69,21 @@ def metric_run_close_if_done(*, run_id):
     )
 
 
-def training_run_begin(*, run):
+def training_run_begin(*, run, holder="", redelivered=False):
     """True if the ADEM run is to be (re)started now by this task; a run started too often fails instead.
 
     Training is not idempotent the way a chunk is: two tasks on one run would write one model. So a
-    start claims the run (one conditional update on its start count): refused while another task
-    holds it with a fresh heartbeat (a duplicate message, a redelivery while the first still runs);
-    taken over once that heartbeat is older than two beats (its worker died).
+    start claims the run (one conditional update on its start count) and records `holder`, the
+    process it runs in (config.heartbeat.process_identity). A start that finds the run held with a
+    fresh heartbeat:
+    - takes it over at once when the holder's process has certainly ended: a pool process killed
+      mid-training, whose message Celery redelivers within a second, as a rule to the same worker;
+    - when its message was `redelivered` (its worker was lost) but the holder cannot be seen from
+      here (another machine, or a run started before holders were recorded), waits until the
+      holder's heartbeat either moves (it lives: this start is dropped) or grows two beats old
+      (taken over), instead of leaving it to the watchdog;
+    - otherwise (a duplicate message while the holder lives) is dropped.
+    A heartbeat older than two beats is taken over by any start, as before.
     """
     if run.status in (TrainingRun.Status.DONE, TrainingRun.Status.FAILED):
         return False
@@ -81,22 +91,53 @@ def training_run_begin(*, run):
         error = lost_worker_error(what=f"This {run.get_kind_display()} run", starts=run.attempts)
         training_run_fail(run=run, error=error)
         return False
+    if _training_run_claim(run=run, holder=holder):
+        return True
+    ended = process_ended(run.worker) if run.status == TrainingRun.Status.RUNNING and run.worker else None
+    if ended:
+        return _training_run_claim(run=run, holder=holder, ended=run.worker)
+    if redelivered and ended is None:
+        return _training_run_claim_when_silent(run=run, holder=holder)
+    return False
+
+
+def _training_run_claim(*, run, holder, ended=None):
+    """Claim the run if it is queued, its heartbeat is two beats old, or its holder is `ended`."""
     now = timezone.now()
     alive = now - timedelta(seconds=2 * settings.RUN_HEARTBEAT_SECONDS)
     free = Q(status=TrainingRun.Status.QUEUED) | Q(status=TrainingRun.Status.RUNNING) & (
         Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=alive)
     )
+    if ended:
+        free |= Q(status=TrainingRun.Status.RUNNING, worker=ended)
     claimed = TrainingRun.objects.filter(free, pk=run.pk, attempts=run.attempts).update(
         attempts=run.attempts + 1,
         status=TrainingRun.Status.RUNNING,
         heartbeat_at=now,
+        worker=holder,
         progress=[],  # a restarted run starts its epochs again
         updated_at=now,
     )
     if not claimed:
         return False
     run.attempts, run.status, run.heartbeat_at, run.progress = run.attempts + 1, TrainingRun.Status.RUNNING, now, []
+    run.worker = holder
     return True
+
+
+def _training_run_claim_when_silent(*, run, holder):
+    """Watch the holder's heartbeat: False as soon as it moves (or the run changes hands or ends),
+    the claim once it is two beats old (a little more, so that the claim's own test holds)."""
+    interval = settings.RUN_HEARTBEAT_SECONDS
+    seen = (run.status, run.attempts, run.heartbeat_at)
+    deadline = (run.heartbeat_at or timezone.now()) + timedelta(seconds=2 * interval + 0.5)
+    while True:
+        time.sleep(min(1.0, interval / 4))
+        now_row = TrainingRun.objects.filter(pk=run.pk).values_list("status", "attempts", "heartbeat_at").first()
+        if now_row != seen:
+            return False
+        if timezone.now() > deadline:
+            return _training_run_claim(run=run, holder=holder)
 
 
 def training_run_requeue(*, run, now):

@@ -13,14 +13,14 @@ and stops a task that keeps killing its worker; a heartbeat thread shows the wat
 pool process (WorkerLostError -> ChordError, a run stuck at 19/20 with no error).
 """
 
-from celery import group, shared_task
+from celery import current_task, group, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Dataset
 from config.background import EmbeddedInBackground
-from config.heartbeat import heartbeat
+from config.heartbeat import heartbeat, process_identity
 from scoring import liveness
 from scoring.metrics.meteor import ScorerCrashed
 from scoring.models import Judge, MetricChunk, MetricRun, TrainingRun
@@ -92,9 +92,15 @@ def finish_metric_run(run_id):
 
 
 def _training_run(run_id):
-    """The run, counted as started once more; None if it is not to run (done, failed, or lost too often)."""
+    """The run, counted as started once more; None if it is not to run (done, failed, held by a
+    live task, or lost too often). A message Celery redelivered after its worker was lost takes
+    over from the process that held the run once that process has ended (see liveness)."""
     run = TrainingRun.objects.select_related("dataset", "owner").filter(pk=run_id).first()
-    if run is None or not liveness.training_run_begin(run=run):
+    if run is None:
+        return None
+    request = current_task.request if current_task else None
+    redelivered = bool(((request and request.delivery_info) or {}).get("redelivered"))
+    if not liveness.training_run_begin(run=run, holder=process_identity(), redelivered=redelivered):
         return None
     return run
 

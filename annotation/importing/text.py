@@ -6,21 +6,21 @@ Files are read line by line, never whole: memory follows the records kept, and a
 
 import csv
 import io
-import json
 import math
 from pathlib import Path
 
 from annotation.csv_safety import restore
 from annotation.importing.errors import DataImportError
+from config.json_input import MAX_JSON_DEPTH, json_loads
 
 FORMATS = ("jsonl", "csv")
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 _BOM = b"\xef\xbb\xbf"
-# Deeper JSON is refused: Python's parser and PostgreSQL's jsonb give up somewhere above this,
-# with a RecursionError or a raw database error, and no real meta needs it.
-MAX_JSON_DEPTH = 64
 # Python refuses to convert integers longer than this (sys.get_int_max_str_digits()).
 MAX_INT_DIGITS = 4300
+# The most characters one field may hold, in JSONL as in CSV (the csv module's own cell limit, which
+# CSV imports have always had): a 10 MB turn imported from JSONL made a 10 MB dataset page.
+MAX_FIELD_CHARS = 131_072
 
 
 def read_bytes(file):
@@ -149,13 +149,11 @@ def _parse_int(text):
 
 
 def loads_json(text):
-    """`json.loads` that never crashes on hostile input: returns the value or raises ValueError."""
-    try:
-        return json.loads(text, parse_int=_parse_int)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"broken JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    """`json.loads` that never crashes on hostile input: returns the value or raises ValueError.
+
+    Nesting the parser can take but deeper than MAX_JSON_DEPTH is left to `unstorable_json`, which
+    names the field that holds it."""
+    return json_loads(text, max_depth=None, parse_int=_parse_int)
 
 
 def describe(value):
@@ -203,7 +201,36 @@ def iter_jsonl(lines, errors):
         if not isinstance(value, dict):
             errors.add(DataImportError(f"expected a JSON object, found {describe(value)}", line=number))
             continue
+        # No string is longer than the line that spells it: most lines need no walk at all.
+        too_long = _too_long_field(value) if len(line) > MAX_FIELD_CHARS else None
+        if too_long is not None:
+            where, length = too_long
+            message = f"{length:,} characters, longer than the {MAX_FIELD_CHARS:,} a field may hold"
+            errors.add(DataImportError(message, line=number, field=where))
+            continue
         yield number, value
+
+
+def _too_long_field(record):
+    """`(where, length)` of the first string (value or key) in `record` longer than MAX_FIELD_CHARS,
+    named as the import messages name fields (`context[0].text`, `responses[1].system`), or None."""
+    pending = [(key, _key_shown(key), value) for key, value in reversed(record.items())]
+    while pending:
+        key, where, value = pending.pop()
+        if len(key) > MAX_FIELD_CHARS:
+            return f"{where} (the key)", len(key)
+        if isinstance(value, str):
+            if len(value) > MAX_FIELD_CHARS:
+                return where, len(value)
+        elif isinstance(value, dict):
+            pending.extend((k, f"{where}.{_key_shown(k)}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            pending.extend(("", f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _key_shown(key, limit=40):
+    return key if len(key) <= limit else f"{key[:limit]}…"
 
 
 def _deep_field(line):
@@ -275,8 +302,8 @@ def iter_csv(lines, errors, *, required, optional=()):
 def _csv_problem(exc):
     if "field larger than field limit" in str(exc):
         return (
-            f"a cell is longer than {csv.field_size_limit():,} characters, the most the CSV reader takes; "
-            "use JSONL for longer values"
+            f"a cell is longer than {csv.field_size_limit():,} characters, the most a field may hold "
+            "(in CSV and JSONL alike)"
         )
     return f"broken CSV: {exc}"
 

@@ -8,7 +8,6 @@ until Prolific itself lists that session for that participant (see annotation.cr
 import base64
 import hashlib
 import hmac
-import json
 import re
 import time
 
@@ -21,14 +20,31 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
 from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
+from annotation.importing.text import unstorable
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.task_facts import entry_facts
 from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
+from config.json_input import json_loads
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
 WEBHOOK_WINDOW_SECONDS = 300
+# Prolific's events are a few hundred bytes. A larger body is refused from its Content-Length, before
+# any of it is read and before the signature is checked (which needs the whole body): an anonymous
+# client could otherwise make a web process read DATA_UPLOAD_MAX_MEMORY_SIZE (50 MB) per request.
+WEBHOOK_MAX_BYTES = 64 * 1024
+# The text fields an event may carry, with the most characters each may hold (the columns they land
+# in): a longer one, or one the database cannot store (NUL), is no Prolific event.
+EVENT_FIELDS = {
+    "event_id": 100,
+    "id": 100,
+    "event_type": 60,
+    "resource_id": 64,
+    "status": 30,
+    "participant_id": 64,
+    "study_id": 64,
+}
 NO_WORK_NO_CODE = (
     "You have not handed in a task here yet, so there is no completion code: finish your task first, "
     "or go back to Prolific and return the study."
@@ -188,6 +204,13 @@ def signature_valid(*, secret, timestamp, body, signature, now=None):
 @require_POST
 def prolific_webhook(request):
     """Prolific's webhook deliveries: each event applied once, a repeat answered 200 and ignored."""
+    if _declared_length(request) > WEBHOOK_MAX_BYTES:
+        # Nothing of the body is read (Django reads it on first access to request.body).
+        return HttpResponse(
+            f"Body larger than {WEBHOOK_MAX_BYTES // 1024} KB: no Prolific event is.",
+            status=413,
+            content_type="text/plain",
+        )
     if not signature_valid(
         secret=settings.PROLIFIC_WEBHOOK_SECRET,
         timestamp=request.headers.get("X-Prolific-Request-Timestamp", ""),
@@ -196,26 +219,43 @@ def prolific_webhook(request):
     ):
         return HttpResponse("Bad or stale signature.", status=403, content_type="text/plain")
     try:
-        event = json.loads(request.body)
+        event = json_loads(request.body)
     except ValueError:
         return HttpResponseBadRequest("Body is not JSON.", content_type="text/plain")
     if not _is_event(event):
         # Signed, so Prolific's: a 500 would have it deliver the same body again and again.
-        return HttpResponseBadRequest("Body is not an event: an object with text fields.", content_type="text/plain")
-    event_id = str(event.get("event_id") or event.get("id") or hashlib.sha256(request.body).hexdigest())
+        return HttpResponseBadRequest(
+            "Body is not an event: an object with short text fields.", content_type="text/plain"
+        )
+    event_id = event.get("event_id") or event.get("id") or hashlib.sha256(request.body).hexdigest()
     with transaction.atomic():
         _, new = ProlificWebhookEvent.objects.get_or_create(
-            event_id=event_id[:100], defaults={"event_type": str(event.get("event_type", ""))[:60]}
+            event_id=event_id, defaults={"event_type": event.get("event_type", "")}
         )
         if new:
             _apply(event)
     return HttpResponse("ok", content_type="text/plain")
 
 
+def _declared_length(request):
+    """The body's size as the client declared it (Django reads no more than this); 0 when absent,
+    as Django reads it then."""
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
 def _is_event(event):
-    """An object whose fields this view reads are text where present (Prolific's documented shape)."""
-    fields = ("event_id", "id", "event_type", "resource_id", "status", "participant_id", "study_id")
-    return isinstance(event, dict) and all(isinstance(event.get(key, ""), str) for key in fields)
+    """An object whose fields this view reads are text where present (Prolific's documented shape),
+    each short enough for its column and storable (no NUL, no unpaired surrogate)."""
+    if not isinstance(event, dict):
+        return False
+    for key, most in EVENT_FIELDS.items():
+        value = event.get(key, "")
+        if not isinstance(value, str) or len(value) > most or unstorable(value):
+            return False
+    return True
 
 
 def _apply(event):

@@ -123,6 +123,11 @@ class TrainingRun(models.Model):
     heartbeat_at = models.DateTimeField(
         null=True, blank=True, help_text="Last sign of life of the worker running it (see RUN_STALL_SECONDS)."
     )
+    worker = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The process that started it last (machine, pid): its redelivered task takes over once it has ended.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -32,3 +32,29 @@ def api_token_revoke(*, user, token_id):
         return None
     token.delete()
     return token.name or f"token {token_id}"
+
+
+def api_tokens_revoke_all(*, user):
+    """Delete every API token of the user; returns how many there were."""
+    return ApiToken.objects.filter(user=user).delete()[0]
+
+
+class RevokeApiTokensOnPasswordChange:
+    """A password "validator" that validates nothing: Django calls its `password_changed` whenever a
+    user's new password is saved (the reset link, the admin's form, `manage.py changepassword`), but
+    not when Django only re-hashes the same password on login after a hasher upgrade.
+
+    A token is a password of its own that a script keeps: whoever learnt the old password may have
+    made one, so a new password ends them all, as it ends the user's other sessions. The owner makes
+    new ones on the API tokens page (the password forms and the reset's last page say so).
+    """
+
+    def validate(self, password, user=None):
+        return None
+
+    def password_changed(self, password, user=None):
+        if user is not None and user.pk is not None:
+            api_tokens_revoke_all(user=user)
+
+    def get_help_text(self):
+        return "A new password revokes your scoring-API tokens: scripts need new ones."

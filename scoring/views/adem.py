@@ -1,7 +1,5 @@
 """ADEM pages (model list, delete, train form, live progress, learning curve, experiments) and the scoring API."""
 
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
@@ -11,6 +9,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.selectors import datasets_visible_to
+from config.json_input import json_loads
 from scoring import adem
 from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
@@ -219,8 +218,8 @@ def score_api(request, name=None, model_id=None):
         # researcher's, so a caller learns nothing about models it may not read.
         return JsonResponse({"error": "no such ADEM model"}, status=404)
     try:
-        body = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError) as error:
+        body = json_loads(request.body)
+    except ValueError as error:
         return JsonResponse({"error": f"body is not JSON: {error}"}, status=400)
     triples = body.get("triples") if isinstance(body, dict) else None
     if not isinstance(triples, list):

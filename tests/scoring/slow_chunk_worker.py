@@ -1,5 +1,6 @@
-"""A real Celery worker whose metric chunks each take SLOW_CHUNK_SECONDS longer (and reports
-SLOW_REPORT_SECONDS longer), for the tests that kill it mid-run (tests/scoring/test_worker_lost.py,
+"""A real Celery worker whose metric chunks each take SLOW_CHUNK_SECONDS longer (reports
+SLOW_REPORT_SECONDS longer, ADEM training SLOW_TRAIN_SECONDS longer), for the tests that kill it
+mid-run (tests/scoring/test_worker_lost.py, tests/scoring/test_training_worker_lost.py,
 tests/analysis/test_worker_lost_report.py).
 
     python -m tests.scoring.slow_chunk_worker worker -c 2 ...
@@ -20,6 +21,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
 import analysis.services  # noqa: E402 (after django.setup)
+import scoring.adem.pipeline as adem_pipeline  # noqa: E402
 import scoring.metrics as engine  # noqa: E402
 from config.celery import app  # noqa: E402
 
@@ -34,6 +36,9 @@ def slowed(function, seconds):
 
 engine.score = slowed(engine.score, float(os.environ.get("SLOW_CHUNK_SECONDS", "1")))
 analysis.services._compute = slowed(analysis.services._compute, float(os.environ.get("SLOW_REPORT_SECONDS", "0")))
+adem_pipeline.train_and_evaluate = slowed(
+    adem_pipeline.train_and_evaluate, float(os.environ.get("SLOW_TRAIN_SECONDS", "0"))
+)
 
 if __name__ == "__main__":
     app.worker_main(sys.argv[1:])
