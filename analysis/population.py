@@ -132,7 +132,8 @@ def population_text(data, *, name_excluded=True):
     before_judgements = filters.get("n_judgements_before_exclusions")
     before_ratings = filters.get("n_ratings_before_exclusions")
     parts = []
-    if data.get("n_ratings") or before_ratings:
+    rated = data.get("n_ratings") or before_ratings
+    if rated:
         text = f"{_n(data.get('n_responses'), 'response')}, {_n(data.get('n_ratings'), accepted + 'rating')}"
         if applied and before_ratings is not None:
             text += f" ({before_ratings:,} before exclusions)"
@@ -141,12 +142,13 @@ def population_text(data, *, name_excluded=True):
         text = _n(n_judgements, f"{accepted}pairwise judgement")
         if applied and before_judgements is not None:
             text += f" ({before_judgements:,} before exclusions)"
+        if not rated and pairwise:  # a study of judgements alone: what it ranks
+            text += f" over {_n(len(pairwise.get('systems') or []), 'system')} and {_n(pairwise.get('n_contexts'), 'context')}"
         parts.append(text)
-    systems = filters.get("systems") or []
     if filters.get("systems_requested"):
         parts.append(f"systems {', '.join(filters['systems_requested'])} only")
-    elif systems:
-        parts.append(f"{_n(len(systems), 'system')}")
+    elif rated:
+        parts.append(_n(data.get("n_systems"), "system"))
     sentence = ", ".join(parts) or "no answers"
     sentence += f"; surveys: {', '.join(filters.get('surveys') or []) or '–'}; aspect {filters.get('aspect', 'overall')}"
     if applied:
