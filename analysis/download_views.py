@@ -92,7 +92,8 @@ def report_export(request, pk, fmt):
     note = stale_note(report, stale) + "\n" + ids_note(real_ids)
     # Meant for a paper: workers are pseudonyms (A1, A2, ... per dataset) unless the owner asks.
     data = report.data if real_ids else pseudonymised(report, report.dataset)
-    stamped = {**data, "population": population_text(data), "stale": stale, "stale_note": note, "worker_ids": "real" if real_ids else "pseudonymised"}
+    ids = "real" if real_ids else "pseudonymised"
+    stamped = {**data, "population": population_text(data), "stale": stale, "stale_note": note, "worker_ids": ids}
     if fmt == "json":
         content = exporting.to_json(stamped)
     elif fmt == "latex":

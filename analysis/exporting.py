@@ -17,6 +17,7 @@ from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwis
 from analysis.judges import JUDGE_TABLES, judges_export_table
 from analysis.learned import trained_here_note
 from analysis.population import population_text
+from annotation.numbers import p_value
 
 TABLES = (
     "utterance_level",
@@ -365,6 +366,4 @@ def summary_table(data, width=None):
 
 
 def _pval(value):
-    if value is None:
-        return "--"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    return "--" if value is None else p_value(value)

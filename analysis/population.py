@@ -16,16 +16,11 @@ survey-wide: they are the evidence that decided the exclusions, and say so.
 
 from statistics import median
 
+from analysis.pairwise_section import kept_systems
 from annotation.models import Survey
 from annotation.quality import agreement, data
 from annotation.quality.selectors import accepted_ratings
 from annotation.selectors_pairwise import accepted_judgements
-
-
-def _kept(systems):
-    from analysis.pairwise_section import kept_systems  # the pairwise section's own rule
-
-    return kept_systems(systems)
 
 
 def population_counts(*, dataset, surveys, aspect, systems, apply_exclusions):
@@ -43,7 +38,7 @@ def population_counts(*, dataset, surveys, aspect, systems, apply_exclusions):
     judgements = accepted_judgements(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False)
     if systems:
         ratings = ratings.filter(response__system__name__in=list(systems))
-        kept = _kept(systems)
+        kept = kept_systems(systems)  # the pairwise section's own rule: the reference side stays
         judgements = judgements.filter(response_a__system__name__in=kept, response_b__system__name__in=kept)
     refs = []
     if apply_exclusions:
@@ -143,14 +138,16 @@ def population_text(data, *, name_excluded=True):
         if applied and before_judgements is not None:
             text += f" ({before_judgements:,} before exclusions)"
         if not rated and pairwise:  # a study of judgements alone: what it ranks
-            text += f" over {_n(len(pairwise.get('systems') or []), 'system')} and {_n(pairwise.get('n_contexts'), 'context')}"
+            systems_ranked = _n(len(pairwise.get("systems") or []), "system")
+            text += f" over {systems_ranked} and {_n(pairwise.get('n_contexts'), 'context')}"
         parts.append(text)
     if filters.get("systems_requested"):
         parts.append(f"systems {', '.join(filters['systems_requested'])} only")
     elif rated:
         parts.append(_n(data.get("n_systems"), "system"))
     sentence = ", ".join(parts) or "no answers"
-    sentence += f"; surveys: {', '.join(filters.get('surveys') or []) or '–'}; aspect {filters.get('aspect', 'overall')}"
+    surveys = ", ".join(filters.get("surveys") or []) or "–"
+    sentence += f"; surveys: {surveys}; aspect {filters.get('aspect', 'overall')}"
     if applied:
         sentence += "; exclusions applied (excluded annotators' ratings and rejected assignments left out)"
         excluded = filters.get("excluded_annotators") or []
@@ -167,7 +164,10 @@ def agreement_text(data):
     if not figures:
         return ""
     n = f"{figures.get('n_ratings', 0):,}"
-    who = f"the {n} accepted ratings" if figures.get("population") == "accepted" else f"all {n} ratings (exclusions ignored)"
+    if figures.get("population") == "accepted":
+        who = f"the {n} accepted ratings"
+    else:
+        who = f"all {n} ratings (exclusions ignored)"
     kappa = "–" if figures.get("median_kappa") is None else f"{figures['median_kappa']:.3f}"
     alpha = "–" if figures.get("alpha") is None else f"{figures['alpha']:.3f}"
     return (
@@ -175,4 +175,3 @@ def agreement_text(data):
         f"Krippendorff's α {alpha}, both on {who} of "
         f"{_n(figures.get('n_annotators'), 'annotator')} that this report uses"
     )
-

@@ -2,7 +2,7 @@
 its significance clusters, pairwise accuracy, and precision planning. Same conventions as
 `analysis.presentation`: human labels, rounded cells, a note saying how each was computed."""
 
-from analysis.cells import count, interval, number, p_value, plural
+from analysis.cells import count, interval, number, p_value, plural, small_number
 from analysis.display import Column, DisplayTable
 from analysis.learned import trained_here_note
 
@@ -10,8 +10,8 @@ PERMUTATION_ROWS = 120  # pairs inside the ranking's "every pair" toggle (15 met
 
 
 def _threshold(epsilon):
-    """The tie threshold, three decimals like every cell ("<0.001" when smaller but not zero)."""
-    return "<0.001" if epsilon is not None and 0 < epsilon < 0.0005 else number(epsilon)
+    """The tie threshold: a number, not a p-value (three decimals, or 1.4e-18 when it would round to 0.000)."""
+    return small_number(epsilon)
 
 
 def _significance(data):

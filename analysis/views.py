@@ -24,8 +24,8 @@ from analysis.links import report_url
 from analysis.models import Report
 from analysis.population import EXCLUDED_LEAD, agreement_text, population_text
 from analysis.scheduling import report_current, report_pending, report_refresh_request
-from annotation.pseudonyms import label_map, scrub_report
 from annotation.models import Annotator, Survey
+from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import datasets_visible_to, may_see_real_worker_ids, surveys_visible_to
 
 # Rows per page of a table's "show all" page.

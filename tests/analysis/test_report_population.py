@@ -84,9 +84,7 @@ def tiny(researcher, settings, tmp_path):
 
 def kept(systems, apply_exclusions):
     return [
-        r
-        for r in RATINGS
-        if (not systems or r["system"] in systems) and (not apply_exclusions or r["worker"] != "w4")
+        r for r in RATINGS if (not systems or r["system"] in systems) and (not apply_exclusions or r["worker"] != "w4")
     ]
 
 
@@ -163,6 +161,12 @@ def test_the_population_sentence_names_the_counts_and_no_exclusion_when_ignored(
     assert text in to_latex(data)
 
 
+def population_line(body):
+    return (
+        re.search(r'<p class="report-meta" id="report-population">(.*?)</p>', body, re.S).group(1).split("Computed")[0]
+    )
+
+
 def compute(client, url, capture):
     with capture(execute=True):
         client.get(url)
@@ -175,7 +179,7 @@ def test_page_and_json_under_a_systems_filter_with_exclusions_ignored(
     dataset, _survey = tiny
     url = reverse("analysis:dataset_report", args=[dataset.pk]) + "?aspect=overall&systems=s1&systems=s2&exclusions=0"
     body = compute(researcher_client, url, django_capture_on_commit_callbacks)
-    meta = re.search(r'<p class="report-meta" id="report-population">(.*?)</p>', body, re.S).group(1).split("Computed")[0]
+    meta = population_line(body)
     assert "36 responses" not in meta  # 12 responses (6 contexts x 2 systems), 48 ratings
     assert "12 responses, 48 ratings" in meta
     assert "before exclusions" not in meta and "excluded annotators" not in meta and "accepted" not in meta
@@ -199,12 +203,12 @@ def test_the_owner_follows_an_excluded_pseudonym_to_the_quality_page_staff_see_p
     body = compute(researcher_client, url, django_capture_on_commit_callbacks)
     w4 = Annotator.objects.get(worker_id="w4")
     link = reverse("annotation:quality_annotator", args=[survey.pk, w4.pk])
-    meta = re.search(r'<p class="report-meta" id="report-population">(.*?)</p>', body, re.S).group(1).split("Computed")[0]
+    meta = population_line(body)
     assert f'<a href="{link}"' in meta and "A4 (w4)</a>" in meta
     assert researcher_client.get(link).status_code == 200
     staff = get_user_model().objects.create_user("staffer", password="pw", is_staff=True, is_superuser=True)
     client.force_login(staff)
     staff_body = client.get(url).content.decode()
-    staff_meta = re.search(r'<p class="report-meta" id="report-population">(.*?)</p>', staff_body, re.S).group(1)
+    staff_meta = population_line(staff_body)
     assert "excluded annotators with answers here: A4" in staff_meta
     assert "w4" not in staff_body and link not in staff_body
