@@ -175,6 +175,23 @@ def planning_table(data):
     )
 
 
+def _trained_here_planning(planning):
+    """Why planning is not on the report's top metric, or the caveat when it had to be (F20)."""
+    if planning.get("trained_here_caveat"):
+        return (
+            f"Caution: {planning['metric']} was trained on these ratings, so its r here is optimistic and the "
+            "numbers below too few; no metric not trained on them has a correlation. "
+        )
+    left_out = planning.get("trained_here_left_out") or []
+    if left_out:
+        return (
+            f"Planned on {planning['metric']}, the best metric not trained on these ratings ({', '.join(left_out)} "
+            f"{'was' if len(left_out) == 1 else 'were'} trained on them: {'its' if len(left_out) == 1 else 'their'} "
+            "r here is optimistic). "
+        )
+    return ""
+
+
 def planning_note(planning):
     if not planning.get("metric"):
         return ""
@@ -182,7 +199,8 @@ def planning_note(planning):
     shown = p_value(top.get("p_now"))
     p_now = f"; now Williams' p {shown if shown.startswith('<') else '= ' + shown}" if top else ""
     return (
-        f"For {planning['metric']} (r = {number(planning['r'])}, 95% CI width {number(planning.get('ci_width'))} "
+        _trained_here_planning(planning)
+        + f"For {planning['metric']} (r = {number(planning['r'])}, 95% CI width {number(planning.get('ci_width'))} "
         f"over {planning['n_responses']:,} responses, {number(planning['ratings_per_response'], 2)} ratings each; "
         f"the dataset has {planning.get('n_available', 0):,} responses{p_now}). Reliability of a response's mean "
         "from the variance between and within responses; more ratings raise the expected r (less attenuation). "

@@ -254,6 +254,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
     utterance_level = stats.utterance_level(inputs.human, inputs.metrics, n_boot=n_boot, seed=SEED)
     williams = stats.pairwise_williams(inputs.human, inputs.metrics)
     # Permutations are switched off with the bootstrap (n_boot=0: quick reports in tests).
+    trained_here = trained_here_section(dataset=dataset, metrics=list(inputs.metrics))
     clusters = clusters_section(inputs, utterance_level, n_perm=_permutations() if n_boot else 0, seed=SEED)
     data = {
         "dataset": dataset.name,
@@ -271,7 +272,11 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         "significance": clusters,
         "pairwise_accuracy": pairwise_accuracy_section(inputs, system_level["systems"]),
         "planning": planning_section(
-            rating_rows, utterance_level, williams, n_available=_n_available(dataset, survey, systems)
+            rating_rows,
+            utterance_level,
+            williams,
+            n_available=_n_available(dataset, survey, systems),
+            trained_here=[row["metric"] for row in trained_here],
         ),
         "agreement": agreement,
         "population_agreement": population_agreement(
@@ -288,7 +293,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             inputs=inputs, dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
         ),
         "signatures": dataset_signatures(dataset=dataset, metrics=list(inputs.metrics)),
-        "trained_on_these_ratings": trained_here_section(dataset=dataset, metrics=list(inputs.metrics)),
+        "trained_on_these_ratings": trained_here,
         "sensitivity": sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, inputs=inputs),
         "filters": {
             "surveys": [s.name for s in _surveys(dataset, survey)],
