@@ -11,7 +11,6 @@ from django.urls import reverse
 
 from analysis.models import Report
 from analysis.report_keys import params_hash, report_params
-
 from annotation.models import Rating, Survey
 from scoring.models import AdemModel, MetricScore
 
