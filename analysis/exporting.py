@@ -343,8 +343,7 @@ def summary_table(data, width=None):
         return "\n".join(ranking) + "\n"
     name_width = max([len("metric"), len("human (split-half)")] + [len(r["metric"]) for r in records])
     lines = [
-        f"{data.get('dataset', '')}: {data.get('n_responses', 0)} responses, {data.get('n_ratings', 0)} ratings"
-        + (f", survey {data['survey']}" if data.get("survey") else ""),
+        f"{data.get('dataset', '')}: {population_text(data)}",
         f"{'metric':<{name_width}}  {'pearson':>8}  {'p':>8}  {'spearman':>8}  {'p':>8}  {'95% CI (r)':>17}  {'n':>6}",
     ]
     lines.append("-" * len(lines[1]))

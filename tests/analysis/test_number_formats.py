@@ -74,3 +74,9 @@ def test_the_adem_model_page_prints_p_as_the_report_does(db):
     )
     assert "(p &lt;0.001)" in html and "(p = 0.042)" in html
     assert "e-05" not in html
+
+
+def test_train_adems_printout_uses_the_same_p_format():
+    from scoring.management.commands.train_adem import _p
+
+    assert (_p(0.00288), _p(5.58e-05)) == ("p = 0.003", "p <0.001")
