@@ -149,7 +149,7 @@ def population_text(data, *, name_excluded=True):
     surveys = ", ".join(filters.get("surveys") or []) or "–"
     sentence += f"; surveys: {surveys}; aspect {filters.get('aspect', 'overall')}"
     if applied:
-        sentence += "; exclusions applied (excluded annotators' ratings and rejected assignments left out)"
+        sentence += "; exclusions applied (excluded annotators' answers and rejected assignments left out)"
         excluded = filters.get("excluded_annotators") or []
         if excluded and name_excluded:
             sentence += f"; {EXCLUDED_LEAD} {', '.join(str(w) for w in excluded)}"

@@ -25,6 +25,7 @@ from django.urls import reverse
 from analysis.exporting import to_latex, to_zip
 from analysis.models import Report
 from analysis.population import population_text
+from analysis.presentation import display_table
 from analysis.services import report_build
 from annotation.models import Annotator, Response
 from annotation.quality.services import exclusion_override
@@ -155,6 +156,9 @@ def test_the_population_sentence_names_the_counts_and_no_exclusion_when_ignored(
         assert "exclusions ignored" in text
     if systems:
         assert "systems s1, s2 only" in text
+    # quality control's agreement tables stay survey-wide, and say so
+    for name in ("agreement_pairs", "agreement_annotators"):
+        assert "Quality control's figures for the whole survey" in display_table(data, name).note
     # the exports carry the same sentence: the zip's README and the LaTeX header
     archive = zipfile.ZipFile(io.BytesIO(to_zip(data, readme="note\n")))
     assert text in archive.read("README.txt").decode()
