@@ -175,3 +175,12 @@ def agreement_text(data):
         f"Krippendorff's α {alpha}, both on {who} of "
         f"{_n(figures.get('n_annotators'), 'annotator')} that this report uses"
     )
+
+
+def without_annotator_refs(data):
+    """`data` without the excluded annotators' database ids (the page's links to the quality page
+    need them; a pseudonymised download, meant to be shared, does not)."""
+    filters = (data or {}).get("filters")
+    if not filters or "excluded_annotator_refs" not in filters:
+        return data
+    return {**data, "filters": {k: v for k, v in filters.items() if k != "excluded_annotator_refs"}}

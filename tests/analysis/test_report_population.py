@@ -199,6 +199,21 @@ def test_page_and_json_under_a_systems_filter_with_exclusions_ignored(
     assert exported["population"] == population_text(exported)
 
 
+def test_a_pseudonymised_download_names_excluded_annotators_without_their_database_ids(
+    researcher_client, tiny, django_capture_on_commit_callbacks
+):
+    dataset, _survey = tiny
+    compute(
+        researcher_client, reverse("analysis:dataset_report", args=[dataset.pk]), django_capture_on_commit_callbacks
+    )
+    report = Report.objects.get(dataset=dataset, params__apply_exclusions=True)
+    assert report.data["filters"]["excluded_annotator_refs"]  # the page's links need them
+    exported = json.loads(researcher_client.get(reverse("analysis:report_export", args=[report.pk, "json"])).content)
+    assert exported["filters"]["excluded_annotators"] == ["A4"]
+    assert "excluded_annotator_refs" not in exported["filters"]
+    assert "w4" not in json.dumps(exported)
+
+
 def test_the_owner_follows_an_excluded_pseudonym_to_the_quality_page_staff_see_pseudonyms_only(
     researcher_client, client, tiny, django_capture_on_commit_callbacks
 ):
