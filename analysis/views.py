@@ -24,7 +24,7 @@ from analysis.links import report_url
 from analysis.models import Report
 from analysis.population import EXCLUDED_LEAD, agreement_text, population_text
 from analysis.scheduling import report_current, report_pending, report_refresh_request
-from annotation.models import Annotator, Survey
+from annotation.models import Survey
 from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import datasets_visible_to, may_see_real_worker_ids, surveys_visible_to
 
@@ -93,32 +93,27 @@ def _unknown_filter(filters, aspects, systems, *, survey=None):
 
 
 def excluded_links(user, data):
-    """The report's excluded annotators as the page names them: `[{"name", "real", "url"}]`.
+    """The report's excluded annotators as the page names them: `[{"name", "url"}]`.
 
-    Everyone sees the dataset pseudonyms (A3). The owner of the annotator's survey also gets the
-    real worker id and a link to that annotator on the survey's quality page, which names workers
-    by their real ids (F21); staff and admins, who see pseudonyms everywhere, get neither.
+    Everyone sees the dataset pseudonyms (A3): the page is what gets screenshotted into slides.
+    The owner of the annotator's survey also gets a link to that annotator on the survey's quality
+    page, which names them by their real id for the owner only (F21); staff and admins, who see
+    pseudonyms everywhere, get no link.
     """
-    refs = ((data or {}).get("filters") or {}).get("excluded_annotator_refs") or []
+    filters = (data or {}).get("filters") or {}
+    refs = filters.get("excluded_annotator_refs") or []
     if not refs:
-        return [{"name": name} for name in ((data or {}).get("filters") or {}).get("excluded_annotators") or []]
+        return [{"name": name} for name in filters.get("excluded_annotators") or []]
     surveys = Survey.objects.in_bulk({ref["survey_id"] for ref in refs})
     owned = {pk for pk, survey in surveys.items() if may_see_real_worker_ids(user=user, study=survey)}
-    workers = dict(
-        Annotator.objects.filter(pk__in={r["annotator_id"] for r in refs if r["survey_id"] in owned}).values_list(
-            "pk", "worker_id"
-        )
-    )
     links, seen = [], set()
     for ref in refs:
-        entry = {"name": ref["worker"]}
         if ref["survey_id"] in owned:
-            entry["real"] = workers.get(ref["annotator_id"], "")
-            entry["url"] = reverse("annotation:quality_annotator", args=[ref["survey_id"], ref["annotator_id"]])
-        elif entry["name"] in seen:
-            continue
-        seen.add(entry["name"])
-        links.append(entry)
+            url = reverse("annotation:quality_annotator", args=[ref["survey_id"], ref["annotator_id"]])
+            links.append({"name": ref["worker"], "url": url})
+        elif ref["worker"] not in seen:
+            links.append({"name": ref["worker"]})
+        seen.add(ref["worker"])
     return links
 
 
