@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from annotation.numbers import p_value, small_number  # noqa: F401 (the one p-value format; report modules import it from here)
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -24,12 +26,6 @@ def number(value, digits=3):
         return f"{value:,}"
     text = f"{float(value):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def p_value(value):
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def interval(low, high, digits=3):

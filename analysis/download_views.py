@@ -11,6 +11,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from analysis import exporting, plots
+from analysis.population import population_text, without_annotator_refs
 from analysis.scheduling import report_is_stale, report_pending, report_request
 from analysis.views import pseudonymised, visible_report
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX
@@ -90,8 +91,9 @@ def report_export(request, pk, fmt):
         report_request(report=report)
     note = stale_note(report, stale) + "\n" + ids_note(real_ids)
     # Meant for a paper: workers are pseudonyms (A1, A2, ... per dataset) unless the owner asks.
-    data = report.data if real_ids else pseudonymised(report, report.dataset)
-    stamped = {**data, "stale": stale, "stale_note": note, "worker_ids": "real" if real_ids else "pseudonymised"}
+    data = report.data if real_ids else without_annotator_refs(pseudonymised(report, report.dataset))
+    ids = "real" if real_ids else "pseudonymised"
+    stamped = {**data, "population": population_text(data), "stale": stale, "stale_note": note, "worker_ids": ids}
     if fmt == "json":
         content = exporting.to_json(stamped)
     elif fmt == "latex":

@@ -16,6 +16,8 @@ from analysis.exporting_audit import AUDIT_TABLES, latex_sensitivity, latex_sign
 from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwise_summary_lines, pairwise_table
 from analysis.judges import JUDGE_TABLES, judges_export_table
 from analysis.learned import trained_here_note
+from analysis.population import population_text
+from annotation.numbers import p_value
 
 TABLES = (
     "utterance_level",
@@ -175,8 +177,18 @@ def to_zip(data, *, readme=""):
         for name in TABLES:
             archive.writestr(f"{name}.csv", to_csv(data, name))
         archive.writestr("report.json", to_json(data))
-        archive.writestr("README.txt", readme or "")
+        archive.writestr("README.txt", (readme or "") + _population_readme(data))
     return buffer.getvalue()
+
+
+def _population_readme(data):
+    """What every figure of the files describes (the report's filters), and what the quality tables do."""
+    return (
+        f"Population: {population_text(data)}\n"
+        "Every table describes these ratings and judgements, except agreement_pairs.csv and "
+        "agreement_annotators.csv: quality control's survey-wide agreement, the evidence that decided the "
+        "exclusions (all systems, all annotators).\n"
+    )
 
 
 # --- LaTeX -----------------------------------------------------------------------
@@ -315,7 +327,8 @@ def to_latex(data):
         cells = [[latex_escape(cell) for cell in row] for row in rows]
         columns = "rl" + "r" * (len(header) - 2)
         parts.insert(0, _tabular(caption, label, header, cells, _trained_here_latex(data), columns=columns))
-    return "% Requires \\usepackage{booktabs}\n" + "\n\n".join(parts) + "\n"
+    population = " ".join(population_text(data).splitlines())
+    return f"% Requires \\usepackage{{booktabs}}\n% Population: {population}\n" + "\n\n".join(parts) + "\n"
 
 
 # --- Terminal ----------------------------------------------------------------------
@@ -330,8 +343,7 @@ def summary_table(data, width=None):
         return "\n".join(ranking) + "\n"
     name_width = max([len("metric"), len("human (split-half)")] + [len(r["metric"]) for r in records])
     lines = [
-        f"{data.get('dataset', '')}: {data.get('n_responses', 0)} responses, {data.get('n_ratings', 0)} ratings"
-        + (f", survey {data['survey']}" if data.get("survey") else ""),
+        f"{data.get('dataset', '')}: {population_text(data)}",
         f"{'metric':<{name_width}}  {'pearson':>8}  {'p':>8}  {'spearman':>8}  {'p':>8}  {'95% CI (r)':>17}  {'n':>6}",
     ]
     lines.append("-" * len(lines[1]))
@@ -353,6 +365,4 @@ def summary_table(data, width=None):
 
 
 def _pval(value):
-    if value is None:
-        return "--"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    return "--" if value is None else p_value(value)

@@ -159,4 +159,11 @@ def pairwise_sensitivity_section(*, dataset, surveys=None, aspect="overall", sys
             {**summary, "order": order, "same_order": same_order, "kendall_vs_study": tau,
              "top_metric": best["metric"] if best else None, "max_shift": max(shifts, default=None)}
         )  # fmt: skip
-    return {"settings": settings, "rows": table, "method": METHOD}
+    return {
+        "settings": settings,
+        "rows": table,
+        "method": METHOD,
+        # What the rules judged before any exclusion: the page says where a setting keeps none of it.
+        "n_judgements_judged": sum(len(rows) for _survey, rows in judged),
+        "n_annotators_judged": len({row[ANNOTATOR] for _survey, rows in judged for row in rows}),
+    }

@@ -43,6 +43,13 @@ SYSTEM_COLUMNS = [
     Column("n", True),
 ]
 
+# The agreement tables are quality control's, not the report population's (browser walk F01).
+QUALITY_SCOPE = (
+    " Quality control's figures for the whole survey (every system and annotator, whatever this report's "
+    "filters): the evidence that decided the exclusions. The human-ceiling line gives κ and α of the ratings "
+    "this report uses."
+)
+
 
 def _correlation_rows(records, *, p_suffix="", kendall_ci=False):
     """p_suffix "_bootboth": the p-values read off the Boot-Both resamples that give the CIs."""
@@ -333,7 +340,8 @@ def agreement_pairs_table(data):
         download="annotator pairs",
         columns=PAIR_COLUMNS,
         rows=rows,
-        note=f"{plural(len(pairs), 'pair')} of annotators who rated the same items, most shared items first.",
+        note=f"{plural(len(pairs), 'pair')} of annotators who rated the same items, most shared items first."
+        + QUALITY_SCOPE,
         empty="No two annotators rated the same item.",
     )
 
@@ -362,7 +370,8 @@ def agreement_annotators_table(data):
         rows=rows,
         note="Mean κ: each annotator's mean Cohen's κ with all the others. Judged κ: the mean over the "
         "annotators who agree with one another, which the κ rule compares with its threshold (quality "
-        "control), so an annotator kept may have a lower mean κ than one excluded. Excluded annotators first.",
+        "control), so an annotator kept may have a lower mean κ than one excluded. Excluded annotators first."
+        + QUALITY_SCOPE,
         empty="No annotators.",
     )
 

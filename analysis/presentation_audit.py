@@ -141,11 +141,35 @@ def pairwise_sensitivity_table(data):
         ],
         rows=rows,
         note=(
-            "Would the ranking change under another annotator filter? Systems: their Bradley-Terry order, "
+            _pairwise_empty_settings(section)
+            + "Would the ranking change under another annotator filter? Systems: their Bradley-Terry order, "
             "\"same\" where it is the study's; τ: Kendall's tau of the strengths with the study's; largest |Δ|: the "
             "largest change of a metric's tie-calibrated pairwise accuracy. " + section.get("method", "")
         ),
         empty="No pairwise judgements.",
+    )
+
+
+def _pairwise_empty_settings(section):
+    """One sentence on the settings that keep no judgement (their rows read "0 0 – – – –"), or ""."""
+    settings = section.get("settings", [])
+    empty = [setting for setting in settings if not setting.get("n_judgements")]
+    if not empty:
+        return ""
+    judged, annotators = section.get("n_judgements_judged"), section.get("n_annotators_judged")
+    what = (
+        f"the {plural(judged, 'pairwise judgement')} of {plural(annotators, 'annotator')}"
+        if judged is not None and annotators is not None
+        else "the pairwise judgements"
+    )
+    if len(empty) == len(settings):
+        return (
+            f"No setting keeps any of {what}: quality control's rules exclude every annotator under each of them, "
+            "so there is nothing to rank (– in every row). See Quality for each annotator's reasons. "
+        )
+    return (
+        f"{plural(len(empty), 'setting')} of {len(settings)} keep none of {what}: the rules exclude every "
+        "annotator under them, so there is nothing to rank (0 judgements, – in the row). "
     )
 
 

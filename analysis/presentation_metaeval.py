@@ -2,7 +2,7 @@
 its significance clusters, pairwise accuracy, and precision planning. Same conventions as
 `analysis.presentation`: human labels, rounded cells, a note saying how each was computed."""
 
-from analysis.cells import count, interval, number, p_value, plural
+from analysis.cells import count, interval, number, p_value, plural, small_number
 from analysis.display import Column, DisplayTable
 from analysis.learned import trained_here_note
 
@@ -10,8 +10,8 @@ PERMUTATION_ROWS = 120  # pairs inside the ranking's "every pair" toggle (15 met
 
 
 def _threshold(epsilon):
-    """The tie threshold, three decimals like every cell ("<0.001" when smaller but not zero)."""
-    return "<0.001" if epsilon is not None and 0 < epsilon < 0.0005 else number(epsilon)
+    """The tie threshold: a number, not a p-value (three decimals, or 1.4e-18 when it would round to 0.000)."""
+    return small_number(epsilon)
 
 
 def _significance(data):
@@ -175,6 +175,23 @@ def planning_table(data):
     )
 
 
+def _trained_here_planning(planning):
+    """Why planning is not on the report's top metric, or the caveat when it had to be (F20)."""
+    if planning.get("trained_here_caveat"):
+        return (
+            f"Caution: {planning['metric']} was trained on these ratings, so its r here is optimistic and the "
+            "numbers below too few; no metric not trained on them has a correlation. "
+        )
+    left_out = planning.get("trained_here_left_out") or []
+    if left_out:
+        return (
+            f"Planned on {planning['metric']}, the best metric not trained on these ratings ({', '.join(left_out)} "
+            f"{'was' if len(left_out) == 1 else 'were'} trained on them: {'its' if len(left_out) == 1 else 'their'} "
+            "r here is optimistic). "
+        )
+    return ""
+
+
 def planning_note(planning):
     if not planning.get("metric"):
         return ""
@@ -182,7 +199,8 @@ def planning_note(planning):
     shown = p_value(top.get("p_now"))
     p_now = f"; now Williams' p {shown if shown.startswith('<') else '= ' + shown}" if top else ""
     return (
-        f"For {planning['metric']} (r = {number(planning['r'])}, 95% CI width {number(planning.get('ci_width'))} "
+        _trained_here_planning(planning)
+        + f"For {planning['metric']} (r = {number(planning['r'])}, 95% CI width {number(planning.get('ci_width'))} "
         f"over {planning['n_responses']:,} responses, {number(planning['ratings_per_response'], 2)} ratings each; "
         f"the dataset has {planning.get('n_available', 0):,} responses{p_now}). Reliability of a response's mean "
         "from the variance between and within responses; more ratings raise the expected r (less attenuation). "

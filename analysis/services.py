@@ -16,6 +16,7 @@ from analysis.learned import trained_here_section
 from analysis.models import Report
 from analysis.pairwise_section import pairwise_section
 from analysis.pairwise_sensitivity import pairwise_sensitivity_section
+from analysis.population import population_agreement, population_counts
 from analysis.report_keys import params_hash, report_params  # noqa: F401 (callers import them from here too)
 from analysis.sections.metaeval import clusters_section, pairwise_accuracy_section, response_contexts
 from analysis.sections.planning import planning_section
@@ -241,15 +242,19 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         agreement_summary(survey=survey) if survey is not None else agreement_summary(dataset=dataset)
     )
     own_split, halves, rating_rows = _split_half(dataset, surveys, aspect, apply_exclusions, inputs.response_ids)
-    all_ratings = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False)
     n_ratings = int(inputs.counts.sum())
-    excluded = [a.get("worker") for a in agreement.get("annotators", []) if a.get("excluded")]
+    # Counted within the same filters as every figure (F01): the systems filter, and no excluded
+    # annotator when exclusions are ignored.
+    population = population_counts(
+        dataset=dataset, surveys=surveys, aspect=aspect, systems=systems, apply_exclusions=apply_exclusions
+    )
     system_level = stats.system_level(
         inputs.human, inputs.metrics, inputs.systems, contexts=response_contexts(inputs), n_boot=n_boot, seed=SEED
     )
     utterance_level = stats.utterance_level(inputs.human, inputs.metrics, n_boot=n_boot, seed=SEED)
     williams = stats.pairwise_williams(inputs.human, inputs.metrics)
     # Permutations are switched off with the bootstrap (n_boot=0: quick reports in tests).
+    trained_here = trained_here_section(dataset=dataset, metrics=list(inputs.metrics))
     clusters = clusters_section(inputs, utterance_level, n_perm=_permutations() if n_boot else 0, seed=SEED)
     data = {
         "dataset": dataset.name,
@@ -267,9 +272,20 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         "significance": clusters,
         "pairwise_accuracy": pairwise_accuracy_section(inputs, system_level["systems"]),
         "planning": planning_section(
-            rating_rows, utterance_level, williams, n_available=_n_available(dataset, survey, systems)
+            rating_rows,
+            utterance_level,
+            williams,
+            n_available=_n_available(dataset, survey, systems),
+            trained_here=[row["metric"] for row in trained_here],
         ),
         "agreement": agreement,
+        "population_agreement": population_agreement(
+            dataset=dataset,
+            surveys=surveys,
+            aspect=aspect,
+            apply_exclusions=apply_exclusions,
+            response_ids=inputs.response_ids.tolist(),
+        ),
         "length_bias": stats.length_bias(inputs.delta_words, inputs.human, inputs.metrics),
         "stopwords": stats.stopword_table(inputs.human, inputs.metrics, stopword_pairs(inputs.metrics)),
         "failure_analysis": _failure_analysis(inputs, learned_metric),
@@ -277,7 +293,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             inputs=inputs, dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
         ),
         "signatures": dataset_signatures(dataset=dataset, metrics=list(inputs.metrics)),
-        "trained_on_these_ratings": trained_here_section(dataset=dataset, metrics=list(inputs.metrics)),
+        "trained_on_these_ratings": trained_here,
         "sensitivity": sensitivity_section(dataset=dataset, surveys=surveys, aspect=aspect, inputs=inputs),
         "filters": {
             "surveys": [s.name for s in _surveys(dataset, survey)],
@@ -285,12 +301,8 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
             "systems": sorted(set(inputs.systems.tolist())),
             "systems_requested": sorted(systems) if systems else None,
             "apply_exclusions": apply_exclusions,
-            "excluded_annotators": excluded,
-            "n_ratings_before_exclusions": all_ratings.count(),
-            # A pairwise survey's answers are judgements: counted so the page can say they were all excluded.
-            "n_judgements_before_exclusions": accepted_judgements(
-                dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=False
-            ).count(),
+            # excluded_annotators (+ _refs), n_ratings_before_exclusions, n_judgements_before_exclusions
+            **population,
             "exclusion_policy": (
                 "ratings of excluded annotators and rejected assignments left out (quality control)"
                 if apply_exclusions

@@ -22,9 +22,16 @@ from django.views.decorators.http import require_GET, require_POST
 from analysis import presentation, presentation_audit, presentation_metaeval
 from analysis.links import report_url
 from analysis.models import Report
+from analysis.population import EXCLUDED_LEAD, agreement_text, population_text
 from analysis.scheduling import report_current, report_pending, report_refresh_request
+from annotation.models import Survey
 from annotation.pseudonyms import label_map, scrub_report
-from annotation.selectors import datasets_changeable_by, datasets_visible_to, surveys_visible_to
+from annotation.selectors import (
+    datasets_changeable_by,
+    datasets_visible_to,
+    may_see_real_worker_ids,
+    surveys_visible_to,
+)
 
 # Rows per page of a table's "show all" page.
 ALL_ROWS_PAGE = 500
@@ -90,6 +97,31 @@ def _unknown_filter(filters, aspects, systems, *, survey=None):
     return ""
 
 
+def excluded_links(user, data):
+    """The report's excluded annotators as the page names them: `[{"name", "url"}]`.
+
+    Everyone sees the dataset pseudonyms (A3): the page is what gets screenshotted into slides.
+    The owner of the annotator's survey also gets a link to that annotator on the survey's quality
+    page, which names them by their real id for the owner only (F21); staff and admins, who see
+    pseudonyms everywhere, get no link.
+    """
+    filters = (data or {}).get("filters") or {}
+    refs = filters.get("excluded_annotator_refs") or []
+    if not refs:
+        return [{"name": name} for name in filters.get("excluded_annotators") or []]
+    surveys = Survey.objects.in_bulk({ref["survey_id"] for ref in refs})
+    owned = {pk for pk, survey in surveys.items() if may_see_real_worker_ids(user=user, study=survey)}
+    links, seen = [], set()
+    for ref in refs:
+        if ref["survey_id"] in owned:
+            url = reverse("annotation:quality_annotator", args=[ref["survey_id"], ref["annotator_id"]])
+            links.append({"name": ref["worker"], "url": url})
+        elif ref["worker"] not in seen:
+            links.append({"name": ref["worker"]})
+        seen.add(ref["worker"])
+    return links
+
+
 def _render_report(request, *, dataset, survey, filters):
     # A survey's report offers its own aspects only: another survey's aspect has none of its ratings.
     rated = [survey] if survey is not None else dataset.surveys.all()
@@ -115,6 +147,10 @@ def _render_report(request, *, dataset, survey, filters):
         "pending": report_pending(report),
         "inputs": (data or {}).get("inputs"),
         "why_empty": presentation.why_empty(data) if data else "",
+        "population_text": population_text(data, name_excluded=False) if data else "",
+        "excluded_lead": EXCLUDED_LEAD,
+        "excluded": excluded_links(request.user, data) if data else [],
+        "agreement_text": agreement_text(data) if data else "",
         "filters": filters,
         "systems": systems,
         "aspects": aspects,

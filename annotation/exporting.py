@@ -151,9 +151,13 @@ def _with_meta(record, meta):
 
 
 def _response_out(row, extras):
+    """The response as import reads it; `extras` are the registered providers' keys (scoring's is
+    `{"metrics": {name: value}}`), written as they are: `"metrics": {"bleu1": …}` as the README
+    documents, not wrapped in another `"metrics"` object."""
     response = _with_meta({"system": row["system__name"], "text": row["text"]}, row["meta"])
-    if extras:
-        response["metrics"] = extras
+    for key, value in (extras or {}).items():
+        if value:
+            response[key] = value
     return response
 
 

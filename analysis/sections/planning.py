@@ -15,7 +15,7 @@ def _ratings_options(m_now):
 
 
 def _top_two(utterance_rows, williams):
-    ranked = sorted((row for row in utterance_rows if row.get("pearson") is not None), key=lambda row: -row["pearson"])
+    ranked = sorted(utterance_rows, key=lambda row: -row["pearson"])
     if len(ranked) < 2:
         return None
     a, b = ranked[0]["metric"], ranked[1]["metric"]
@@ -33,19 +33,28 @@ def _top_two(utterance_rows, williams):
     }
 
 
-def planning_section(rating_rows, utterance_rows, williams, *, n_available, target_width=TARGET_WIDTH):
+def planning_section(rating_rows, utterance_rows, williams, *, n_available, target_width=TARGET_WIDTH, trained_here=()):
     """How many rated responses, at how many ratings each, for the target width on the best
-    metric's r and to separate the top two metrics. rating_rows: (annotator, response, score)."""
+    metric's r and to separate the top two metrics. rating_rows: (annotator, response, score).
+
+    `trained_here`: metrics trained on these very ratings (ADEM models of this dataset). Their r
+    here is optimistic, so planning uses the best metric not among them (browser walk F20); only
+    when every metric is one of them does it plan on one, with `trained_here_caveat` set.
+    """
     rows = [row for row in utterance_rows if row.get("pearson") is not None]
     if not rows or not rating_rows:
         return {"metric": None, "reason": "Needs accepted ratings and at least one metric with a correlation."}
+    trained_here = set(trained_here)
+    fair = [row for row in rows if row["metric"] not in trained_here]
+    left_out = sorted({row["metric"] for row in rows} & trained_here) if fair else []
+    rows = fair or rows
     best = max(rows, key=lambda row: row["pearson"])
     responses = np.array([row[1] for row in rating_rows])
     scores = np.array([row[2] for row in rating_rows], dtype=float)
     s_b, s_w, m_now = variance_components(responses, scores)
     low, high = best.get("pearson_ci_low"), best.get("pearson_ci_high")
     width = (high - low) if low is not None and high is not None else None
-    top_two = _top_two(utterance_rows, williams)
+    top_two = _top_two(rows, williams)
     result = plan(
         r=best["pearson"],
         ci_width=width,
@@ -72,5 +81,8 @@ def planning_section(rating_rows, utterance_rows, williams, *, n_available, targ
         "variance_between": s_b,
         "variance_within": s_w,
         "top_two": top_two,
+        # left out because trained on these ratings; or, when nothing else is left, the caveat
+        "trained_here_left_out": left_out,
+        "trained_here_caveat": best["metric"] in trained_here,
         **result,
     }

@@ -1,20 +1,26 @@
 """`manage.py demo`, the README's main job, runs the whole pipeline on the generated study."""
 
 import io
+import logging
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.urls import reverse
 
+from analysis.models import Report
+from analysis.report_keys import params_hash, report_params
 from annotation.models import Rating, Survey
 from scoring.models import AdemModel, MetricScore
 
 pytestmark = pytest.mark.django_db
 
 
-def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address():
+def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address(caplog, client):
     out = io.StringIO()
-    call_command("demo", "--base-url", "http://demo.example:8765", stdout=out, stderr=io.StringIO())
+    with caplog.at_level(logging.INFO):
+        call_command("demo", "--base-url", "http://demo.example:8765", stdout=out, stderr=io.StringIO())
     text = out.getvalue()
 
     simulated = Survey.objects.get(name="demo-simulated")
@@ -26,10 +32,13 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address():
     assert MetricScore.objects.filter(metric="adem:demo-adem").count() == 300
     assert MetricScore.objects.filter(metric="bleu4").count() == 300
 
-    # Every survey link, the two printed by create_survey included, uses the address given.
-    links = re.findall(r"https?://[^\s/]+/s/[\w-]+/", text)
-    assert links and all(link.startswith("http://demo.example:8765/s/") for link in links)
-    assert f"http://demo.example:8765/s/{live.token}/" in text
+    # One annotator link, the live survey's, on the address given: not those of the surveys the
+    # simulated annotators finished (browser walk F31).
+    links = re.findall(r"https?://[^\s/]+/[a-z]/[\w-]+/", text)
+    assert links == [f"http://demo.example:8765/s/{live.token}/"]
+    # No internal log lines between the steps: eager tasks' "succeeded in", kombu's "No hostname".
+    logged = [record.getMessage() for record in caplog.records]
+    assert not [m for m in logged if "succeeded in" in m or "No hostname was supplied" in m]
     assert "Demo ready in" in text
     # Two simulated raters are careless and always excluded; a careful one may land just under
     # kappa 0.2 (each run's HIT layout is seeded by the survey's secret token), never most of them.
@@ -37,3 +46,34 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address():
     assert annotators == 12 and 2 <= excluded <= 6  # 2-4 in 6 runs of the simulation alone
     careless = {line.split(":")[0].strip() for line in text.splitlines() if "median" in line and "EXCLUDED" in line}
     assert len(careless) == 2  # excluded by the speed rule too, which only the careless break
+    # One kappa per annotator line, the one the rule compares, and the line above says what it is.
+    assert "kappa = their mean Cohen's kappa with the annotators who agree" in text
+    assert "the exclusion rule needs at least 0.2" in text
+    lines = [line for line in text.splitlines() if re.match(r"  \S+: kappa ", line)]
+    assert len(lines) == 12
+    for line in lines:
+        assert len(re.findall(r"-?\d+\.\d{3}", line.split(" ratings,")[0])) == 1, line
+        assert "kappa 0." not in line.split(" ratings,")[1] and "kappa -0." not in line.split(" ratings,")[1], line
+
+    # The Bradley-Terry ranking printed is the Report page's own (one computation: browser walk F19).
+    report = Report.objects.get(dataset__name="demo", survey=None, params_hash=params_hash(report_params()))
+    computed_at = report.computed_at
+    printed = {
+        m.group(1): (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+        for m in re.finditer(r"^(\S+)\s+(-?\d+\.\d\d)\s+\[(-?\d+\.\d\d), (-?\d+\.\d\d)\]", text, re.M)
+    }
+    systems = report.data["pairwise"]["systems"]
+    assert len(systems) == 6 and {row["system"] for row in systems} <= set(printed)
+    for row in systems:
+        assert printed[row["system"]] == (
+            round(row["strength"], 2),
+            round(row["ci_low"], 2),
+            round(row["ci_high"], 2),
+        ), row["system"]
+    client.force_login(User.objects.get(username="demo"))
+    page = client.get(reverse("analysis:dataset_report", args=[report.dataset_id])).content.decode()
+    # the page shows that stored report, not a recomputation of its own
+    assert Report.objects.get(pk=report.pk).computed_at == computed_at
+    ranking = page.split('id="t-pairwise"', 1)[1].split("</table>", 1)[0]
+    for row in systems:
+        assert f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" in ranking

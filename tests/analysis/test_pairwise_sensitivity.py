@@ -13,6 +13,7 @@ from django.urls import reverse
 from analysis.exporting import table
 from analysis.models import Report
 from analysis.pairwise_section import OUTCOME
+from analysis.presentation_audit import pairwise_sensitivity_table
 from analysis.services import report_build
 from analysis.stats.pairwise import bradley_terry, tie_calibrated_accuracy, win_counts
 from annotation.models import ExclusionDecision, PairwiseJudgement, QualityReport, Response, Survey
@@ -148,3 +149,43 @@ def test_a_study_whose_own_settings_keep_no_judgement_still_shows_what_other_fil
     body = researcher_client.get(url).content.decode()
     assert "pairwise judgements were excluded" in body  # the page says why the ranking is missing
     assert 'id="t-pairwise-sensitivity"' in body and "time rule off" in body
+
+
+def test_settings_that_keep_no_judgement_say_why_and_the_survey_reports_contents_list_the_section(
+    survey, researcher_client, django_capture_on_commit_callbacks
+):
+    """Browser walk F24: rows of "0 0 – – – –" with no sentence, and no entry in "On this page"."""
+    Survey.objects.filter(pk=survey.pk).update(min_seconds_per_item=100.0)
+    quality_recompute(survey=survey)
+    data = report_build(dataset=survey.dataset, n_boot=0)
+    section = data["pairwise_sensitivity"]
+    empty = [s for s in section["settings"] if not s["n_judgements"]]
+    judged = PairwiseJudgement.objects.filter(survey=survey).count()
+    assert section["n_judgements_judged"] == judged and section["n_annotators_judged"] == 4
+    note = pairwise_sensitivity_table(data).note
+    assert note.startswith(
+        f"{len(empty)} settings of {len(section['settings'])} keep none of the {judged} pairwise judgements of "
+        "4 annotators: the rules exclude every annotator under them"
+    )
+    url = reverse("analysis:survey_report", args=[survey.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.get(url)
+    body = researcher_client.get(url).content.decode()
+    assert "keep none of the" in body.split('id="t-pairwise-sensitivity"', 1)[1]
+    Survey.objects.filter(pk=survey.pk).update(min_seconds_per_item=1.0)  # the ranking is back
+    quality_recompute(survey=survey)
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.get(url)
+    body = researcher_client.get(url).content.decode()
+    contents = body.split('class="report-contents"', 1)[1].split("</nav>", 1)[0]
+    assert '<a href="#t-pairwise">' in contents and '<a href="#t-pairwise-sensitivity">' in contents
+
+
+def test_when_no_setting_keeps_a_judgement_the_note_says_so_once():
+    section = {
+        "settings": [{"setting": "study", "label": "the study's settings", "n_judgements": 0, "n_annotators": 0},
+                     {"setting": "kappa=None", "label": "κ rule off", "n_judgements": 0, "n_annotators": 0}],
+        "n_judgements_judged": 27, "n_annotators_judged": 1, "method": "",
+    }  # fmt: skip
+    note = pairwise_sensitivity_table({"pairwise_sensitivity": section}).note
+    assert note.startswith("No setting keeps any of the 27 pairwise judgements of 1 annotator:")

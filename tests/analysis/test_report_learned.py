@@ -64,3 +64,68 @@ def test_adem_models_trained_elsewhere_or_not_in_the_report_are_not_flagged(usr_
     data = report_build(dataset=dataset, n_boot=0)
     assert "adem:trained-elsewhere" in data["metrics"] and data["trained_on_these_ratings"] == []
     assert "trained on these ratings" not in to_latex(data)
+
+
+def _human_means(survey):
+    from annotation.models import Rating
+
+    by_response = {}
+    for response_id, score in Rating.objects.filter(survey=survey, aspect="overall").values_list(
+        "response_id", "score"
+    ):
+        by_response.setdefault(response_id, []).append(score)
+    return {pk: sum(scores) / len(scores) for pk, scores in by_response.items()}
+
+
+def test_planning_uses_the_best_metric_not_trained_on_these_ratings_on_the_report_and_the_survey_page(
+    usr_study, researcher, researcher_client, settings, tmp_path
+):
+    """Browser walk F20: planning was built on adem:demo-adem, which the same report calls optimistic."""
+    from scipy import stats as scipy_stats
+
+    from analysis.presentation_metaeval import planning_table
+    from analysis.services import report_get_or_create, report_params, report_refresh
+    from annotation.models import Survey
+
+    settings.ANALYSIS_BOOTSTRAP_SAMPLES = 20
+    settings.MEDIA_ROOT = tmp_path
+    dataset, survey, _, values = usr_study
+    _model(researcher, dataset, "here")
+    means = _human_means(survey)
+    # the learned metric follows the human means exactly: the best r of the report, and a flattered one
+    MetricScore.objects.bulk_create(
+        MetricScore(response_id=pk, metric="adem:here", version="test", value=mean) for pk, mean in means.items()
+    )
+    ids = sorted(means)
+    fair = {
+        name: scipy_stats.pearsonr([means[pk] for pk in ids], [values[pk][name] for pk in ids]).statistic
+        for name in ("length", "overlap_f1", "overlap_f1_nostop")
+    }
+    best_fair = max(fair, key=fair.get)
+    data = report_build(dataset=dataset, survey=survey, n_boot=20)
+    assert data["utterance_level"][0]["metric"] == "adem:here"  # the report's top metric...
+    planning = data["planning"]
+    assert planning["metric"] == best_fair  # ...is not the one planning is built on
+    assert planning["r"] == pytest.approx(fair[best_fair], abs=1e-9)
+    assert planning["trained_here_left_out"] == ["adem:here"] and not planning["trained_here_caveat"]
+    assert "adem:here" not in {(planning.get("top_two") or {}).get("a"), (planning.get("top_two") or {}).get("b")}
+    note = planning_table(data).note
+    assert note.startswith(f"Planned on {best_fair}, the best metric not trained on these ratings (adem:here was")
+    report = report_get_or_create(dataset=dataset, survey=survey, params=report_params())
+    report_refresh(report=report)
+    Survey.objects.filter(pk=survey.pk).update(provider=Survey.Provider.LOCAL, status=Survey.Status.LIVE)
+    body = html.unescape(researcher_client.get(reverse("annotation:survey_detail", args=[survey.pk])).content.decode())
+    panel = body.split('id="planning-title"', 1)[1].split("</section>", 1)[0]
+    assert f"Planned on {best_fair}, the best metric not trained on these ratings" in panel
+    assert f"For {best_fair} (r = " in panel
+
+
+def test_planning_on_a_metric_trained_here_only_when_there_is_no_other_and_then_with_the_caveat():
+    from analysis.presentation_metaeval import planning_note
+    from analysis.sections.planning import planning_section
+
+    rows = [(a, r, s) for r in range(30) for a, s in (("x", 1 + r % 5), ("y", 1 + (r + r // 7) % 5))]
+    utterance = [{"metric": "adem:m", "pearson": 0.6, "pearson_ci_low": 0.3, "pearson_ci_high": 0.8, "n": 30}]
+    planning = planning_section(rows, utterance, [], n_available=30, trained_here=["adem:m"])
+    assert planning["metric"] == "adem:m" and planning["trained_here_caveat"]
+    assert planning_note(planning).startswith("Caution: adem:m was trained on these ratings")

@@ -99,7 +99,7 @@ def test_export_adds_registered_response_extras_as_metrics_which_import_ignores(
 
     def lengths(dataset, response_ids):
         return {
-            pk: {"length": len(text)}
+            pk: {"metrics": {"length": len(text)}}
             for pk, text in Response.objects.filter(pk__in=response_ids).values_list("pk", "text")
         }
 
@@ -110,6 +110,24 @@ def test_export_adds_registered_response_extras_as_metrics_which_import_ignores(
     run("import_dataset", str(tmp_path / "e.jsonl"), "--name", "copy")
     copied = Response.objects.get(context__dataset__name="copy", context__external_id="c1", system__name="hred")
     assert copied.meta == {"temperature": 0.7}
+
+
+def test_export_writes_metric_scores_under_one_metrics_key_which_import_ignores(small_study, tmp_path):
+    """Browser walk F22: the JSONL download carried `"metrics": {"metrics": {...}}`; the README
+    documents `"metrics": {"bleu1": ...}`. Scoring's real provider, through the command and the page."""
+    from scoring.models import MetricScore
+
+    response = Response.objects.get(context__dataset=small_study, context__external_id="c1", system__name="hred")
+    MetricScore.objects.create(response=response, metric="bleu1", version="t", value=0.25)
+    MetricScore.objects.create(response=response, metric="adem:m", version="t", value=3.5)
+    exported = jsonl(run("export_dataset", "--dataset", "study"))
+    assert exported[0]["responses"][0]["metrics"] == {"adem:m": 3.5, "bleu1": 0.25}
+    assert "metrics" not in exported[0]["responses"][1]  # a response with no score: no key
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in exported), encoding="utf-8")
+    run("import_dataset", str(tmp_path / "m.jsonl"), "--name", "copy-m")
+    copied = Response.objects.get(context__dataset__name="copy-m", context__external_id="c1", system__name="hred")
+    assert copied.meta == {"temperature": 0.7}
+    assert not MetricScore.objects.filter(response=copied).exists()
 
 
 def test_export_ratings_of_several_surveys_names_each_survey(small_study, tmp_path):

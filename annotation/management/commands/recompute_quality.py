@@ -40,7 +40,22 @@ class Command(BaseCommand):
             f"± {fmt(split['pearson']['std'])}, spearman {fmt(split['spearman']['mean'])} "
             f"± {fmt(split['spearman']['std'])}",
         ]
+        threshold = (content.get("settings") or {}).get("kappa_threshold")
+        rule = f"; the exclusion rule needs at least {threshold:g}" if threshold is not None else ""
+        lines.append(
+            "Per annotator, kappa = their mean Cohen's kappa with the annotators who agree with one another "
+            f"(what the kappa rule compares{rule}):"
+        )
         for entry in content["annotators"]:
-            verdict = "EXCLUDED " + "; ".join(r["detail"] for r in entry["reasons"]) if entry["excluded"] else "ok"
-            lines.append(f"  {entry['worker']}: kappa {fmt(entry['kappa'])}, {entry['n_ratings']} ratings, {verdict}")
+            # One kappa per line, the one the rule judged (browser walk F31: the plain mean beside
+            # the rule's own figure read as two kappas for one annotator).
+            kappa = entry.get("kappa_judged", entry.get("kappa"))
+            verdict = "ok"
+            if entry["excluded"]:
+                why = [
+                    f"kappa below {r['threshold']:g}" if r.get("rule") == "kappa" and "threshold" in r else r["detail"]
+                    for r in entry["reasons"]
+                ]
+                verdict = "EXCLUDED: " + "; ".join(why)
+            lines.append(f"  {entry['worker']}: kappa {fmt(kappa)}, {entry['n_ratings']} ratings, {verdict}")
         return "\n".join(lines)

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.cli import dataset_or_error
+from annotation.numbers import p_value
 from scoring.adem.choices import VARIANTS
 from scoring.adem.encoders import ENCODERS
 from scoring.models import AdemModel
@@ -94,8 +95,8 @@ class Command(BaseCommand):
         if model.precision != AdemModel.Precision.STANDARD:
             encoder = f"{encoder} {model.precision}"
         self.stdout.write(f"ADEM {model.name} ({encoder}, {model.variant}), test on {how}: n = {test['n']}")
-        self.stdout.write(f"  Pearson  {_fmt(test['pearson'])} (p = {_fmt(test['pearson_p'], '.3g')})")
-        self.stdout.write(f"  Spearman {_fmt(test['spearman'])} (p = {_fmt(test['spearman_p'], '.3g')})")
+        self.stdout.write(f"  Pearson  {_fmt(test['pearson'])} ({_p(test['pearson_p'])})")
+        self.stdout.write(f"  Spearman {_fmt(test['spearman'])} ({_p(test['spearman_p'])})")
         system = results["system_level"]
         self.stdout.write(
             f"  system level ({system['n']} systems): Pearson {_fmt(system['pearson'])}, "
@@ -108,3 +109,9 @@ class Command(BaseCommand):
 
 def _fmt(value, spec=".3f"):
     return "n/a" if value is None else format(value, spec)
+
+
+def _p(value):
+    """A p-value as every page writes it (annotation.numbers): "p <0.001" or "p = 0.042"."""
+    shown = p_value(value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"

@@ -1,0 +1,12 @@
+"""`{{ p|pvalue }}`: a p-value as every page writes it (annotation.numbers)."""
+
+from django import template
+
+from annotation.numbers import p_value
+
+register = template.Library()
+
+
+@register.filter
+def pvalue(value):
+    return p_value(value)
