@@ -29,6 +29,7 @@ from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import (
     datasets_changeable_by,
     datasets_visible_to,
+    may_change_study,
     may_see_real_worker_ids,
     surveys_visible_to,
 )
@@ -163,7 +164,7 @@ def _render_report(request, *, dataset, survey, filters):
         "pairwise_audit": lambda: presentation_audit.pairwise_sensitivity_display(data),
         "signatures": lambda: presentation_audit.signature_lines(data),
         "signed_tables": presentation_audit.SIGNED_TABLES,
-        "may_refresh": datasets_changeable_by(user=request.user).filter(pk=dataset.pk).exists(),
+        "may_refresh": may_change_study(user=request.user, study=dataset),
     }
     return render(request, "analysis/report.html", context)
 
