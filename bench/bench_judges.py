@@ -48,7 +48,7 @@ def texts(n):
 def client_alone(base_url, n, concurrency):
     template = prompts.get_template(prompts.RATING)
     messages = [prompts.rating_messages(template, context=["hi", "how was your day?"], response=t) for t in texts(n)]
-    settings = JudgeSettings(base_url=base_url, model="bench", concurrency=concurrency)
+    settings = JudgeSettings(base_url=base_url, model="bench", concurrency=concurrency, allow_private=True)
     started = time.perf_counter()
     verdicts = judge_prompts(settings, messages, parse_rating)
     seconds = time.perf_counter() - started

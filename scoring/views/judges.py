@@ -130,10 +130,12 @@ def _pairwise_datasets(user):
 
 
 def _key_state(judge):
-    """Whether the web server's environment has the key variable (its value is never read out)."""
+    """For the judge's owner (the only one who sees it): whether a key variable assigned to them is
+    set where the web server runs. A variable not assigned to them is never read, so the page tells
+    nothing about the server's other variables."""
     if not judge.api_key_env:
         return "no key needed"
-    if api_key_env_problem(judge.api_key_env):
-        # Not read: the page must not tell whether the server has some other variable set.
-        return f"${judge.api_key_env} is refused as a key variable"
+    problem = api_key_env_problem(judge.api_key_env, owner=judge.owner)
+    if problem:
+        return f"${judge.api_key_env} is refused: {problem} Its runs are refused before any request."
     return f"${judge.api_key_env} is set" if os.environ.get(judge.api_key_env) else f"${judge.api_key_env} is NOT set"
