@@ -89,8 +89,8 @@ def env_assignments(name):
     `{owner: (variable, ...)}`; "*" is everyone. Unset or empty: {} (nothing assigned)."""
     raw = os.environ.get(name, "")
     assigned = {}
-    for item in raw.split(","):
-        item = item.strip()
+    for entry in raw.split(","):
+        item = entry.strip()
         if not item:
             continue
         owner, colon, variable = (part.strip() for part in item.partition(":"))

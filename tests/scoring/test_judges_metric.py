@@ -1,6 +1,7 @@
 """The metric judge:<name>: computed in chunks like every metric, against a real local chat server."""
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -128,12 +129,12 @@ def test_a_missing_api_key_variable_is_refused_before_any_request_or_run(dataset
 
 @pytest.mark.parametrize("variable", ["DJANGO_SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "PROLIFIC_API_TOKEN"])
 def test_a_judge_naming_one_of_the_servers_own_secrets_never_sends_it_nor_tells_whether_it_is_set(
-    dataset, chat_server, monkeypatch, researcher_client, variable, settings
+    dataset, chat_server, monkeypatch, researcher_client, variable
 ):
     researcher = dataset.owner
     # The base URL is the researcher's choice: the key variable must not be the server's credentials,
     # even where the operator assigned it by mistake.
-    settings.JUDGE_KEY_VARIABLES = {"*": (variable,)}
+    monkeypatch.setattr(django_settings, "JUDGE_KEY_VARIABLES", {"*": (variable,)})
     monkeypatch.setenv(variable, "server-credential")
     judge = make_judge(researcher, chat_server, name="hosted", api_key_env=variable)  # stored before the rule
     with pytest.raises(CommandError, match="cannot be a judge's key variable"):

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.django_db
 def assigned_key_variables(settings):
     """The operator assigned these to everyone; the server's own secrets by mistake, which the
     name rule still refuses."""
-    settings.JUDGE_KEY_VARIABLES = {"*": ("VLLM_KEY", "DJANGO_SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "PROLIFIC_API_TOKEN")}
+    assigned = ("VLLM_KEY", "DJANGO_SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "PROLIFIC_API_TOKEN")
+    settings.JUDGE_KEY_VARIABLES = {"*": assigned}
+
 
 FORM = {
     "name": "qwen",
