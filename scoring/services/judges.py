@@ -8,6 +8,7 @@ error, or redelivered after its worker was killed, asks only what is still missi
 """
 
 import collections
+import contextlib
 import hashlib
 import json
 import os
@@ -304,21 +305,24 @@ def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
     _usage_add(judge, run, label, answered=[], cached=len(found))
     asked = list(missing)
     failures, answered = [], 0
+    # closed on any exception (a killed chunk): the prompts not yet sent are then not sent
+    stream = contextlib.closing(judge_prompts_stream(settings, list(missing.values()), parse))
     try:
-        for batch in judge_prompts_stream(settings, list(missing.values()), parse):
-            new, example = [], ""
-            for index, result in batch:
-                if isinstance(result, BaseException):
-                    failures.append(result)
-                    continue
-                if not example and result.unparseable:
-                    unread = next(r for r, v in zip(result.replies, result.values, strict=True) if v is None)
-                    example = unread or "(empty reply)"
-                new.append(_cache_entry(judge, template, asked[index], result))
-            JudgeCacheEntry.objects.bulk_create(new, ignore_conflicts=True)  # a twin chunk may have stored it first
-            found.update((entry.prompt_hash, entry) for entry in new)
-            answered += len(new)
-            _usage_add(judge, run, label, answered=new, cached=0, example=example[:EXAMPLE_CHARS])
+        with stream as batches:
+            for batch in batches:
+                new, example = [], ""
+                for index, result in batch:
+                    if isinstance(result, BaseException):
+                        failures.append(result)
+                        continue
+                    if not example and result.unparseable:
+                        unread = next(r for r, v in zip(result.replies, result.values, strict=True) if v is None)
+                        example = unread or "(empty reply)"
+                    new.append(_cache_entry(judge, template, asked[index], result))
+                JudgeCacheEntry.objects.bulk_create(new, ignore_conflicts=True)  # a twin chunk may have stored it first
+                found.update((entry.prompt_hash, entry) for entry in new)
+                answered += len(new)
+                _usage_add(judge, run, label, answered=new, cached=0, example=example[:EXAMPLE_CHARS])
     except HostRefused as refused:
         raise JudgeRefusal(f"judge {judge.name!r}: {refused}") from None
     if failures:
