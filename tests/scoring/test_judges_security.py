@@ -330,8 +330,9 @@ def _usage_requests(judge_id):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_chunk_killed_after_k_answers_is_retried_asking_only_the_missing_prompts_and_the_usage_adds_up(
-    researcher, chat_server
+    researcher, chat_server, settings
 ):
+    settings.JUDGE_TIMEOUT_SECONDS = 60  # the request held at the kill must not time out first
     dataset = load_dataset_records(records=RECORDS, name="toy", owner=researcher)
     k = 5
     judge = make_judge(researcher, chat_server, concurrency=1)
@@ -341,22 +342,25 @@ def test_a_chunk_killed_after_k_answers_is_retried_asking_only_the_missing_promp
         if nth == k + 1 and not killed.is_set():
             # the (k+1)th request: once the k answers are stored (or after a while, for code that
             # stores nothing before the end), kill the chunk while this request is in flight
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 3
             while _usage_requests(judge.pk) < k and time.monotonic() < deadline:
                 time.sleep(0.05)
-            killed.set()
-            os.kill(os.getpid(), signal.SIGUSR1)
+            if armed.is_set():  # the test's handler is still in place
+                killed.set()
+                os.kill(os.getpid(), signal.SIGUSR1)
         return scoring_server(body, nth)
 
-    killed = threading.Event()
+    killed, armed = threading.Event(), threading.Event()
     chat_server.answer = kill_after_k
     previous = signal.signal(signal.SIGUSR1, _raise_killed)
     run = services.metrics_compute(dataset=dataset, metrics=["judge:local"], dispatch=False)
     chunk = run.chunks.get()
+    armed.set()
     try:
         with pytest.raises(Killed):
             services_metric_chunks.metric_chunk_compute(chunk=chunk)
     finally:
+        armed.clear()
         signal.signal(signal.SIGUSR1, previous)
     # the killed chunk kept the k answers it had received, and counted them as paid
     assert killed.is_set() and JudgeCacheEntry.objects.count() == k
