@@ -65,6 +65,11 @@ def api_key_env_problem(name, *, owner):
         return f"{name} is not a key variable assigned to you: the operator assigns them in JUDGE_KEY_VARIABLES. " + (
             f"Yours: {', '.join(mine)}." if mine else "None is assigned to you."
         )
+    return key_variable_name_problem(name)
+
+
+def key_variable_name_problem(name):
+    """Why no judge may read its key from `name`, assigned or not (a server secret's name), or ""."""
     if not _KEY_VARIABLE.match(name) or _SERVER_SECRETS.search(name):
         return (
             f"{name} cannot be a judge's key variable: name one that holds only the judge's API key and ends "

@@ -382,3 +382,13 @@ def test_a_chunk_killed_after_k_answers_is_retried_asking_only_the_missing_promp
     assert (usage.prompts, usage.cached, usage.requests) == (k + 12, k, 12)
     assert usage.prompt_tokens == sum(e.prompt_tokens for e in entries)
     assert usage.completion_tokens == sum(e.completion_tokens for e in entries)
+
+
+def test_the_system_check_names_an_assigned_variable_no_judge_may_read(settings):
+    from scoring.checks import check_judge_key_variables
+
+    settings.JUDGE_KEY_VARIABLES = {"alice": ("ALICE_OPENAI_KEY",), "*": ("DJANGO_SECRET_KEY",)}
+    (error,) = check_judge_key_variables(None)
+    assert error.id == "scoring.E001" and "DJANGO_SECRET_KEY (to *)" in error.msg
+    settings.JUDGE_KEY_VARIABLES = {"alice": ("ALICE_OPENAI_KEY",), "*": ("LAB_OPENAI_KEY",)}
+    assert check_judge_key_variables(None) == []
