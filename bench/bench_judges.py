@@ -61,6 +61,7 @@ def child(args):
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.pop("CELERY_BROKER_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["JUDGE_ALLOW_PRIVATE_HOSTS"] = "1"  # the bench's server listens on 127.0.0.1
     import django
 
     django.setup()
