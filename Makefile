@@ -27,10 +27,11 @@ system-packages:
 
 setup: $(BIN)/.installed system-packages
 
+# The demo's judges may use a model served on this machine (127.0.0.1): the operator's opt-in.
 demo: setup
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	JUDGE_ALLOW_PRIVATE_HOSTS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -48,7 +48,7 @@ def texts(n):
 def client_alone(base_url, n, concurrency):
     template = prompts.get_template(prompts.RATING)
     messages = [prompts.rating_messages(template, context=["hi", "how was your day?"], response=t) for t in texts(n)]
-    settings = JudgeSettings(base_url=base_url, model="bench", concurrency=concurrency)
+    settings = JudgeSettings(base_url=base_url, model="bench", concurrency=concurrency, allow_private=True)
     started = time.perf_counter()
     verdicts = judge_prompts(settings, messages, parse_rating)
     seconds = time.perf_counter() - started
@@ -61,6 +61,7 @@ def child(args):
     os.environ["DATABASE_URL"] = args.database_url
     os.environ.pop("CELERY_BROKER_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["JUDGE_ALLOW_PRIVATE_HOSTS"] = "1"  # the bench's server listens on 127.0.0.1
     import django
 
     django.setup()

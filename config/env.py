@@ -5,6 +5,7 @@ typo in a deployment shows up at start-up rather than as odd behaviour later.
 """
 
 import os
+import re
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -78,3 +79,26 @@ def _redact(url):
     if parsed.password:
         return url.replace(f":{parsed.password}@", ":***@")
     return url
+
+
+_ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def env_assignments(name):
+    """`owner:VARIABLE` pairs, comma-separated ("alice:ALICE_KEY,*:LAB_KEY"), as
+    `{owner: (variable, ...)}`; "*" is everyone. Unset or empty: {} (nothing assigned)."""
+    raw = os.environ.get(name, "")
+    assigned = {}
+    for entry in raw.split(","):
+        item = entry.strip()
+        if not item:
+            continue
+        owner, colon, variable = (part.strip() for part in item.partition(":"))
+        if not colon or not owner or not re.fullmatch(_ENV_NAME, variable) or any(c.isspace() for c in owner):
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not OWNER:VARIABLE (a username or *, a colon, an environment variable name),"
+                " e.g. alice:ALICE_OPENAI_KEY,*:LAB_OPENAI_KEY."
+            )
+        if variable not in assigned.setdefault(owner, ()):
+            assigned[owner] += (variable,)
+    return assigned

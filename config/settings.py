@@ -12,7 +12,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_str, env_url
+from config.env import env_assignments, env_bool, env_choice, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -245,6 +245,12 @@ JUDGE_CONNECT_TIMEOUT_SECONDS = env_int("JUDGE_CONNECT_TIMEOUT_SECONDS", 10, min
 # for any). Empty: any host but link-local addresses (cloud metadata). A shared server sets it, so
 # that no researcher can point the workers' requests at internal services.
 JUDGE_ALLOWED_HOSTS = env_list("JUDGE_ALLOWED_HOSTS")
+# Loopback, private, unique-local and other non-global addresses (a judge served on 127.0.0.1) only
+# where the operator opts in; link-local (cloud metadata) never. Names are resolved and each address checked.
+JUDGE_ALLOW_PRIVATE_HOSTS = env_bool("JUDGE_ALLOW_PRIVATE_HOSTS", False)
+# The key variables a researcher's judge may name: "alice:ALICE_OPENAI_KEY,*:LAB_OPENAI_KEY" ("*":
+# everyone). Unset or empty: none (judges then run only against servers that want no key).
+JUDGE_KEY_VARIABLES = env_assignments("JUDGE_KEY_VARIABLES")
 
 # --- Celery ---------------------------------------------------------------------
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "", schemes={"redis", "rediss", "amqp", "amqps", "memory"})

@@ -7,7 +7,7 @@ class ScoringConfig(AppConfig):
 
     def ready(self):
         from annotation.extensions import register_pipeline_steps, register_response_extras  # apps loaded only now
-        from scoring import tasks  # noqa: F401  registers the tasks services queue by name (services/metrics.py)
+        from scoring import checks, tasks  # noqa: F401  checks register on import; tasks by name (services/metrics.py)
         from scoring.pipeline import scoring_steps
         from scoring.selectors import metric_extras
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("judges/", views_judges.judge_list, name="judges"),
     path("judges/<int:judge_id>/", views_judges.judge_detail, name="judge_detail"),
+    path("judges/<int:judge_id>/progress/", views_judges.judge_progress, name="judge_progress"),
     path("judges/<int:judge_id>/remove/", views_judges.judge_remove, name="judge_remove"),
     path("judges/<int:judge_id>/pairs/", views_judges.judge_dataset_pairs, name="judge_dataset_pairs"),
     path("adem/", views_adem.model_list, name="adem_models"),

@@ -68,6 +68,13 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def judges_on_local_stand_ins(settings):
+    """The judge tests' stand-in servers listen on 127.0.0.1: the operator's opt-in, as `make demo`
+    sets it. Tests of the refusal set it back to False."""
+    settings.JUDGE_ALLOW_PRIVATE_HOSTS = True
+
+
+@pytest.fixture(autouse=True)
 def celery_in_process_unless_worker(request, settings):
     """Tasks run in-process, as in the embedded default, even when CI sets CELERY_BROKER_URL.
 

@@ -2,7 +2,7 @@ from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from scoring.models import Judge
-from scoring.services.judges import api_key_env_problem, base_url_problem
+from scoring.services.judges import api_key_env_problem, assigned_key_variables, base_url_problem
 
 
 class JudgeForm(forms.ModelForm):
@@ -43,6 +43,15 @@ class JudgeForm(forms.ModelForm):
         self.owner = owner
         for name in ("samples", "max_tokens", "concurrency"):
             _bounded_by_model(self.fields[name], Judge._meta.get_field(name))
+        mine = assigned_key_variables(owner)
+        self.fields["api_key_env"].help_text = (
+            "Name of the environment variable holding the API key (empty: the server needs none). "
+            + (
+                f"The operator assigned you: {', '.join(mine)}."
+                if mine
+                else "The operator has assigned you no key variable (JUDGE_KEY_VARIABLES): only keyless servers."
+            )
+        )
 
     def clean_name(self):
         name = self.cleaned_data["name"]
@@ -63,7 +72,7 @@ class JudgeForm(forms.ModelForm):
         if value.startswith("sk-"):
             raise forms.ValidationError("Give the NAME of the environment variable that holds the key, not the key.")
         # A name that is no variable name at all gets the model's own message (its validator).
-        problem = api_key_env_problem(value) if value.replace("_", "a").isalnum() else ""
+        problem = api_key_env_problem(value, owner=self.owner) if value.replace("_", "a").isalnum() else ""
         if problem:
             raise forms.ValidationError(problem)
         return value

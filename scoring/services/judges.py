@@ -3,12 +3,13 @@
 `judge_metric_values` is the hook through which `scoring.services.metric_chunks` computes `judge:<name>`
 in chunks like every other metric (as `adem_metric_values` is for `adem:<name>`). Each prompt is
 looked up in the cache first (judge, template version, prompt hash); only the misses are sent, and
-what comes back is stored at once, so a chunk retried after an error asks only what is still missing.
+each answer is stored as it arrives (with its tokens on the usage row), so a chunk retried after an
+error, or redelivered after its worker was killed, asks only what is still missing.
 """
 
 import collections
+import contextlib
 import hashlib
-import ipaddress
 import json
 import os
 import re
@@ -21,7 +22,8 @@ from django.db.models import F
 
 from annotation.models import Response
 from scoring.judges import pairwise, prompts
-from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, JudgeSettings, judge_prompts
+from scoring.judges.addresses import HostRefused, literal_problem, userinfo_problem
+from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, JudgeSettings, judge_prompts_stream
 from scoring.judges.parsing import parse_preference, parse_rating
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judge_turns import judge_pairs_turn
@@ -35,19 +37,39 @@ class JudgeRefusal(Exception):
 
 
 # The key goes as a Bearer token to the judge's base URL, which its researcher chooses: a judge
-# naming the server's own credentials (DJANGO_SECRET_KEY, AWS_SECRET_ACCESS_KEY, ...) would send
-# them to any server. So the variable must be named like an API key (..._KEY) and not like one of
-# RateLab's own secrets or services.
+# naming another researcher's key, the lab's, or the server's own credentials would send them to
+# any server. So a judge may name only a variable the operator assigned to its owner or to everyone
+# (JUDGE_KEY_VARIABLES), and even then not one named like RateLab's own secrets or services.
 _KEY_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*_KEY$")
 _SERVER_SECRETS = re.compile(
     r"SECRET|PASSWORD|^(AWS|PROLIFIC|MTURK|DJANGO|DATABASE|CELERY|REDIS|EMAIL)_", re.IGNORECASE
 )
 
 
-def api_key_env_problem(name):
-    """Why `name` may not hold a judge's API key, or "" when it may (empty: no key)."""
+def assigned_key_variables(owner):
+    """The key variables the operator assigned to `owner` or to everyone (JUDGE_KEY_VARIABLES)."""
+    assigned = django_settings.JUDGE_KEY_VARIABLES
+    username = getattr(owner, "username", None)
+    own = assigned.get(username, ()) if username and username != "*" else ()
+    return tuple(dict.fromkeys((*own, *assigned.get("*", ()))))
+
+
+def api_key_env_problem(name, *, owner):
+    """Why `owner`'s judge may not read its API key from `name`, or "" when it may (empty: no key).
+
+    Says nothing of whether the variable exists: it is never read unless assigned."""
     if not name:
         return ""
+    if name not in assigned_key_variables(owner):
+        mine = assigned_key_variables(owner)
+        return f"{name} is not a key variable assigned to you: the operator assigns them in JUDGE_KEY_VARIABLES. " + (
+            f"Yours: {', '.join(mine)}." if mine else "None is assigned to you."
+        )
+    return key_variable_name_problem(name)
+
+
+def key_variable_name_problem(name):
+    """Why no judge may read its key from `name`, assigned or not (a server secret's name), or ""."""
     if not _KEY_VARIABLE.match(name) or _SERVER_SECRETS.search(name):
         return (
             f"{name} cannot be a judge's key variable: name one that holds only the judge's API key and ends "
@@ -60,35 +82,34 @@ def api_key_env_problem(name):
 def base_url_problem(url):
     """Why the workers may not send requests to `url`, or "" when they may.
 
-    The researcher chooses the URL and the page shows what comes back, so the operator may list the
-    allowed hosts (JUDGE_ALLOWED_HOSTS). Without a list, link-local addresses (169.254.0.0/16,
-    fe80::/10, and IPv4 ones written as IPv6: cloud metadata services) are refused; host names are
-    not resolved, which is why a shared server should set the list. Only http:// and https://: a
+    The researcher chooses the URL, so the operator may list the allowed hosts (JUDGE_ALLOWED_HOSTS).
+    With or without a list: no user-info; link-local addresses (169.254.0.0/16, fe80::/10, and IPv4
+    ones written as IPv6: cloud metadata services) never; loopback, private and other non-global
+    addresses only with JUDGE_ALLOW_PRIVATE_HOSTS=1. Host names are checked here only as written
+    (localhost); the workers resolve them before sending and check every address
+    (scoring.judges.addresses). Only http:// and https://: a
     URL field also takes ftp:// and ftps://, which no chat-completions client speaks (the judge was
     added and every request of its first run failed). The form and judge_add both ask here.
     """
     scheme = urlparse(url).scheme.lower()
     if scheme not in ("http", "https"):
         return "Give an http:// or https:// address" + (f", not {scheme}://." if scheme else ".")
+    problem = userinfo_problem(url)
+    if problem:
+        return problem
     host = (urlparse(url).hostname or "").lower().rstrip(".")
     if not host:
         return f"{url!r} names no host."
+    problem = literal_problem(host, allow_private=django_settings.JUDGE_ALLOW_PRIVATE_HOSTS)
+    if problem:
+        return problem
     # Written as Django's ALLOWED_HOSTS are: "[::1]" for an IPv6 address, any case, maybe a final dot.
     allowed = [entry.lower().strip("[]").rstrip(".") for entry in django_settings.JUDGE_ALLOWED_HOSTS]
-    if allowed:
-        if any(_host_matches(host, entry) for entry in allowed):
-            return ""
+    if allowed and not any(_host_matches(host, entry) for entry in allowed):
         return (
             f"{host} is not among the hosts this server's judges may use (JUDGE_ALLOWED_HOSTS:"
             f" {', '.join(allowed)}); ask its operator to add it."
         )
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return ""
-    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:169.254.169.254 is 169.254.169.254
-    if address.is_link_local or (mapped is not None and mapped.is_link_local):
-        return f"{host} is a link-local address (a cloud metadata service, not a judge); judges may not use it."
     return ""
 
 
@@ -108,7 +129,10 @@ def judge_create(*, owner, name, base_url, model, api_key_env="", template=promp
         owner=owner, name=name, base_url=base_url, model=model, api_key_env=api_key_env, template=template, **options
     )
     judge.full_clean()
-    problems = {"api_key_env": api_key_env_problem(api_key_env), "base_url": base_url_problem(base_url)}
+    problems = {
+        "api_key_env": api_key_env_problem(api_key_env, owner=owner),
+        "base_url": base_url_problem(base_url),
+    }
     problems = {field: problem for field, problem in problems.items() if problem}
     if problems:
         raise ValidationError(problems)
@@ -126,10 +150,11 @@ def judge_named(name, *, owner):
 def judge_settings(judge):
     """The client settings of `judge`, its API key read from the environment variable it names.
 
-    A named variable that is unset or empty is refused here, before any request is made."""
+    A variable not assigned to the judge's owner (now: the operator may have taken it back) is
+    refused here, before it is read and before any request is made; so is one unset or empty."""
     api_key = None
-    # both again at every run: the judge may predate the rule or the operator's list
-    problem = api_key_env_problem(judge.api_key_env) or base_url_problem(judge.base_url)
+    # both again at every run: the judge may predate the rule, the operator's lists or assignments
+    problem = api_key_env_problem(judge.api_key_env, owner=judge.owner) or base_url_problem(judge.base_url)
     if problem:
         raise JudgeRefusal(f"judge {judge.name!r}: {problem}")
     if judge.api_key_env:
@@ -152,6 +177,7 @@ def judge_settings(judge):
         timeout=float(django_settings.JUDGE_TIMEOUT_SECONDS),
         connect_timeout=float(django_settings.JUDGE_CONNECT_TIMEOUT_SECONDS),
         max_retries=django_settings.JUDGE_MAX_RETRIES,
+        allow_private=django_settings.JUDGE_ALLOW_PRIVATE_HOSTS,
     )
 
 
@@ -270,54 +296,72 @@ def majority_pick(values):
 
 
 def _judged(judge, settings, template, messages, parse, *, run=None, label=""):
-    """One JudgeCacheEntry per prompt: from the cache, or asked now and stored before returning.
+    """One JudgeCacheEntry per prompt: from the cache, or asked now and stored as it arrives.
 
-    Answers that arrived are stored even when another prompt's request failed; then the failure
-    is raised (JudgeRequestFailed), so a retry asks only for what is still missing."""
+    Each answer is stored (cache entry, and its requests and tokens on the usage row) as soon as it
+    arrives, before the next is waited for: a chunk that dies later (an error, a killed worker)
+    has paid for nothing it will ask again. A prompt asked twice (the same pair judged by two
+    people) is asked and counted once. When some prompt failed, JudgeRequestFailed says how many
+    failed and how many were not sent, so a retry asks only for what is still missing."""
     hashes = [prompts.prompt_hash(m) for m in messages]
     cached = JudgeCacheEntry.objects.filter(judge=judge, template_version=template.key, prompt_hash__in=set(hashes))
     found = {entry.prompt_hash: entry for entry in cached}
     missing = {h: m for h, m in zip(hashes, messages, strict=True) if h not in found}
-    results = judge_prompts(settings, list(missing.values()), parse)
-    new, failures, example = [], [], ""
-    for prompt_hash, result in zip(missing, results, strict=True):
-        if isinstance(result, BaseException):
-            failures.append(result)
-            continue
-        if not example and result.unparseable:
-            unread = next(r for r, v in zip(result.replies, result.values, strict=True) if v is None)
-            example = unread or "(empty reply)"
-        new.append(
-            JudgeCacheEntry(
-                judge=judge,
-                template_version=template.key,
-                prompt_hash=prompt_hash,
-                values=result.values,
-                mean=result.mean if template.kind == prompts.RATING else None,
-                spread=result.spread if template.kind == prompts.RATING else None,
-                first_reply=(result.replies[0] if result.replies else "")[:EXAMPLE_CHARS],
-                prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens,
-            )
-        )
-    JudgeCacheEntry.objects.bulk_create(new, ignore_conflicts=True)  # a twin chunk may have stored it first
-    found.update((entry.prompt_hash, entry) for entry in new)
-    n_cached = len(hashes) - len(missing)
-    _usage_add(judge, run, label, prompts=len(hashes), cached=n_cached, new=new, example=example[:EXAMPLE_CHARS])
+    _usage_add(judge, run, label, answered=[], cached=len(found))
+    asked = list(missing)
+    failures, answered = [], 0
+    # closed on any exception (a killed chunk): the prompts not yet sent are then not sent
+    stream = contextlib.closing(judge_prompts_stream(settings, list(missing.values()), parse))
+    try:
+        with stream as batches:
+            for batch in batches:
+                new, example = [], ""
+                for index, result in batch:
+                    if isinstance(result, BaseException):
+                        failures.append(result)
+                        continue
+                    if not example and result.unparseable:
+                        unread = next(r for r, v in zip(result.replies, result.values, strict=True) if v is None)
+                        example = unread or "(empty reply)"
+                    new.append(_cache_entry(judge, template, asked[index], result))
+                JudgeCacheEntry.objects.bulk_create(new, ignore_conflicts=True)  # a twin chunk may have stored it first
+                found.update((entry.prompt_hash, entry) for entry in new)
+                answered += len(new)
+                _usage_add(judge, run, label, answered=new, cached=0, example=example[:EXAMPLE_CHARS])
+    except HostRefused as refused:
+        raise JudgeRefusal(f"judge {judge.name!r}: {refused}") from None
     if failures:
-        raise JudgeRequestFailed(_failures_message(failures, len(missing)))
+        raise JudgeRequestFailed(_failures_message(failures, asked=len(asked), answered=answered))
     return [found[h] for h in hashes]
 
 
-def _failures_message(failures, asked):
-    """The first real failure, and, when the endpoint proved unreachable, how many were never sent."""
+def _cache_entry(judge, template, prompt_hash, result):
+    rating = template.kind == prompts.RATING
+    return JudgeCacheEntry(
+        judge=judge,
+        template_version=template.key,
+        prompt_hash=prompt_hash,
+        values=result.values,
+        mean=result.mean if rating else None,
+        spread=result.spread if rating else None,
+        first_reply=(result.replies[0] if result.replies else "")[:EXAMPLE_CHARS],
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+    )
+
+
+def _failures_message(failures, *, asked, answered):
+    """How the prompts not in the cache ended ("10 failed, 8 not sent, 2 answered of 20 asked"), the
+    first real failure, and, when the endpoint proved unreachable, why the rest were not sent."""
     sent = [f for f in failures if not isinstance(f, JudgeNotSent)]
-    message = f"{len(failures)} of {asked} prompt(s) failed; first: {(sent or failures)[0]}"
     not_sent = [f for f in failures if isinstance(f, JudgeNotSent)]
+    counts = [f"{len(sent)} failed"] + ([f"{len(not_sent)} not sent"] if not_sent else [])
+    message = f"{', '.join(counts)}, {answered} answered, of {asked} prompt(s) not in the cache; "
+    message += f"first failure: {(sent or failures)[0]}."
     if not_sent:
         message += (
-            f" Stopped once {not_sent[0]}: the other {len(not_sent)} prompt(s) were not sent, and nothing was"
-            " charged or stored for them."
+            f" Stopped once {not_sent[0]}: the {len(not_sent)} not sent were neither charged nor stored;"
+            " judging again asks only for what is missing."
         )
     return message
 
@@ -338,15 +382,17 @@ def judge_usage_row(judge, run, label):
     return usage
 
 
-def _usage_add(judge, run, label, *, prompts, cached, new, example):
+def _usage_add(judge, run, label, *, answered, cached, example=""):
+    """Add to the usage row: `cached` prompts found in the cache, and the `answered` cache entries
+    just stored (a prompt each, its requests and tokens: what was paid for)."""
     usage = judge_usage_row(judge, run, label)
     JudgeUsage.objects.filter(pk=usage.pk).update(  # F(): chunks of one run may add at the same time
-        prompts=F("prompts") + prompts,
+        prompts=F("prompts") + cached + len(answered),
         cached=F("cached") + cached,
-        requests=F("requests") + sum(len(e.values) for e in new),
-        prompt_tokens=F("prompt_tokens") + sum(e.prompt_tokens for e in new),
-        completion_tokens=F("completion_tokens") + sum(e.completion_tokens for e in new),
-        unparseable=F("unparseable") + sum(sum(v is None for v in e.values) for e in new),
+        requests=F("requests") + sum(len(e.values) for e in answered),
+        prompt_tokens=F("prompt_tokens") + sum(e.prompt_tokens for e in answered),
+        completion_tokens=F("completion_tokens") + sum(e.completion_tokens for e in answered),
+        unparseable=F("unparseable") + sum(sum(v is None for v in e.values) for e in answered),
     )
     if example:
         JudgeUsage.objects.filter(pk=usage.pk, unparseable_example="").update(unparseable_example=example)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation.selectors_pairwise import judged_pairs
 from scoring.judges import pairwise, prompts
+from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judges import JudgeRefusal, judge_pairs, judge_settings, judge_usage_row, majority_pick
 
@@ -64,14 +65,30 @@ def judge_pairs_queue(*, judge, dataset):
 
 def judge_dataset_pairs(*, judge, dataset):
     """Judge the dataset's human-judged pairs with `judge` in both orders; returns the statistics.
-    However it ends (a refusal, a failed request), the judging is no longer queued."""
+    However it ends (a refusal, a failed request), the judging is no longer queued; when it fails,
+    why is kept on its usage row (figures["error"]) for the judge's page, until a judging succeeds."""
     label = pairs_label(dataset)
     try:
         pairwise_judge_check(judge, dataset)
         _, stats = judge_pairs(judge=judge, items=dataset_pair_items(dataset), label=label)
+    except (JudgeRefusal, JudgeRequestFailed) as error:
+        _judging_failed(judge, label, str(error))
+        raise
+    except Exception:
+        _judging_failed(judge, label, "an internal error (the worker's log has it)")
+        raise
     finally:
         JudgeUsage.objects.filter(judge_id=judge.pk, run=None, label=label).update(queued_at=None)
     return stats
+
+
+def _judging_failed(judge, label, reason):
+    if not Judge.objects.filter(pk=judge.pk).exists():  # removed meanwhile: no row to mark
+        return
+    usage = judge_usage_row(judge, None, label)
+    figures = {key: value for key, value in (usage.figures or {}).items() if key not in ("error", "failed_at")}
+    figures.update(error=reason[:2000], failed_at=timezone.now().isoformat())
+    JudgeUsage.objects.filter(pk=usage.pk).update(figures=figures)
 
 
 def cached_judge_statistics(*, dataset, pairs=None):

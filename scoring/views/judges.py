@@ -5,12 +5,14 @@ import os
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Avg, Count
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.selectors import datasets_changeable_by
 from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
+from scoring.models import MetricRun
 from scoring.selectors import judges_changeable_by, judges_visible_to
 from scoring.services.judge_remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
 from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create
@@ -47,7 +49,7 @@ def judge_list(request):
 @require_GET
 def judge_detail(request, judge_id):
     judge = get_object_or_404(judges_visible_to(user=request.user), pk=judge_id)
-    usage = list(judge.usage.select_related("run__dataset", "judge")[:50])
+    usage = _usage_rows(judge)
     cache = judge.cache_entries.aggregate(n=Count("id"), spread=Avg("spread"), mean=Avg("mean"))
     example = next((u.unparseable_example for u in usage if u.unparseable_example), "")
     pairwise = judge.template == prompts.PAIRWISE
@@ -59,10 +61,64 @@ def judge_detail(request, judge_id):
         "usage": usage,
         "cache": cache,
         "unparseable": sum(u.unparseable for u in usage),
+        # "every reply gave a score" only once some reply came
+        "replies": sum(u.requests for u in usage),
         "example": example,
+        "failures": [u for u in usage if u.state == "failed"],
+        "active": any(u.active for u in usage),
         "pair_datasets": _pairwise_datasets(request.user) if pairwise else [],
     }
     return render(request, "scoring/judges/judge_detail.html", context)
+
+
+@login_required
+@require_GET
+def judge_progress(request, judge_id):
+    """The judge's runs as its page's poller reads them: whether one is queued or running, and
+    each row's state and counts (the page reloads when a run ends)."""
+    judge = get_object_or_404(judges_visible_to(user=request.user), pk=judge_id)
+    rows = _usage_rows(judge)
+    return JsonResponse(
+        {
+            "active": any(row.active for row in rows),
+            "rows": [
+                {
+                    "id": row.pk,
+                    "state": row.state,
+                    "prompts": row.prompts,
+                    "cached": row.cached,
+                    "requests": row.requests,
+                    "reason": row.reason,
+                }
+                for row in rows
+            ],
+        }
+    )
+
+
+def _usage_rows(judge):
+    """The judge's latest usage rows, each with `state` (queued, running, done, failed, not
+    finished), `reason` (why it failed, as the run or the judging recorded it) and `active`."""
+    rows = list(judge.usage.select_related("run__dataset", "judge")[:50])
+    for row in rows:
+        row.state, row.reason = _row_state(row)
+        row.active = row.state in ("queued", "running", "queued or running")
+    return rows
+
+
+def _row_state(row):
+    if row.run is not None:
+        if row.run.status == MetricRun.Status.FAILED:
+            return "failed", row.run.error or "the run failed"
+        return row.run.status, ""
+    figures = row.figures or {}
+    if row.queued_at:
+        return "queued or running", ""
+    if figures.get("error"):
+        return "failed", figures["error"]
+    if "n_pairs" in figures:
+        return "done", ""
+    return "not finished", "a request failed: judging again asks only for what is missing"
 
 
 @login_required
@@ -130,10 +186,12 @@ def _pairwise_datasets(user):
 
 
 def _key_state(judge):
-    """Whether the web server's environment has the key variable (its value is never read out)."""
+    """For the judge's owner (the only one who sees it): whether a key variable assigned to them is
+    set where the web server runs. A variable not assigned to them is never read, so the page tells
+    nothing about the server's other variables."""
     if not judge.api_key_env:
         return "no key needed"
-    if api_key_env_problem(judge.api_key_env):
-        # Not read: the page must not tell whether the server has some other variable set.
-        return f"${judge.api_key_env} is refused as a key variable"
+    problem = api_key_env_problem(judge.api_key_env, owner=judge.owner)
+    if problem:
+        return f"${judge.api_key_env} is refused: {problem} Its runs are refused before any request."
     return f"${judge.api_key_env} is set" if os.environ.get(judge.api_key_env) else f"${judge.api_key_env} is NOT set"

@@ -27,6 +27,7 @@ class ChatServer:
     def __init__(self, answer=None):
         self.answer = answer or (lambda body, n: "Score: 3")
         self.requests = []  # (time, body, Authorization header)
+        self.host_headers = []  # the Host header of each request, in order
         self.lock = threading.Lock()
         server = self
 
@@ -38,6 +39,7 @@ class ChatServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
                     server.requests.append((time.monotonic(), body, self.headers.get("Authorization")))
+                    server.host_headers.append(self.headers.get("Host"))
                     nth = len(server.requests)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
@@ -47,7 +49,9 @@ class ChatServer:
                 if result.delay:
                     time.sleep(result.delay)
                 if result.status != 200:
-                    error = {"error": {"message": f"scripted {result.status}", "type": "server_error", "code": None}}
+                    # a scripted reply becomes the error's message (what an internal service might say)
+                    message = result.reply or f"scripted {result.status}"
+                    error = {"error": {"message": message, "type": "server_error", "code": None}}
                     return self._send(result.status, error, result.headers)
                 user = body["messages"][-1]["content"]
                 prompt_tokens, completion_tokens = len(user.split()), len(result.reply.split())

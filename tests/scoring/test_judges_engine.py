@@ -18,7 +18,9 @@ def messages_for(text):
 
 
 def settings_for(server, **overrides):
-    return JudgeSettings(base_url=server.base_url, model="judge-model", **{"timeout": 5.0, **overrides})
+    return JudgeSettings(
+        base_url=server.base_url, model="judge-model", allow_private=True, **{"timeout": 5.0, **overrides}
+    )
 
 
 @pytest.mark.parametrize(
@@ -157,7 +159,9 @@ def test_the_api_key_is_sent_as_a_bearer_token_and_kept_out_of_errors_and_repr(c
 
 
 def test_an_endpoint_nobody_listens_on_is_given_up_after_a_few_prompts_and_the_rest_are_not_sent(dead_url):
-    settings = JudgeSettings(base_url=dead_url, model="judge-model", max_retries=1, concurrency=1, unreachable_after=3)
+    settings = JudgeSettings(
+        base_url=dead_url, model="judge-model", max_retries=1, concurrency=1, unreachable_after=3, allow_private=True
+    )
     started = time.monotonic()
     results = judge_prompts(settings, [messages_for(str(i)) for i in range(20)], parse_rating)
     # each of the first three waited for its retry (about half a second); the 17 others none
@@ -176,7 +180,13 @@ def test_a_host_that_never_answers_the_connection_is_given_up_at_the_connect_tim
     # the connect timeout never will be: without its own limit a silent host held each prompt for
     # the request limit and each retry again
     settings = JudgeSettings(
-        base_url=silent_url, model="judge-model", timeout=60.0, connect_timeout=0.5, max_retries=0, concurrency=1
+        base_url=silent_url,
+        model="judge-model",
+        timeout=60.0,
+        connect_timeout=0.5,
+        max_retries=0,
+        concurrency=1,
+        allow_private=True,
     )
     (failure,) = judge_prompts(settings, [messages_for("x")], parse_rating)
     assert str(failure) == f"cannot reach {silent_url}: no connection within 0.5 s (0 retries)"

@@ -1,6 +1,7 @@
 """The metric judge:<name>: computed in chunks like every metric, against a real local chat server."""
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -25,6 +26,8 @@ def eager(monkeypatch, settings):
     monkeypatch.setitem(celery_app.conf, "task_always_eager", True)
     settings.JUDGE_MAX_RETRIES = 1
     settings.JUDGE_TIMEOUT_SECONDS = 5.0
+    # the operator's assignment of the key variables these tests name (JUDGE_KEY_VARIABLES)
+    settings.JUDGE_KEY_VARIABLES = {"*": ("RATELAB_TEST_JUDGE_KEY", "RATELAB_TEST_UNSET_KEY")}
 
 
 @pytest.fixture
@@ -129,14 +132,16 @@ def test_a_judge_naming_one_of_the_servers_own_secrets_never_sends_it_nor_tells_
     dataset, chat_server, monkeypatch, researcher_client, variable
 ):
     researcher = dataset.owner
-    # The base URL is the researcher's choice: the key variable must not be the server's credentials.
+    # The base URL is the researcher's choice: the key variable must not be the server's credentials,
+    # even where the operator assigned it by mistake.
+    monkeypatch.setattr(django_settings, "JUDGE_KEY_VARIABLES", {"*": (variable,)})
     monkeypatch.setenv(variable, "server-credential")
     judge = make_judge(researcher, chat_server, name="hosted", api_key_env=variable)  # stored before the rule
     with pytest.raises(CommandError, match="cannot be a judge's key variable"):
         call_command("compute_metrics", "--dataset", "toy", "--metric", "judge:hosted", "--no-progress")
     assert not chat_server.requests and not MetricRun.objects.exists()
     page = researcher_client.get(reverse("scoring:judge_detail", args=[judge.pk])).content.decode()
-    assert "is set" not in page and "server-credential" not in page and "refused as a key variable" in page
+    assert "is set" not in page and "server-credential" not in page and f"${variable} is refused" in page
 
 
 def test_an_operators_host_list_refuses_other_hosts_on_the_form_and_before_any_request(
@@ -253,7 +258,7 @@ def test_a_key_that_vanishes_from_a_workers_environment_fails_the_run_with_a_cle
 
 def test_a_server_that_keeps_failing_fails_the_run_and_keeps_the_answers_it_gave(compute, dataset, judge, chat_server):
     chat_server.answer = lambda body, n: Scripted(500) if "nothing" in body["messages"][-1]["content"] else "Score: 4"
-    with pytest.raises(JudgeRequestFailed, match="2 of 12 prompt"):
+    with pytest.raises(JudgeRequestFailed, match="2 failed, 10 answered, of 12 prompt"):
         compute(dataset=dataset, metrics=["judge:local"])
     run = MetricRun.objects.get()
     assert run.status == MetricRun.Status.FAILED and "HTTP 500" in run.error
@@ -272,11 +277,15 @@ def test_a_judge_whose_endpoint_refuses_connections_fails_the_run_after_a_few_pr
         compute(dataset=dataset, metrics=["judge:dead"])
     run = MetricRun.objects.get()
     assert run.status == MetricRun.Status.FAILED
-    assert f"chunk 0: 12 of 12 prompt(s) failed; first: cannot reach {dead_url}" in run.error
+    assert (
+        f"chunk 0: 3 failed, 9 not sent, 0 answered, of 12 prompt(s) not in the cache; first failure: cannot "
+        f"reach {dead_url}: " in run.error
+    )
     assert f"Stopped once {dead_url} could not be reached for 3 request(s) in a row" in run.error
-    assert "the other 9 prompt(s) were not sent, and nothing was charged or stored for them." in run.error
+    assert "the 9 not sent were neither charged nor stored" in run.error
     usage = JudgeUsage.objects.get(run=run)
-    assert (usage.prompts, usage.requests, usage.prompt_tokens) == (12, 0, 0)
+    # nothing answered, nothing paid: the row counts prompts answered (from the cache or by a request)
+    assert (usage.prompts, usage.cached, usage.requests, usage.prompt_tokens) == (0, 0, 0, 0)
     assert not JudgeCacheEntry.objects.exists()
 
 

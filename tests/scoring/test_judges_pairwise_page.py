@@ -60,6 +60,7 @@ def test_a_rating_judges_page_keeps_its_metric_and_score_wording(researcher, res
     judge = make_judge(researcher, chat_server, name="rater")
     html = _page(researcher_client, judge)
     assert "<dt>Metric</dt><dd><code>judge:rater</code></dd>" in html and "per response" in html
-    assert "every reply gave a score" in html and 'id="judge-pairs-figures"' not in html
+    # not run yet: no reply came, so none "gave a score" (F15)
+    assert "No reply yet" in html and "every reply gave" not in html and 'id="judge-pairs-figures"' not in html
     listing = researcher_client.get(reverse("scoring:judges")).content.decode()
     assert "judge:rater" in listing

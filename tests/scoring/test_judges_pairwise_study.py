@@ -103,7 +103,11 @@ def test_a_judge_that_picks_the_human_winner_in_both_orders_agrees_fully_and_the
     call_command("judge_pairs", "--judge", "oracle", "--dataset", "ab")
     assert len(chat_server.requests) == 2 * N_CONTEXTS  # all from the cache
     usage = JudgeUsage.objects.get(label="pairs of ab")
-    assert (usage.prompts, usage.cached, usage.requests) == (28, 16, 12)
+    # 14 judgements of 6 distinct pairs (12 distinct prompts): a prompt asked twice is counted once,
+    # so the row adds up: prompts = from the cache (the second judging's 12) + answered by requests (12),
+    # and "from cache" never exceeds what the cache holds (F04 read "From cache 480" with an empty cache)
+    assert (usage.prompts, usage.cached, usage.requests) == (24, 12, 12)
+    assert usage.cached <= JudgeCacheEntry.objects.filter(judge__name="oracle").count() == 12
     row = _judges_in_report()["oracle"]
     assert row["agreement"] == 1.0 and row["self_consistency"] == 1.0 and row["position_bias"] == 0.5
     assert len(chat_server.requests) == 2 * N_CONTEXTS  # the report reads the cache only

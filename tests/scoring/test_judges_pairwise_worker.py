@@ -31,6 +31,7 @@ def test_a_real_worker_judges_the_pairs_the_button_queued(study, researcher, res
     judge = make_judge(researcher, chat_server, name="oracle", template=prompts.PAIRWISE)
     env = {
         **os.environ,
+        "JUDGE_ALLOW_PRIVATE_HOSTS": "1",  # the stand-in listens on 127.0.0.1
         "DATABASE_URL": worker_database_url(),
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "PYTHONPATH": str(ROOT),

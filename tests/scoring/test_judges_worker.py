@@ -11,7 +11,6 @@ import sys
 import time
 
 import pytest
-from django.conf import settings
 
 from scoring.models import JudgeUsage, MetricRun
 from scoring.selectors import metric_scores
@@ -24,10 +23,11 @@ from tests.scoring.test_metrics_worker import ROOT, worker_database_url
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_real_worker_judges_every_response_in_chunks(researcher, chat_server, monkeypatch):
+def test_real_worker_judges_every_response_in_chunks(researcher, chat_server, monkeypatch, settings):
     if not settings.CELERY_BROKER_URL:
         pytest.skip("CELERY_BROKER_URL is unset: no broker to run a real worker against")
     monkeypatch.setenv("RATELAB_WORKER_JUDGE_KEY", "sk-worker")  # the web side checks it too
+    settings.JUDGE_KEY_VARIABLES = {"*": ("RATELAB_WORKER_JUDGE_KEY",)}
     dataset = load_dataset_records(records=RECORDS, name="judged", owner=researcher)
     chat_server.answer = scoring_server
     make_judge(researcher, chat_server, api_key_env="RATELAB_WORKER_JUDGE_KEY")
@@ -37,6 +37,9 @@ def test_real_worker_judges_every_response_in_chunks(researcher, chat_server, mo
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "PYTHONPATH": str(ROOT),
         "RATELAB_WORKER_JUDGE_KEY": "sk-worker",
+        # the operator's settings, on the worker as on the web side
+        "JUDGE_KEY_VARIABLES": "*:RATELAB_WORKER_JUDGE_KEY",
+        "JUDGE_ALLOW_PRIVATE_HOSTS": "1",
     }
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=WARNING",
