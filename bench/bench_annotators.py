@@ -59,6 +59,50 @@ def server_env(args):
     return env
 
 
+class BenchFailed(SystemExit):
+    """The run measured nothing trustworthy: the bench stops with this message and no figures."""
+
+    def __init__(self, message):
+        super().__init__(f"bench_annotators: FAILED, no figures printed: {message}")
+
+
+def check_same_database(url):
+    """Stop unless this process's settings use `url`'s database, the one gunicorn is given.
+
+    Settings read before DATABASE_URL was set put the survey in the default SQLite file while the
+    server read PostgreSQL: every annotator met a 404 and nothing was measured.
+    """
+    import dj_database_url
+    from django.conf import settings
+
+    wanted, used = dj_database_url.parse(url), settings.DATABASES["default"]
+    keys = ("ENGINE", "NAME", "HOST", "PORT")
+    if any(str(wanted.get(k) or "") != str(used.get(k) or "") for k in keys):
+        raise BenchFailed(
+            f"the bench's settings use {used['ENGINE']} {used['NAME']!s}, not the --database-url given "
+            f"to the server ({wanted['ENGINE']} {wanted['NAME']}): the server would not find the survey."
+        )
+
+
+def check_measured(parts, n):
+    """Raise BenchFailed if any annotator met an error (a 404 start page, a refused submit) or got no task.
+
+    `parts`: what the client processes sent back (`errors`, `idle`: annotators that got no task);
+    `n`: the annotators started. A bench whose annotators were refused measures nothing, so it must
+    not print figures as if it had.
+    """
+    errors = [e for p in parts for e in p["errors"]]
+    idle = sum(p["idle"] for p in parts)
+    if errors or idle:
+        first = "; ".join(errors[:3])
+        raise BenchFailed(
+            f"{len(errors)} of {n} annotators met an error and {idle} got no task"
+            + (f" (first: {first})" if first else "")
+            + ". Check that the server and the bench use the same database (--database-url) and that "
+            "the survey has work for every annotator."
+        )
+
+
 def ensure_database(url):
     import psycopg2
 
@@ -159,6 +203,8 @@ def drive(plan, conn):
             "pages": [t for a, _ in annotators for t in a.page_times],
             "submits": [t for a, _ in annotators for t in a.submit_times],
             "hits": sum(len(a.tokens) for a, _ in annotators),
+            "idle": sum(1 for a, _ in annotators if not a.tokens),
+            "tokens": [t for a, _ in annotators for t in a.tokens],
             "answered": sum(a.answered for a, _ in annotators),
             "errors": errors,
             "cpu_s": time.process_time() - started,
@@ -224,6 +270,7 @@ def run_size(n, args, tag, server):
     after = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()
+    check_measured(parts, n)
     expected, stored, doubled = _stored_counts(survey, parts)
     pages = [t for p in parts for t in p["pages"]]
     submits = [t for p in parts for t in p["submits"]]
@@ -257,11 +304,16 @@ def _stored_counts(survey, parts):
     """(expected, stored, doubled) answers: ratings, or for a pairwise survey its judgements."""
     from django.db.models import Count
 
-    from annotation.models import Assignment, HITItem, PairwiseJudgement, Rating
+    from annotation.models import Aspect, Assignment, HITItem, PairwiseJudgement, Rating
 
     if survey.task_type != "pairwise":
         rows, key = Rating.objects.filter(survey=survey), ("annotator", "response", "aspect")
-        expected = sum(p["answered"] for p in parts)
+        # Every real reply of the submitted HITs, on every question: a check's block (the check and
+        # its fillers, which the page does not tell apart from real replies) is answered, not stored,
+        # so the answers counted over HTTP (`answered`) are more than the ratings kept.
+        tokens = [token for p in parts for token in p["tokens"]]
+        replies = HITItem.objects.filter(hit__assignments__token__in=tokens, kind=HITItem.Kind.RESPONSE).count()
+        expected = replies * Aspect.objects.filter(survey=survey).count()
     else:
         rows, key = PairwiseJudgement.objects.filter(survey=survey), ("annotator", "response_a", "response_b", "aspect")
         # One judgement per pair item of every submitted HIT (one aspect: overall).
@@ -331,10 +383,14 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
     args = parser.parse_args()
 
-    if args.workers is None:
-        args.workers = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
+    # The server's environment first: reading gunicorn.conf.py imports the project (config/__init__.py
+    # loads the Celery app, which reads the settings), and settings read before DATABASE_URL is set
+    # would put the survey in the default SQLite file while gunicorn serves PostgreSQL: every
+    # annotator then met a 404 and the bench measured nothing.
     env = server_env(args)
     os.environ.update(env)
+    if args.workers is None:
+        args.workers = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
     ensure_database(args.database_url)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -344,6 +400,7 @@ def main():
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
+    check_same_database(args.database_url)
 
     gunicorn = [
         str(Path(python).parent / "gunicorn"),
