@@ -27,8 +27,12 @@ system-packages:
 
 setup: $(BIN)/.installed system-packages
 
+# The demo runs as production does (debug off, static files collected and served by WhiteNoise) on
+# plain-http localhost: RATELAB_DEMO=1 (config/settings.py).
+demo: export RATELAB_DEMO = 1
 demo: setup
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
