@@ -176,12 +176,16 @@ def drive(plan, conn):
     Runs in its own process so that the client's threads do not queue on one interpreter lock and
     time responses late; the results go back to the parent through `conn`.
     """
+    from bench.potato import PotatoAnnotator
     from tests.annotation.live_annotator import LiveAnnotator
 
     base, survey_token, jobs = plan["base"], plan["survey_token"], plan["jobs"]
     hits, think, start_at = plan["hits"], plan["think"], plan["start_at"]
     started = time.process_time()
-    annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
+    if plan.get("system") == "potato":
+        annotators = [(PotatoAnnotator(base, worker_id), delay) for worker_id, delay in jobs]
+    else:
+        annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
     errors = []
 
     def work(annotator, delay):
@@ -240,8 +244,18 @@ def server_pids(master):
 
 def run_size(n, args, tag, server):
     survey = make_survey(n, args, tag)
-    base = f"http://127.0.0.1:{args.port}"
     jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
+    parts, elapsed, cpu = _drive_all(n, args, jobs, {"system": "ratelab", "survey_token": survey.token}, server)
+    check_measured(parts, n)
+    expected, stored, doubled = _stored_counts(survey, parts)
+    return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="ratelab")
+
+
+def _drive_all(n, args, jobs, target, server):
+    """Run the annotators in `--client-processes` processes from one instant: (parts, seconds, CPU).
+
+    CPU: seconds the server (gunicorn's master and workers) and PostgreSQL used during the run.
+    """
     n_proc = max(1, min(args.client_processes, n))
     context = multiprocessing.get_context("spawn")
     start_at = time.time() + 2.0 + 0.5 * n_proc  # after every client process has started
@@ -249,8 +263,8 @@ def run_size(n, args, tag, server):
     for k in range(n_proc):
         receive, send = context.Pipe(duplex=False)
         plan = {
-            "base": base,
-            "survey_token": survey.token,
+            **target,
+            "base": f"http://127.0.0.1:{args.port}",
             "jobs": jobs[k::n_proc],
             "hits": args.hits,
             "think": args.think,
@@ -267,15 +281,20 @@ def run_size(n, args, tag, server):
     elapsed = time.perf_counter() - started
     # Database connections opened during the run are new processes: count all of theirs.
     gunicorn, postgres = server_pids(server.pid)
-    after = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
+    cpu = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()
-    check_measured(parts, n)
-    expected, stored, doubled = _stored_counts(survey, parts)
+    return parts, elapsed, cpu
+
+
+def _figures(n, args, parts, elapsed, cpu, *, counts, system):
+    expected, stored, doubled = counts
     pages = [t for p in parts for t in p["pages"]]
     submits = [t for p in parts for t in p["submits"]]
     errors = [e for p in parts for e in p["errors"]]
+    server_cpu = cpu[0] + (cpu[1] if system == "ratelab" else 0.0)
     return {
+        "system": system,
         "task": args.task,
         "annotators": n,
         "hits_submitted": sum(p["hits"] for p in parts),
@@ -289,15 +308,39 @@ def run_size(n, args, tag, server):
         "think_s": args.think,
         "ramp_s": args.ramp,
         "cpu_s": {
-            "server": round(after[0], 2),
-            "database": round(after[1], 2),
+            "server": round(cpu[0], 2),
+            # PostgreSQL's processes (RateLab's database; Potato keeps its state in files)
+            "database": round(cpu[1], 2) if system == "ratelab" else 0.0,
             "client": round(sum(p["cpu_s"] for p in parts), 2),
         },
+        # server + database CPU per stored rating
+        "cpu_ms_per_rating": round(1000 * server_cpu / stored, 1) if stored else None,
         "lost": max(expected - stored, 0),
         "doubled": doubled + max(stored - expected, 0),
         "errors": len(errors),
         "first_errors": errors[:3],
     }
+
+
+def run_size_potato(n, args, tag):
+    """The same load on Potato (bench/potato.py): its own server per size, a fresh task folder."""
+    from bench import potato
+
+    folder = potato.write_task(
+        Path(args.potato_dir) / tag, n_items=n * args.hits + args.hits, assignments=args.assignments
+    )
+    server = potato.start_server(args.potato_venv, folder, args.port, args.potato_threads)
+    try:
+        wait_for(f"http://127.0.0.1:{args.port}/", seconds=120)
+        jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
+        parts, elapsed, cpu = _drive_all(n, args, jobs, {"system": "potato", "survey_token": ""}, server)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    check_measured(parts, n)
+    stored, doubled, _ = potato.stored_counts(folder)
+    expected = sum(p["answered"] for p in parts)
+    return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="potato")
 
 
 def _stored_counts(survey, parts):
@@ -381,7 +424,18 @@ def main():
     parser.add_argument("--task", default="rate", choices=["rate", "pairwise"], help="The survey's task type.")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
+    parser.add_argument(
+        "--system",
+        default="ratelab",
+        choices=["ratelab", "potato"],
+        help="potato: the same load on Potato (bench/potato.py), from --potato-venv; one rating per page.",
+    )
+    parser.add_argument("--potato-venv", default="/tmp/potato-venv", help="A virtualenv with potato-annotation.")
+    parser.add_argument("--potato-threads", type=int, default=8, help="Threads of Potato's one gunicorn worker.")
+    parser.add_argument("--potato-dir", default="/tmp/potato-bench", help="Where Potato's task folders are made.")
     args = parser.parse_args()
+    if args.system == "potato":
+        return main_potato(args)
 
     # The server's environment first: reading gunicorn.conf.py imports the project (config/__init__.py
     # loads the Celery app, which reads the settings), and settings read before DATABASE_URL is set
@@ -428,21 +482,39 @@ def main():
         wait_for(f"http://127.0.0.1:{args.port}/accounts/login/")
         tag = time.strftime("%Y%m%d%H%M%S")
         for run, size in enumerate(int(s) for s in args.sizes.split(",") if s.strip()):
-            result = run_size(size, args, f"{tag}-{run}-{size}", server)
-            results.append(result)
-            cpu = result["cpu_s"]
-            print(
-                f"{size:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
-                f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
-                f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
-                f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
-                f"doubled {result['doubled']} errors {result['errors']} | CPU s: server {cpu['server']}, "
-                f"database {cpu['database']}, client {cpu['client']}",
-                flush=True,
-            )
+            results.append(run_size(size, args, f"{tag}-{run}-{size}", server))
+            report(results[-1], args)
     finally:
         server.terminate()
         server.wait(timeout=30)
+    finish(results, args)
+
+
+def main_potato(args):
+    print(f"Potato: gunicorn 1 worker x {args.potato_threads} threads ({args.potato_venv})", flush=True)
+    results = []
+    tag = time.strftime("%Y%m%d%H%M%S")
+    for run, size in enumerate(int(s) for s in args.sizes.split(",") if s.strip()):
+        results.append(run_size_potato(size, args, f"{tag}-{run}-{size}"))
+        report(results[-1], args)
+    finish(results, args)
+
+
+def report(result, args):
+    cpu = result["cpu_s"]
+    print(
+        f"{result['system']}: {result['annotators']:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
+        f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
+        f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
+        f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
+        f"doubled {result['doubled']} errors {result['errors']} | CPU s: server {cpu['server']}, "
+        f"database {cpu['database']}, client {cpu['client']}; {result['cpu_ms_per_rating']} ms server+database "
+        "per rating",
+        flush=True,
+    )
+
+
+def finish(results, args):
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"settings": vars(args), "results": results}, indent=2))
     print(f"wrote {args.out}")
