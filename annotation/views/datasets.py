@@ -11,7 +11,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename, ratings_export
@@ -109,6 +109,7 @@ def page_links(page, around=2):
 
 
 @login_required
+@require_safe
 def context_scores(request, pk, context_pk):
     """Every score of every reply to one context, side by side (the dataset page shows the headline ones)."""
     dataset = _own_dataset(request, pk)
