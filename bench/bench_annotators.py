@@ -226,8 +226,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def server_pids(master):
-    """gunicorn's master and workers, and the PostgreSQL processes (the database's side)."""
+def database_name(url):
+    return url.split("?", 1)[0].rsplit("/", 1)[-1]
+
+
+def server_pids(master, database=None):
+    """gunicorn's master and workers, and the PostgreSQL processes (the database's side).
+
+    With `database`, only the backends serving that database ("postgres: 15/main: USER DATABASE
+    HOST(PORT) ..." in their command line) and PostgreSQL's own writers: on a shared machine the
+    backends of other people's databases are not this run's cost.
+    """
     gunicorn, postgres = [master], []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -237,15 +246,32 @@ def server_pids(master):
         name, fields = rest.rsplit(")", 1)
         if fields.split()[1] == str(master):
             gunicorn.append(int(pid))
-        elif name == "postgres":
+        elif name == "postgres" and (database is None or _serves(int(pid), database)):
             postgres.append(int(pid))
     return gunicorn, postgres
+
+
+def _serves(pid, database):
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    return serves(title, database)
+
+
+def serves(title, database):
+    """Whether a PostgreSQL process (by its title) works for `database`: its backends, and the writers."""
+    words = title.split()
+    if any(word in title for word in ("walwriter", "checkpointer", "background writer")):
+        return True  # the server's own writers: they write this run's commits too
+    return len(words) >= 4 and words[0] == "postgres:" and words[3] == database
 
 
 def run_size(n, args, tag, server):
     survey = make_survey(n, args, tag)
     jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
-    parts, elapsed, cpu = _drive_all(n, args, jobs, {"system": "ratelab", "survey_token": survey.token}, server)
+    target = {"system": "ratelab", "survey_token": survey.token, "database": database_name(args.database_url)}
+    parts, elapsed, cpu = _drive_all(n, args, jobs, target, server)
     check_measured(parts, n)
     expected, stored, doubled = _stored_counts(survey, parts)
     return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="ratelab")
@@ -274,13 +300,14 @@ def _drive_all(n, args, jobs, target, server):
         process.start()
         children.append((process, receive))
     time.sleep(max(0.0, start_at - time.time()))
-    gunicorn, postgres = server_pids(server.pid)
+    database = target.get("database")
+    gunicorn, postgres = server_pids(server.pid, database)
     before = {pid: cpu_seconds(pid) for pid in gunicorn + postgres}
     started = time.perf_counter()
     parts = [receive.recv() for _, receive in children]
     elapsed = time.perf_counter() - started
     # Database connections opened during the run are new processes: count all of theirs.
-    gunicorn, postgres = server_pids(server.pid)
+    gunicorn, postgres = server_pids(server.pid, database)
     cpu = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()

@@ -3,7 +3,7 @@
 import pytest
 from django.conf import settings
 
-from bench.bench_annotators import BenchFailed, check_measured, check_same_database
+from bench.bench_annotators import BenchFailed, check_measured, check_same_database, database_name, serves
 
 
 def _part(errors=(), idle=0):
@@ -37,3 +37,11 @@ def test_settings_on_another_database_than_the_servers_fail():
         check_same_database(other)
     if used["ENGINE"].endswith("sqlite3"):
         check_same_database(f"sqlite:///{used['NAME']}")
+
+
+def test_only_the_benchs_database_backends_count_as_its_database_cpu():
+    name = database_name("postgres://postgres@127.0.0.1:5432/ratelab_perf_bench?sslmode=disable")
+    assert name == "ratelab_perf_bench"
+    assert serves("postgres: 15/main: postgres ratelab_perf_bench 127.0.0.1(41234) idle", name)
+    assert not serves("postgres: 15/main: postgres ratelab_judges 127.0.0.1(41236) UPDATE", name)
+    assert serves("postgres: 15/main: walwriter ", name)
