@@ -27,9 +27,13 @@ system-packages:
 
 setup: $(BIN)/.installed system-packages
 
-# The demo's judges may use a model served on this machine (127.0.0.1): the operator's opt-in.
+# The demo runs as production does (debug off, static files collected and served by WhiteNoise) on
+# plain-http localhost: RATELAB_DEMO=1 (config/settings.py). Its judges may use a model served on this
+# machine (127.0.0.1): JUDGE_ALLOW_PRIVATE_HOSTS=1 on the server is the operator's opt-in.
+demo: export RATELAB_DEMO = 1
 demo: setup
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
 	JUDGE_ALLOW_PRIVATE_HOSTS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 

@@ -21,6 +21,7 @@ urlpatterns = [
     path("datasets/upload/", datasets.dataset_upload, name="dataset_upload"),
     path("datasets/<int:pk>/", datasets.dataset_detail, name="dataset_detail"),
     path("datasets/<int:pk>/ratings/upload/", datasets.ratings_upload, name="ratings_upload"),
+    path("datasets/<int:pk>/contexts/<int:context_pk>/scores/", datasets.context_scores, name="context_scores"),
     re_path(
         r"^datasets/(?P<pk>[0-9]+)/download/(?P<what>dataset|ratings)\.(?P<fmt>jsonl|csv)$",
         datasets.dataset_download,

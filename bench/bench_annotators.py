@@ -59,6 +59,50 @@ def server_env(args):
     return env
 
 
+class BenchFailed(SystemExit):
+    """The run measured nothing trustworthy: the bench stops with this message and no figures."""
+
+    def __init__(self, message):
+        super().__init__(f"bench_annotators: FAILED, no figures printed: {message}")
+
+
+def check_same_database(url):
+    """Stop unless this process's settings use `url`'s database, the one gunicorn is given.
+
+    Settings read before DATABASE_URL was set put the survey in the default SQLite file while the
+    server read PostgreSQL: every annotator met a 404 and nothing was measured.
+    """
+    import dj_database_url
+    from django.conf import settings
+
+    wanted, used = dj_database_url.parse(url), settings.DATABASES["default"]
+    keys = ("ENGINE", "NAME", "HOST", "PORT")
+    if any(str(wanted.get(k) or "") != str(used.get(k) or "") for k in keys):
+        raise BenchFailed(
+            f"the bench's settings use {used['ENGINE']} {used['NAME']!s}, not the --database-url given "
+            f"to the server ({wanted['ENGINE']} {wanted['NAME']}): the server would not find the survey."
+        )
+
+
+def check_measured(parts, n):
+    """Raise BenchFailed if any annotator met an error (a 404 start page, a refused submit) or got no task.
+
+    `parts`: what the client processes sent back (`errors`, `idle`: annotators that got no task);
+    `n`: the annotators started. A bench whose annotators were refused measures nothing, so it must
+    not print figures as if it had.
+    """
+    errors = [e for p in parts for e in p["errors"]]
+    idle = sum(p["idle"] for p in parts)
+    if errors or idle:
+        first = "; ".join(errors[:3])
+        raise BenchFailed(
+            f"{len(errors)} of {n} annotators met an error and {idle} got no task"
+            + (f" (first: {first})" if first else "")
+            + ". Check that the server and the bench use the same database (--database-url) and that "
+            "the survey has work for every annotator."
+        )
+
+
 def ensure_database(url):
     import psycopg2
 
@@ -132,12 +176,16 @@ def drive(plan, conn):
     Runs in its own process so that the client's threads do not queue on one interpreter lock and
     time responses late; the results go back to the parent through `conn`.
     """
+    from bench.potato import PotatoAnnotator
     from tests.annotation.live_annotator import LiveAnnotator
 
     base, survey_token, jobs = plan["base"], plan["survey_token"], plan["jobs"]
     hits, think, start_at = plan["hits"], plan["think"], plan["start_at"]
     started = time.process_time()
-    annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
+    if plan.get("system") == "potato":
+        annotators = [(PotatoAnnotator(base, worker_id), delay) for worker_id, delay in jobs]
+    else:
+        annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
     errors = []
 
     def work(annotator, delay):
@@ -159,6 +207,8 @@ def drive(plan, conn):
             "pages": [t for a, _ in annotators for t in a.page_times],
             "submits": [t for a, _ in annotators for t in a.submit_times],
             "hits": sum(len(a.tokens) for a, _ in annotators),
+            "idle": sum(1 for a, _ in annotators if not a.tokens),
+            "tokens": [t for a, _ in annotators for t in a.tokens],
             "answered": sum(a.answered for a, _ in annotators),
             "errors": errors,
             "cpu_s": time.process_time() - started,
@@ -176,8 +226,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def server_pids(master):
-    """gunicorn's master and workers, and the PostgreSQL processes (the database's side)."""
+def database_name(url):
+    return url.split("?", 1)[0].rsplit("/", 1)[-1]
+
+
+def server_pids(master, database=None):
+    """gunicorn's master and workers, and the PostgreSQL processes (the database's side).
+
+    With `database`, only the backends serving that database ("postgres: 15/main: USER DATABASE
+    HOST(PORT) ..." in their command line) and PostgreSQL's own writers: on a shared machine the
+    backends of other people's databases are not this run's cost.
+    """
     gunicorn, postgres = [master], []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -187,15 +246,42 @@ def server_pids(master):
         name, fields = rest.rsplit(")", 1)
         if fields.split()[1] == str(master):
             gunicorn.append(int(pid))
-        elif name == "postgres":
+        elif name == "postgres" and (database is None or _serves(int(pid), database)):
             postgres.append(int(pid))
     return gunicorn, postgres
 
 
+def _serves(pid, database):
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    return serves(title, database)
+
+
+def serves(title, database):
+    """Whether a PostgreSQL process (by its title) works for `database`: its backends, and the writers."""
+    words = title.split()
+    if any(word in title for word in ("walwriter", "checkpointer", "background writer")):
+        return True  # the server's own writers: they write this run's commits too
+    return len(words) >= 4 and words[0] == "postgres:" and words[3] == database
+
+
 def run_size(n, args, tag, server):
     survey = make_survey(n, args, tag)
-    base = f"http://127.0.0.1:{args.port}"
     jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
+    target = {"system": "ratelab", "survey_token": survey.token, "database": database_name(args.database_url)}
+    parts, elapsed, cpu = _drive_all(n, args, jobs, target, server)
+    check_measured(parts, n)
+    expected, stored, doubled = _stored_counts(survey, parts)
+    return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="ratelab")
+
+
+def _drive_all(n, args, jobs, target, server):
+    """Run the annotators in `--client-processes` processes from one instant: (parts, seconds, CPU).
+
+    CPU: seconds the server (gunicorn's master and workers) and PostgreSQL used during the run.
+    """
     n_proc = max(1, min(args.client_processes, n))
     context = multiprocessing.get_context("spawn")
     start_at = time.time() + 2.0 + 0.5 * n_proc  # after every client process has started
@@ -203,8 +289,8 @@ def run_size(n, args, tag, server):
     for k in range(n_proc):
         receive, send = context.Pipe(duplex=False)
         plan = {
-            "base": base,
-            "survey_token": survey.token,
+            **target,
+            "base": f"http://127.0.0.1:{args.port}",
             "jobs": jobs[k::n_proc],
             "hits": args.hits,
             "think": args.think,
@@ -214,21 +300,28 @@ def run_size(n, args, tag, server):
         process.start()
         children.append((process, receive))
     time.sleep(max(0.0, start_at - time.time()))
-    gunicorn, postgres = server_pids(server.pid)
+    database = target.get("database")
+    gunicorn, postgres = server_pids(server.pid, database)
     before = {pid: cpu_seconds(pid) for pid in gunicorn + postgres}
     started = time.perf_counter()
     parts = [receive.recv() for _, receive in children]
     elapsed = time.perf_counter() - started
     # Database connections opened during the run are new processes: count all of theirs.
-    gunicorn, postgres = server_pids(server.pid)
-    after = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
+    gunicorn, postgres = server_pids(server.pid, database)
+    cpu = tuple(sum(cpu_seconds(pid) - before.get(pid, 0.0) for pid in pids) for pids in (gunicorn, postgres))
     for process, _ in children:
         process.join()
-    expected, stored, doubled = _stored_counts(survey, parts)
+    return parts, elapsed, cpu
+
+
+def _figures(n, args, parts, elapsed, cpu, *, counts, system):
+    expected, stored, doubled = counts
     pages = [t for p in parts for t in p["pages"]]
     submits = [t for p in parts for t in p["submits"]]
     errors = [e for p in parts for e in p["errors"]]
+    server_cpu = cpu[0] + (cpu[1] if system == "ratelab" else 0.0)
     return {
+        "system": system,
         "task": args.task,
         "annotators": n,
         "hits_submitted": sum(p["hits"] for p in parts),
@@ -242,10 +335,13 @@ def run_size(n, args, tag, server):
         "think_s": args.think,
         "ramp_s": args.ramp,
         "cpu_s": {
-            "server": round(after[0], 2),
-            "database": round(after[1], 2),
+            "server": round(cpu[0], 2),
+            # PostgreSQL's processes (RateLab's database; Potato keeps its state in files)
+            "database": round(cpu[1], 2) if system == "ratelab" else 0.0,
             "client": round(sum(p["cpu_s"] for p in parts), 2),
         },
+        # server + database CPU per stored rating
+        "cpu_ms_per_rating": round(1000 * server_cpu / stored, 1) if stored else None,
         "lost": max(expected - stored, 0),
         "doubled": doubled + max(stored - expected, 0),
         "errors": len(errors),
@@ -253,15 +349,41 @@ def run_size(n, args, tag, server):
     }
 
 
+def run_size_potato(n, args, tag):
+    """The same load on Potato (bench/potato.py): its own server per size, a fresh task folder."""
+    from bench import potato
+
+    folder = potato.write_task(
+        Path(args.potato_dir) / tag, n_items=n * args.hits + args.hits, assignments=args.assignments
+    )
+    server = potato.start_server(args.potato_venv, folder, args.port, args.potato_threads)
+    try:
+        wait_for(f"http://127.0.0.1:{args.port}/", seconds=120)
+        jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
+        parts, elapsed, cpu = _drive_all(n, args, jobs, {"system": "potato", "survey_token": ""}, server)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    check_measured(parts, n)
+    stored, doubled, _ = potato.stored_counts(folder)
+    expected = sum(p["answered"] for p in parts)
+    return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="potato")
+
+
 def _stored_counts(survey, parts):
     """(expected, stored, doubled) answers: ratings, or for a pairwise survey its judgements."""
     from django.db.models import Count
 
-    from annotation.models import Assignment, HITItem, PairwiseJudgement, Rating
+    from annotation.models import Aspect, Assignment, HITItem, PairwiseJudgement, Rating
 
     if survey.task_type != "pairwise":
         rows, key = Rating.objects.filter(survey=survey), ("annotator", "response", "aspect")
-        expected = sum(p["answered"] for p in parts)
+        # Every real reply of the submitted HITs, on every question: a check's block (the check and
+        # its fillers, which the page does not tell apart from real replies) is answered, not stored,
+        # so the answers counted over HTTP (`answered`) are more than the ratings kept.
+        tokens = [token for p in parts for token in p["tokens"]]
+        replies = HITItem.objects.filter(hit__assignments__token__in=tokens, kind=HITItem.Kind.RESPONSE).count()
+        expected = replies * Aspect.objects.filter(survey=survey).count()
     else:
         rows, key = PairwiseJudgement.objects.filter(survey=survey), ("annotator", "response_a", "response_b", "aspect")
         # One judgement per pair item of every submitted HIT (one aspect: overall).
@@ -329,12 +451,27 @@ def main():
     parser.add_argument("--task", default="rate", choices=["rate", "pairwise"], help="The survey's task type.")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
+    parser.add_argument(
+        "--system",
+        default="ratelab",
+        choices=["ratelab", "potato"],
+        help="potato: the same load on Potato (bench/potato.py), from --potato-venv; one rating per page.",
+    )
+    parser.add_argument("--potato-venv", default="/tmp/potato-venv", help="A virtualenv with potato-annotation.")
+    parser.add_argument("--potato-threads", type=int, default=8, help="Threads of Potato's one gunicorn worker.")
+    parser.add_argument("--potato-dir", default="/tmp/potato-bench", help="Where Potato's task folders are made.")
     args = parser.parse_args()
+    if args.system == "potato":
+        return main_potato(args)
 
-    if args.workers is None:
-        args.workers = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
+    # The server's environment first: reading gunicorn.conf.py imports the project (config/__init__.py
+    # loads the Celery app, which reads the settings), and settings read before DATABASE_URL is set
+    # would put the survey in the default SQLite file while gunicorn serves PostgreSQL: every
+    # annotator then met a 404 and the bench measured nothing.
     env = server_env(args)
     os.environ.update(env)
+    if args.workers is None:
+        args.workers = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"]
     ensure_database(args.database_url)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -344,6 +481,7 @@ def main():
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
+    check_same_database(args.database_url)
 
     gunicorn = [
         str(Path(python).parent / "gunicorn"),
@@ -371,21 +509,39 @@ def main():
         wait_for(f"http://127.0.0.1:{args.port}/accounts/login/")
         tag = time.strftime("%Y%m%d%H%M%S")
         for run, size in enumerate(int(s) for s in args.sizes.split(",") if s.strip()):
-            result = run_size(size, args, f"{tag}-{run}-{size}", server)
-            results.append(result)
-            cpu = result["cpu_s"]
-            print(
-                f"{size:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
-                f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
-                f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
-                f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
-                f"doubled {result['doubled']} errors {result['errors']} | CPU s: server {cpu['server']}, "
-                f"database {cpu['database']}, client {cpu['client']}",
-                flush=True,
-            )
+            results.append(run_size(size, args, f"{tag}-{run}-{size}", server))
+            report(results[-1], args)
     finally:
         server.terminate()
         server.wait(timeout=30)
+    finish(results, args)
+
+
+def main_potato(args):
+    print(f"Potato: gunicorn 1 worker x {args.potato_threads} threads ({args.potato_venv})", flush=True)
+    results = []
+    tag = time.strftime("%Y%m%d%H%M%S")
+    for run, size in enumerate(int(s) for s in args.sizes.split(",") if s.strip()):
+        results.append(run_size_potato(size, args, f"{tag}-{run}-{size}"))
+        report(results[-1], args)
+    finish(results, args)
+
+
+def report(result, args):
+    cpu = result["cpu_s"]
+    print(
+        f"{result['system']}: {result['annotators']:>3} annotators (think {args.think} s, ramp {args.ramp} s): "
+        f"HIT page p50 {result['page_p50_ms']} ms p99 {result['page_p99_ms']} ms | "
+        f"submit p50 {result['submit_p50_ms']} ms p99 {result['submit_p99_ms']} ms | "
+        f"{result['ratings_stored']} ratings, {result['ratings_per_s']}/s | lost {result['lost']} "
+        f"doubled {result['doubled']} errors {result['errors']} | CPU s: server {cpu['server']}, "
+        f"database {cpu['database']}, client {cpu['client']}; {result['cpu_ms_per_rating']} ms server+database "
+        "per rating",
+        flush=True,
+    )
+
+
+def finish(results, args):
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"settings": vars(args), "results": results}, indent=2))
     print(f"wrote {args.out}")

@@ -16,9 +16,17 @@ from config.env import env_assignments, env_bool, env_choice, env_int, env_list,
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# `make demo` (RATELAB_DEMO=1): production settings on plain-http localhost. Debug off (a 404 is the
+# plain page, not Django's list of every URL), static files from collectstatic through WhiteNoise,
+# a secret key generated once into the data directory, no HTTPS redirect and no Secure-only cookies.
+DEMO = env_bool("RATELAB_DEMO", False)
+DEBUG = env_bool("DJANGO_DEBUG", not DEMO)
 
 SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY and DEMO:
+    from config.demo_secret import demo_secret_key
+
+    SECRET_KEY = demo_secret_key(Path(env_str("RATELAB_DATA_DIR", str(BASE_DIR / "var"))))
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DJANGO_DEBUG=0.")
@@ -47,6 +55,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages and JSON gzipped (static files come compressed from WhiteNoise above). BREACH: Django's
+    # GZipMiddleware (5.x) pads every compressed response with random bytes ("heal the BREACH"), and
+    # CSRF tokens in pages are masked afresh per response, so a secret is never repeated verbatim.
+    "django.middleware.gzip.GZipMiddleware",
     # Below WhiteNoise, so static files (served above) keep their long caching; every other response
     # is private data or a page with a CSRF token: Cache-Control: private, no-store.
     "config.middleware.no_store",
@@ -103,6 +115,16 @@ AUTH_PASSWORD_VALIDATORS = [
     # Not a check: its password_changed() revokes the user's scoring-API tokens whenever a new
     # password is set (reset link, admin, changepassword), as Django ends the other sessions.
     {"NAME": "scoring.services.tokens.RevokeApiTokensOnPasswordChange"},
+]
+# PBKDF2-SHA256 at OWASP's 600,000 iterations (config/hashers.py: a login was one hash at Django's
+# 1,000,000, 0.5-1.2 s of CPU here); hashes of Django's other default hashers still verify.
+PASSWORD_HASHERS = [
+    "config.hashers.PBKDF2SHA256PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotation:dataset_list"
@@ -192,10 +214,10 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the annotator page's small script reads nothing from it, but forms need it
 X_FRAME_OPTIONS = "DENY"
 if not DEBUG:
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEMO)
+    SESSION_COOKIE_SECURE = not DEMO  # the demo is plain http on this machine
+    CSRF_COOKIE_SECURE = not DEMO
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEMO else 31536000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

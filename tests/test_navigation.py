@@ -338,9 +338,13 @@ def test_dataset_page_shows_rounded_chosen_scores_and_no_dict(researcher_client,
     chosen = re.search(r'<ul class="scores">(.*?)</ul>', page, re.S).group(1)
     labels = re.findall(r'<span class="label">([^<]+)</span>([^<]+)</li>', chosen)
     assert labels == [("BLEU-4", "0.123"), ("METEOR", "0.000"), ("ROUGE-L", "0.500"), ("ADEM demo-adem", "2.540")]
-    assert "<summary>All 5 scores</summary>" in page
-    assert '<th scope="row">CIDEr</th><td class="num">1.235</td>' in page
-    assert "{'" not in page and "e-17" not in page and "2.5400264" not in page
+    # every score one click away, on the context's own page (issue 35, F28)
+    scores_url = reverse("annotation:context_scores", args=[dataset.pk, response.context_id])
+    assert f'href="{scores_url}">All 5 scores</a>' in page
+    scores = _page(researcher_client, scores_url)
+    assert re.search(r'<th scope="row">CIDEr</th>(<td class="num">[^<]*</td>)*<td class="num">1.235</td>', scores)
+    for text in (page, scores):
+        assert "{'" not in text and "e-17" not in text and "2.5400264" not in text
 
 
 def test_ratings_upload_shows_the_real_default_survey_name(researcher_client, dataset):

@@ -5,25 +5,28 @@ import io
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Prefetch, Q, TextField
-from django.db.models.functions import Cast
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery, TextField
+from django.db.models.functions import Cast, Coalesce
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename, ratings_export
 from annotation.extensions import response_extras
 from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError
-from annotation.models import Response
+from annotation.models import PairwiseJudgement, Rating, Response
 from annotation.score_display import score_display
 from annotation.services import dataset_import, ratings_import
 from annotation.uploads import upload_max_bytes
 
-CONTEXTS_PER_PAGE = 20
+# Ten contexts a page, each reply with its headline scores; every score of a context is one click
+# away on its own page (context_scores). Twenty contexts with all 29 scores of every reply made a
+# 284 KB page (issue 35, F28).
+CONTEXTS_PER_PAGE = 10
 
 
 def _own_dataset(request, pk, *, change=False):
@@ -71,14 +74,54 @@ def dataset_detail(request, pk):
     context = {
         "dataset": dataset,
         "page": page,
+        "page_links": page_links(page),
         "contexts": contexts_on_page,
         "search": search,
         "query": query,
         "systems": selectors.dataset_systems(dataset=dataset),
-        "surveys": selectors.surveys_visible_to(user=request.user).filter(dataset=dataset),
+        "surveys": _with_answer_counts(selectors.surveys_visible_to(user=request.user).filter(dataset=dataset)),
         "real_ids_allowed": selectors.may_see_real_worker_ids(user=request.user, study=dataset),
     }
     return render(request, "annotation/dataset_detail.html", context)
+
+
+def _with_answer_counts(surveys):
+    """Each survey with `n_ratings` and `n_judgements`, counted in the same query (not one per row)."""
+
+    def count(model):
+        rows = model.objects.filter(survey=OuterRef("pk")).order_by().values("survey").annotate(n=Count("pk"))
+        return Coalesce(Subquery(rows.values("n")), 0)
+
+    return surveys.annotate(n_ratings=count(Rating), n_judgements=count(PairwiseJudgement))
+
+
+def page_links(page, around=2):
+    """The page numbers to link: the first, the last and `around` on each side of this one; None for a gap."""
+    last = page.paginator.num_pages
+    wanted = {1, last, *range(page.number - around, page.number + around + 1)}
+    numbers = sorted(n for n in wanted if 1 <= n <= last)
+    links = []
+    for number in numbers:
+        if links and number - links[-1] > 1:
+            links.append(None)
+        links.append(number)
+    return links
+
+
+@login_required
+@require_safe
+def context_scores(request, pk, context_pk):
+    """Every score of every reply to one context, side by side (the dataset page shows the headline ones)."""
+    dataset = _own_dataset(request, pk)
+    context = get_object_or_404(dataset.contexts, pk=context_pk)
+    responses = list(context.responses.select_related("system").order_by("system"))
+    extras = response_extras(dataset, [r.pk for r in responses])
+    columns = [score_display(extras.get(r.pk, {}))["all"] for r in responses]
+    labels = sorted({label for column in columns for label, _ in column}, key=str.lower)
+    by_label = [dict(column) for column in columns]
+    rows = [(label, [values.get(label, "–") for values in by_label]) for label in labels]
+    page = {"dataset": dataset, "context": context, "responses": responses, "rows": rows}
+    return render(request, "annotation/context_scores.html", page)
 
 
 @login_required

@@ -55,13 +55,27 @@ def _refuse(request, survey, message, status):
     return render(request, "annotation/task/no_work.html", {"survey": survey, "message": message}, status=status)
 
 
+NOT_OPEN_YET = (
+    "This study is not open yet: it has not been published on Prolific. "
+    "Open it from Prolific once the researcher has published it."
+)
+
+
+class _NotOpenYet(Http404):
+    """A Prolific survey whose study is not published: a 404 that says so (see prolific_entry)."""
+
+    def __init__(self, survey):
+        super().__init__(NOT_OPEN_YET)
+        self.survey = survey
+
+
 def _study_for(token):
     survey = selectors.survey_for_link(token=token)
     if survey is None or survey.provider != Survey.Provider.PROLIFIC:
         raise Http404("No such study.")
     study = ProlificStudy.objects.filter(survey=survey).first()
     if study is None or not study.study_id:
-        raise Http404("No such study.")
+        raise _NotOpenYet(survey)
     return survey, study
 
 
@@ -109,7 +123,10 @@ def prolific_entry_again(request, token, *, error):
 @require_http_methods(["GET", "POST"])
 def prolific_entry(request, token):
     """GET: what the task is and a Start button (claims nothing). POST: record the session, claim."""
-    survey, study = _study_for(token)
+    try:
+        survey, study = _study_for(token)
+    except _NotOpenYet as draft:  # the study URL of a draft, opened before publishing
+        return _refuse(request, draft.survey, NOT_OPEN_YET, 404)
     data = request.POST if request.method == "POST" else request.GET
     values, bad, own, refused = _entry_params(request, survey, study, data)
     if refused:

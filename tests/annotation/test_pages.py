@@ -97,11 +97,17 @@ def test_dataset_detail_searches_and_paginates(client, researcher):
     dataset = load_dataset_records(records=records, name="many", owner=researcher)
     client.force_login(researcher)
     first = client.get(detail_url(dataset)).content.decode()
-    assert "Page 1 of 3" in first
-    assert "c000" in first
-    assert "c020" not in first
-    third = client.get(detail_url(dataset, page=3)).content.decode()
-    assert "c044" in third
+    assert "Page 1 of 5" in first
+    assert "c000" in first and "c009" in first
+    assert "c010" not in first
+    # numbered links to the first pages and the last (a gap between), not only Next
+    for number in (2, 3, 5):
+        assert f'href="?page={number}#contexts">{number}</a>' in first
+    assert 'href="?page=4#contexts"' not in first and "…" in first
+    second = client.get(detail_url(dataset, page=2)).content.decode()
+    assert "c010" in second and "c019" in second and "c009" not in second and "c020" not in second
+    fifth = client.get(detail_url(dataset, page=5)).content.decode()
+    assert "c044" in fifth
     found = client.get(detail_url(dataset, q="needle")).content.decode()
     assert "c030" in found
     assert "c031" in found
@@ -113,7 +119,12 @@ def test_dataset_detail_shows_response_extras_beside_each_response(client, study
     monkeypatch.setattr(extensions, "_response_extras", [])
     extensions.register_response_extras(lambda dataset, ids: {pk: {"bleu-2": 0.123456} for pk in ids})
     client.force_login(study.owner)
-    assert '<th scope="row">bleu-2</th><td class="num">0.123</td>' in client.get(detail_url(study)).content.decode()
+    page = client.get(detail_url(study)).content.decode()
+    # every score one click away, on the context's own page (issue 35, F28: not all of them inline)
+    context = study.contexts.order_by("position").first()
+    scores_url = reverse("annotation:context_scores", args=[study.pk, context.pk])
+    assert f'<a class="all-scores" href="{scores_url}">All 1 scores</a>' in page
+    assert '<th scope="row">bleu-2</th><td class="num">0.123</td>' in client.get(scores_url).content.decode()
 
 
 def test_upload_form_imports_a_dataset_owned_by_the_uploader(client, researcher):
