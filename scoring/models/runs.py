@@ -39,6 +39,12 @@ class MetricRun(models.Model):
         help_text="Last sign of life of a worker on this run (a chunk started, scored or still working); "
         "the watchdog re-queues a run that has shown none for RUN_STALL_SECONDS.",
     )
+    phase = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Where a chunk is within its metrics: the family it scores, metrics done of the total, "
+        "what it is loading first (scoring.services.metric_progress); the page shows it while the run is open.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
