@@ -7,6 +7,7 @@
   var latestEl = document.getElementById("run-latest");
   var errorEl = document.getElementById("run-error");
   var curve = document.getElementById("run-curve");
+  var phaseEl = document.getElementById("run-phase");
   function tick() {
     fetch(root.dataset.progressUrl, { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
@@ -22,7 +23,15 @@
           }
           latestEl.textContent = text;
         }
-        if (curve) { curve.src = root.dataset.curveUrl + "?n=" + data.progress.length; }
+        if (phaseEl) {
+          // loading the encoder, encoding n of m texts, the epoch (hidden once the run has ended)
+          phaseEl.textContent = data.phase_text || "";
+          phaseEl.hidden = !data.phase_text;
+        }
+        if (curve && data.progress.length) {  // no empty axes before the first epoch
+          curve.src = root.dataset.curveUrl + "?n=" + data.progress.length;
+          curve.hidden = false;
+        }
         if (data.status === "queued" || data.status === "running") { setTimeout(tick, 2000); }
         else if (data.status === "done") { setTimeout(function () { window.location.reload(); }, 500); }
       })
