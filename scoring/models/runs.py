@@ -7,7 +7,8 @@ from annotation.models import Dataset
 class MetricRun(models.Model):
     """One request to compute metrics for a dataset, split into chunks that workers score.
 
-    Progress is `done_chunks / total_chunks`; the page and the command read it.
+    Progress is `done_chunks / total_chunks`, plus the share of its metrics the latest chunk has
+    scored (`phase`); the page and the command read it.
     """
 
     class Status(models.TextChoices):
@@ -54,7 +55,13 @@ class MetricRun(models.Model):
 
     @property
     def progress(self):
-        return self.done_chunks / self.total_chunks if self.total_chunks else 1.0
+        if not self.total_chunks or self.status == self.Status.DONE:
+            return 1.0
+        done = self.done_chunks
+        phase = self.phase or {}
+        if done < self.total_chunks and phase.get("total"):  # a small dataset is one chunk: move within it
+            done += min(phase.get("done", 0) / phase["total"], 1.0)
+        return min(done / self.total_chunks, 1.0)
 
 
 class MetricChunk(models.Model):

@@ -14,6 +14,7 @@ import time
 from django.utils import timezone
 
 from scoring.models import TrainingRun
+from scoring.services.metric_progress import elapsed_words
 
 PHASE_EVERY_S = 0.5
 PARTS = ("contexts", "references", "responses")
@@ -55,12 +56,26 @@ def training_progress(*, run, max_epochs, patience, folds=None):
     return epoch_done
 
 
-def phase_line(run):
-    """The run's phase in words while it is open; "" once it has ended or before a worker took it."""
-    if run.status == TrainingRun.Status.QUEUED:
-        return "Queued, waiting for a worker."
-    if run.status != TrainingRun.Status.RUNNING:
+def phase_fraction(run):
+    """How far the encoding is (0..1, the three parts in turn), or None outside it."""
+    phase = run.phase or {}
+    if run.status != TrainingRun.Status.RUNNING or phase.get("step") != "encoding" or phase.get("part") not in PARTS:
+        return None
+    share = phase["done"] / phase["total"] if phase.get("total") else 0.0
+    return (PARTS.index(phase["part"]) + min(share, 1.0)) / len(PARTS)
+
+
+def phase_line(run, *, now=None):
+    """The run's phase in words while it is open, with the time since it was queued; "" once it has ended."""
+    if run.status not in (TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING):
         return ""
+    seconds = max(0, int(((now or timezone.now()) - run.created_at).total_seconds()))
+    return f"{_what(run)} {elapsed_words(seconds)} so far."
+
+
+def _what(run):
+    if run.status == TrainingRun.Status.QUEUED:
+        return "Queued, waiting for a worker:"
     phase = run.phase or {}
     if phase.get("step") == "encoding":
         responses = phase.get("responses", 0)
@@ -68,20 +83,20 @@ def phase_line(run):
         if not phase.get("part"):
             return (
                 f"{head}: loading the encoder (a worker's first run after it starts loads it, "
-                "a few seconds; the vector cache then spares texts encoded before)."
+                "a few seconds; the vector cache then spares texts encoded before);"
             )
         parts = " → ".join(
             part if part != phase["part"] else f"{part} {phase['done']}/{phase['total']}" for part in PARTS
         )
-        return f"{head} (only texts the vector cache lacks): {parts}."
+        return f"{head} (only texts the vector cache lacks): {parts};"
     if phase.get("step") == "training":
-        folds = f"{phase['folds']} cross-validation folds, then " if phase.get("folds") else ""
+        folds = f" ({phase['folds']} cross-validation folds, then the final fit)" if phase.get("folds") else ""
         epoch = phase.get("epoch", 0)
         where = f"epoch {epoch}" if epoch else "starting"
         return (
-            f"Training ({folds}the final fit): {where}, at most {phase.get('max_epochs')} epochs; it stops once "
-            f"{phase.get('patience')} epochs in a row bring no better validation correlation."
+            f"Training{folds}: {where}, at most {phase.get('max_epochs')} epochs (it stops once "
+            f"{phase.get('patience')} epochs in a row bring no better validation correlation);"
         )
     if phase.get("step") == "fitting":
-        return "Fitting the experiment's models on the encoded vectors; its table appears when they are done."
-    return "Started: preparing the training examples."
+        return "Fitting the experiment's models on the encoded vectors (its table appears when they are done);"
+    return "Started: preparing the training examples;"

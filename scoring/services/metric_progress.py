@@ -56,17 +56,6 @@ def metric_run_phase_set(*, run, phase):
     MetricRun.objects.filter(pk=run.pk).update(phase=phase, heartbeat_at=timezone.now())
 
 
-def run_fraction(run):
-    """How far the run is, 0..1: its done chunks, plus the share of metrics the latest chunk has scored."""
-    if not run.total_chunks or run.status == MetricRun.Status.DONE:
-        return 1.0
-    done = run.done_chunks
-    phase = run.phase or {}
-    if done < run.total_chunks and phase.get("total"):
-        done += min(phase.get("done", 0) / phase["total"], 1.0)
-    return min(done / run.total_chunks, 1.0)
-
-
 def elapsed_seconds(run, *, now=None):
     end = run.finished_at or now or timezone.now()
     return max(0, int((end - run.created_at).total_seconds()))
@@ -93,7 +82,7 @@ def phase_line(run, *, now=None):
         then = f" for {phase['family']}" if phase.get("family") else ""
         return (
             f"Loading {loading}{then}{chunks}: a worker loads it once, on its first run after it starts "
-            f"(about {about} s on a 2-core machine), and keeps it. {phase['done']} of {phase['total']} metrics "
+            f"(about {about} s on an idle 2-core machine), and keeps it. {phase['done']} of {phase['total']} metrics "
             f"done; {elapsed} so far."
         )
     if phase.get("family"):

@@ -156,8 +156,17 @@ def run_detail(request, run_id):
     open_run = run.status in (TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING)
     show_curve = run.kind != TrainingRun.Kind.EXPERIMENT and (bool(run.progress) or open_run)
     # Until the first epoch the curve would be empty axes: the page says what the run does instead.
-    context = {"run": run, "show_curve": show_curve, "phase_line": services_adem_progress.phase_line(run)}
+    context = {
+        "run": run,
+        "show_curve": show_curve,
+        "phase_line": services_adem_progress.phase_line(run),
+        "phase_percent": _percent(services_adem_progress.phase_fraction(run)),
+    }
     return render(request, "scoring/adem/run.html", context)
+
+
+def _percent(fraction):
+    return None if fraction is None else round(100 * fraction, 1)
 
 
 @login_required
@@ -173,6 +182,7 @@ def run_progress(request, run_id):
             # loading the encoder, encoding n of m texts, the epoch: scoring.services.adem_progress
             "phase": run.phase,
             "phase_text": services_adem_progress.phase_line(run),
+            "phase_fraction": services_adem_progress.phase_fraction(run),
             "result": result,
             "error": run.error,
         }

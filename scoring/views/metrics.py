@@ -49,7 +49,7 @@ def dataset_metrics(request, dataset_id):
         "run": run,
         # what the run does inside its chunk (the family, a model it loads first) and for how long
         "run_phase": metric_progress.phase_line(run) if run else "",
-        "run_percent": round(100 * metric_progress.run_fraction(run), 1) if run else 0,
+        "run_percent": round(100 * run.progress, 1) if run else 0,
         "metrics": engine.all_metrics(),
         "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
@@ -128,7 +128,7 @@ def run_progress(request, run_id):
             "done_chunks": run.done_chunks,
             "total_chunks": run.total_chunks,
             # the done chunks plus the share of its metrics the latest chunk has scored
-            "progress": metric_progress.run_fraction(run),
+            "progress": run.progress,
             "phase": run.phase,
             "phase_text": metric_progress.phase_line(run),
             "elapsed_s": metric_progress.elapsed_seconds(run),

@@ -93,16 +93,19 @@ def test_the_progress_json_carries_the_encoding_phase(researcher_client, researc
     run = _frozen(researcher, ENCODING)
     data = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
     assert data["phase"]["part"] == "references" and data["progress"] == []
-    assert data["phase_text"] == (
+    assert data["phase_text"].startswith(
         "Encoding 300 rated responses with their contexts and references (only texts the vector cache lacks): "
-        "contexts → references 120/300 → responses."
+        "contexts → references 120/300 → responses; "
     )
+    assert data["phase_text"].endswith(" s so far.")
+    assert data["phase_fraction"] == pytest.approx((1 + 120 / 300) / 3)
 
 
 def test_the_run_page_shows_the_phase_instead_of_an_empty_curve(researcher_client, researcher):
     run = _frozen(researcher, ENCODING)
     page = researcher_client.get(reverse("scoring:adem_run", args=[run.pk])).content.decode()
     assert "references 120/300" in page
+    assert '<progress id="run-phase-bar" class="phase-bar" max="100" value="46.7">' in page
     curve = page[page.index('<img id="run-curve"') :].split(">", 1)[0]
     assert " hidden" in curve and "src=" not in curve  # no empty axes drawn (nor requested)
 
@@ -111,7 +114,8 @@ def test_the_phase_names_the_epoch_while_training(researcher_client, researcher)
     phase = {"step": "training", "epoch": 3, "max_epochs": 200, "patience": 15, "folds": 0}
     run = _frozen(researcher, phase)
     data = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
-    assert data["phase_text"].startswith("Training (the final fit): epoch 3, at most 200 epochs")
+    assert data["phase_text"].startswith("Training: epoch 3, at most 200 epochs")
+    assert data["phase_fraction"] is None
 
 
 def test_an_ended_run_shows_no_phase(researcher_client, researcher):

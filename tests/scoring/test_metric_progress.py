@@ -193,6 +193,7 @@ def test_the_metrics_page_shows_the_phase_elapsed_time_and_a_moving_bar(research
     assert f'data-progress-url="{reverse("scoring:run_progress", args=[run.pk])}"' in page
     assert '<progress id="run-progress" max="100" value="75.0">' in page
     assert "Scoring METEOR 1.5 (Java): 21 of 28 metrics done; 1" in page and " s so far." in page
+    assert "computing, 75% done" in page  # the pipeline's Metrics step moves with it
 
 
 def test_a_queued_run_says_it_waits_for_a_worker(researcher_client, dataset):
