@@ -80,10 +80,11 @@ def phase_line(run, *, now=None):
         loading = " and ".join(item["label"] for item in phase["loading"])
         about = round(sum(item["typical_s"] for item in phase["loading"]))
         then = f" for {phase['family']}" if phase.get("family") else ""
+        them = "them" if len(phase["loading"]) > 1 else "it"
         return (
-            f"Loading {loading}{then}{chunks}: a worker loads it once, on its first run after it starts "
-            f"(about {about} s on an idle 2-core machine), and keeps it. {phase['done']} of {phase['total']} metrics "
-            f"done; {elapsed} so far."
+            f"Loading {loading}{then}{chunks}: a worker process loads {them} once, on its first run after it "
+            f"starts (about {about} s on an idle 2-core machine), and keeps {them}. {phase['done']} of "
+            f"{phase['total']} metrics done; {elapsed} so far."
         )
     if phase.get("family"):
         return f"Scoring {phase['family']}{chunks}: {phase['done']} of {phase['total']} metrics done; {elapsed} so far."

@@ -175,7 +175,7 @@ def test_the_progress_json_says_what_loads_first_and_how_long_it_has_run(researc
     assert progress["elapsed_s"] >= 95
     text = progress["phase_text"]
     assert "Loading the MiniLM model (torch, transformers)" in text
-    assert "first run after it starts (about 4 s" in text and "0 of 28 metrics done" in text
+    assert "loads it once, on its first run after it starts (about 4 s" in text and "0 of 28 metrics done" in text
     assert "1 min 3" in text  # 95 s and a little, so far
     assert progress["progress"] == 0.0
 
