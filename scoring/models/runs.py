@@ -59,7 +59,8 @@ class MetricRun(models.Model):
             return 1.0
         done = self.done_chunks
         phase = self.phase or {}
-        if done < self.total_chunks and phase.get("total"):  # a small dataset is one chunk: move within it
+        # a small dataset is one chunk: move within it (a re-queued run's phase is a dead worker's)
+        if self.status == self.Status.RUNNING and done < self.total_chunks and phase.get("total"):
             done += min(phase.get("done", 0) / phase["total"], 1.0)
         return min(done / self.total_chunks, 1.0)
 

@@ -45,9 +45,8 @@ def metric_chunk_compute(*, chunk, attempt=1):
         return 0
     run = chunk.run
     with _scoring_turn:
-        response_ids, scores = _chunk_scores(
-            run, chunk.response_ids, progress=metric_progress.chunk_progress(run=run, chunk=chunk)
-        )
+        progress = metric_progress.chunk_progress(run=run, chunk=chunk, write=_phase_writer(run))
+        response_ids, scores = _chunk_scores(run, chunk.response_ids, progress=progress)
     with _writing_turn(), transaction.atomic():
         written = scores_upsert(response_ids=response_ids, scores=scores, versions=run.versions)
         marked = (
@@ -65,6 +64,26 @@ def metric_chunk_compute(*, chunk, attempt=1):
 
 def _writing_turn():
     return _sqlite_writing_turn if connection.vendor == "sqlite" else contextlib.nullcontext()
+
+
+def _phase_writer(run):
+    """Store a chunk's phase on its run. On SQLite another thread may be writing a chunk's scores:
+    a phase that only says which family is next is then skipped (it would wait in SQLite's busy
+    handler, and the scoring with it); one that announces a load waits its turn (loads take seconds)."""
+
+    def write(phase, *, urgent):
+        if connection.vendor != "sqlite":
+            metric_progress.metric_run_phase_set(run=run, phase=phase)
+            return True
+        if not _sqlite_writing_turn.acquire(blocking=urgent):
+            return False
+        try:
+            metric_progress.metric_run_phase_set(run=run, phase=phase)
+        finally:
+            _sqlite_writing_turn.release()
+        return True
+
+    return write
 
 
 def _chunk_scores(run, chunk_response_ids, *, progress=None):

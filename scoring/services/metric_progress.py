@@ -22,9 +22,17 @@ PHASE_EVERY_S = 0.5
 _last_write = {}  # (run id, created_at) -> monotonic time of this process's last phase write
 
 
-def chunk_progress(*, run, chunk):
-    """A `progress` callback for `engine.score` that records the chunk's place on the run's row."""
+def chunk_progress(*, run, chunk, write=None):
+    """A `progress` callback for `engine.score` that records the chunk's place on the run's row.
+
+    `write(phase, urgent=...)` stores it (default: `metric_run_phase_set`) and may decline one that
+    is not urgent, returning False (metric_chunks does while another thread writes SQLite)."""
     key = (run.pk, run.created_at)
+    if write is None:
+
+        def write(phase, *, urgent):
+            metric_run_phase_set(run=run, phase=phase)
+            return True
 
     def report(step):
         if step.done >= step.total:  # the chunk's own "done" follows at once (metric_chunk_compute)
@@ -34,8 +42,8 @@ def chunk_progress(*, run, chunk):
             return
         if len(_last_write) > 256:
             _last_write.clear()
-        _last_write[key] = now
-        metric_run_phase_set(run=run, phase=phase_of(step, chunk=chunk.index))
+        if write(phase_of(step, chunk=chunk.index), urgent=bool(step.loading)) is not False:
+            _last_write[key] = now
 
     return report
 

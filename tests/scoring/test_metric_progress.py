@@ -5,6 +5,7 @@ import datetime
 import threading
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -207,3 +208,22 @@ def test_an_ended_run_shows_no_phase(researcher_client, dataset):
     page = researcher_client.get(reverse("scoring:dataset_metrics", args=[dataset.pk])).content.decode()
     assert 'id="run-phase" class="run-phase" hidden' in page
     assert researcher_client.get(reverse("scoring:run_progress", args=[run.pk])).json()["phase_text"] == ""
+
+
+def test_on_sqlite_a_phase_waits_for_another_threads_write_only_when_it_announces_a_load(dataset):
+    if connection.vendor != "sqlite":
+        pytest.skip("the writing turn is SQLite's")
+    run = services.metrics_compute(dataset=dataset, metrics=["bleu1"], dispatch=False)
+    write = services_metric_chunks._phase_writer(run)
+    turn = services_metric_chunks._sqlite_writing_turn
+    turn.acquire()  # another thread writing a chunk's scores
+    try:
+        skipped = write({"family": "BLEU"}, urgent=False)
+    finally:
+        turn.release()
+    assert skipped is False
+    turn.acquire()
+    threading.Timer(0.2, turn.release).start()  # that write ends a moment later
+    assert write({"family": "METEOR", "loading": [{"label": "the jar", "typical_s": 5}]}, urgent=True) is True
+    run.refresh_from_db()
+    assert run.phase["family"] == "METEOR"
