@@ -143,6 +143,8 @@ def _start_jar():
 
 
 JAR_STARTED = resources.declare(
-    resources.Resource("meteor_jar", "the METEOR 1.5 jar (Java)", 5.5, _start_jar, lambda: os.getpid() in _scorers)
+    resources.Resource(
+        "meteor_jar", "the METEOR 1.5 jar (Java)", 5.5, _start_jar, lambda: os.getpid() in _scorers, own_process=True
+    )
 )
 describe_family(_family, "METEOR 1.5 (Java)", (JAR_STARTED.key,))

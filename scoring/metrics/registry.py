@@ -127,9 +127,11 @@ def score(hyps, refs, names=None, *, corpus=None, progress=None) -> dict:
         by_family.setdefault(metric.family, set()).add(metric.name)
     out = {}
     done, total = 0, sum(len(wanted) for wanted in by_family.values())
+    needs = {family: family_info(family).resource_keys(frozenset(wanted)) for family, wanted in by_family.items()}
+    # the JVM starts while this process loads the rest (MiniLM, WordNet) or scores
+    resources.start_in_background([key for keys in needs.values() for key in keys])
     for family, wanted in by_family.items():
-        info = family_info(family)
-        keys = info.resource_keys(frozenset(wanted))
+        info, keys = family_info(family), needs[family]
         if progress is not None:
             progress(Progress(info.label, done, total, tuple(resources.pending(keys))))
         for key in keys:

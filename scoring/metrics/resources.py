@@ -11,6 +11,7 @@ it scores (`registry.score`), and reports the ones still to load to the run's pr
 run"): a page says "about N s" with it before the load has happened in that process.
 """
 
+import contextlib
 import logging
 import os
 import threading
@@ -29,6 +30,9 @@ class Resource:
     load: Callable = field(compare=False, repr=False)  # loads it into this process (cached there)
     # True once this process holds it, however it got it (a direct call, or a parent before the fork)
     loaded: Callable = field(compare=False, repr=False)
+    # Its load mostly waits on another process (the JVM): started first, on a thread of its own, it
+    # overlaps the loads that need this process's CPU (and its GIL) instead of following them.
+    own_process: bool = False
 
 
 _RESOURCES: dict[str, Resource] = {}
@@ -78,12 +82,30 @@ def ensure(key):
         return time.perf_counter() - start
 
 
+def start_in_background(keys):
+    """Start, each on a daemon thread, the loads of `keys` that wait on a process of their own (see
+    `Resource.own_process`). The family that needs one waits for it in `ensure`; a load that fails
+    here is tried again there, which reports the error."""
+    pid = os.getpid()
+    for key in keys:
+        if _RESOURCES[key].own_process and (pid, key) not in _ensured and not _lock(key).locked():
+            threading.Thread(target=_ensure_quietly, args=(key,), name=f"load-{key}", daemon=True).start()
+
+
+def _ensure_quietly(key):
+    with contextlib.suppress(Exception):  # the family's own ensure() tries again and reports it
+        ensure(key)
+
+
 def load_all(keys=None):
     """Load every resource (or those of `keys`) this process lacks; `{key: seconds}` of those it
     loaded. One that cannot load here (no Java, no WordNet) is logged and skipped: the run that
-    needs it reports the reason, as without a warm-up."""
+    needs it reports the reason, as without a warm-up. Those with a process of their own are
+    started first, in the background, so their wait overlaps the others' loads."""
+    keys = list(keys or _RESOURCES)
+    start_in_background(keys)
     took = {}
-    for key in keys or list(_RESOURCES):
+    for key in keys:
         try:
             seconds = ensure(key)
         except Exception as error:  # a warm-up must not stop the process; the run names the error

@@ -227,3 +227,25 @@ def test_on_sqlite_a_phase_waits_for_another_threads_write_only_when_it_announce
     assert write({"family": "METEOR", "loading": [{"label": "the jar", "typical_s": 5}]}, urgent=True) is True
     run.refresh_from_db()
     assert run.phase["family"] == "METEOR"
+
+
+def test_a_resource_with_a_process_of_its_own_starts_loading_before_its_family_asks(monkeypatch):
+    threads = []
+    jar = resources.Resource(
+        "test_jar",
+        "the test jar",
+        5.0,
+        lambda: threads.append(threading.current_thread().name),
+        lambda: bool(threads),
+        own_process=True,
+    )
+
+    def family(batch, names):
+        return {"test_jar_metric": [0.5] * len(batch)}
+
+    monkeypatch.setattr(resources, "_ensured", set())
+    monkeypatch.setitem(resources._RESOURCES, jar.key, jar)
+    monkeypatch.setitem(registry._REGISTRY, "test_jar_metric", registry.Metric("test_jar_metric", "1", family))
+    monkeypatch.setitem(registry._FAMILIES, family, registry.FamilyInfo("the jar family", (jar.key,)))
+    assert engine.score(["a"], [["a"]], ["bleu1", "test_jar_metric"])["test_jar_metric"] == [0.5]
+    assert threads == ["load-test_jar"]  # started on its own thread at the run's start, loaded once
