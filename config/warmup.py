@@ -17,8 +17,10 @@ the web process when it runs the tasks itself): on a thread of its own after boo
 first metric run would otherwise wait for (scoring.metrics.resources: the MiniLM model, the METEOR
 jar, NLTK and WordNet, the GloVe vectors; 15-35 s of a 2-core machine, measured by
 bench/bench_warmup.py). A run that needs one of them meanwhile waits for that load instead of
-starting its own. It costs memory (about 1 GB in the process, and the JVM beside it): a worker
-with many pool processes that rarely computes metrics can turn it off with RATELAB_WARM_MODELS=0.
+starting its own. It costs memory, per pool process: about 1.1 GB resident in the process and as
+much for the METEOR JVM beside it (measured on a prefork worker), which that process would reach
+anyway on its first run of every metric. A worker with many pool processes that rarely computes
+metrics can turn it off with RATELAB_WARM_MODELS=0 (the first run then loads, and the page says so).
 """
 
 import importlib
