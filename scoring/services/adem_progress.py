@@ -99,4 +99,6 @@ def _what(run):
         )
     if phase.get("step") == "fitting":
         return "Fitting the experiment's models on the encoded vectors (its table appears when they are done);"
+    if run.kind == TrainingRun.Kind.PRETRAIN:  # VHRED pre-training records its steps as epochs, no phase
+        return "Pre-training VHRED (its steps appear below as they come):"
     return "Started: preparing the training examples;"

@@ -122,3 +122,9 @@ def test_an_ended_run_shows_no_phase(researcher_client, researcher):
     run = _frozen(researcher, ENCODING, status=TrainingRun.Status.FAILED)
     page = researcher_client.get(reverse("scoring:adem_run", args=[run.pk])).content.decode()
     assert 'id="run-phase" class="run-phase" hidden' in page
+
+
+def test_a_pretraining_run_is_not_said_to_prepare_training_examples(researcher_client, researcher):
+    run = TrainingRun.objects.create(kind=TrainingRun.Kind.PRETRAIN, owner=researcher, status="running")
+    data = researcher_client.get(reverse("scoring:adem_run_progress", args=[run.pk])).json()
+    assert data["phase_text"].startswith("Pre-training VHRED") and "training examples" not in data["phase_text"]
