@@ -1,6 +1,6 @@
 """First-request and first-task latency of a fresh process, with and without the boot warm-up.
 
-    python bench/bench_warmup.py [--port 8806] [--repeats 3] [--json out.json]
+    python bench/bench_warmup.py [--port 8806] [--repeats 3] [--only first-metric-run] [--json out.json]
 
 Loading the apps imports no heavy library (tests/test_startup.py); config/warmup.py imports them at
 boot instead, in processes that will compute with them. This measures what that buys, on the demo
@@ -13,6 +13,15 @@ study (`manage.py demo`, in a scratch SQLite database and media folder made here
   warm-up of `worker_process_init` (on) or not (off), then its first metric chunk (BLEU-1..4 +
   ROUGE-L + CIDEr on the demo's responses: pandas, pyarrow) and then its first report refresh
   (scipy.stats, scikit-learn; pandas is then loaded already), each timed.
+- first metric run (F02 of the 2026-11-29 browser walk): a fresh interpreter that starts as a
+  worker process does (the import warm-up, then the model warm-up thread of
+  config/warmup.warm_models_in_background unless RATELAB_WARM_MODELS=0), computes all the engine's
+  metrics on an 18-response dataset (6 contexts x 3 systems) through the `compute_metrics` task,
+  then a second time. Three starts: models not warmed (what every first run paid before); warmed,
+  the run asked for at once (it waits for the loads under way); warmed, the run asked for once the
+  warm-up is done (a server up for a minute). Each first run's model loads are listed
+  (scoring.metrics.resources: what it waited for itself).
+The web and worker rows time the import warm-up alone (RATELAB_WARM_MODELS=0 there).
 Medians of `--repeats` fresh processes. Wall-clock seconds on a shared machine: compare the columns
 of one run.
 """
@@ -61,6 +70,60 @@ print(json.dumps({"warm_up_s": warm, "first_report_s": report_s, "first_chunk_s"
 """
 
 
+FIRST_RUN_SCRIPT = """
+import json, sys, time
+start = time.perf_counter()
+import django
+django.setup()
+from config import warmup
+warmup.warm(warmup.WORKER)  # as worker_process_init does
+thread = warmup.warm_models_in_background() if hasattr(warmup, "warm_models_in_background") else None
+boot = time.perf_counter() - start
+if sys.argv[1] == "after-warm-up" and thread is not None:
+    thread.join()
+warmed = time.perf_counter() - start
+from annotation.models import Dataset
+from scoring import tasks
+from scoring.services.metrics import metrics_compute
+loads = {}
+try:
+    from scoring.metrics import resources
+    ensure = resources.ensure
+    def timed(key):
+        seconds = ensure(key)
+        if seconds is not None:
+            loads[key] = round(seconds, 2)
+        return seconds
+    resources.ensure = timed
+except ImportError:  # before the resources existed
+    pass
+dataset = Dataset.objects.get(name="first-run-18")
+out = {"boot_s": boot, "asked_at_s": warmed}
+for label in ("first", "second"):
+    loads.clear()
+    begin = time.perf_counter()
+    run = metrics_compute(dataset=dataset, force=True, dispatch=False)
+    tasks.compute_metrics.apply(args=(run.id,), throw=True)
+    out[label + "_s"] = time.perf_counter() - begin
+    out[label + "_loads"] = dict(loads)
+    out["metrics"] = len(run.metrics)
+print(json.dumps(out))
+"""
+FIRST_RUN_RECORDS = [
+    {
+        "context_id": f"c{i}",
+        "context": ["Hello there, how was your weekend?", "It was fine, I went hiking with my sister."],
+        "references": ["That sounds lovely, where did you go?", "Nice! Was the weather good?"],
+        "responses": [
+            {"system": "hred", "text": "i don't know ."},
+            {"system": "lstm", "text": "where did you go hiking ?"},
+            {"system": "human", "text": f"Oh nice, which trail did you take this time ({i})?"},
+        ],
+    }
+    for i in range(6)
+]
+FIRST_RUN_MODES = ("not warmed", "warmed, asked at once", "warmed, asked after it")
+
 REPORT_SCRIPT = """
 import django
 django.setup()
@@ -80,6 +143,54 @@ def prepare(env):
     return done.stdout.strip().splitlines()[-1]
 
 
+def prepare_first_run(env):
+    """The 18-response dataset of the first-run figures (untimed)."""
+    subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True, capture_output=True)
+    records = "".join(json.dumps(record) + "\n" for record in FIRST_RUN_RECORDS)
+    script = (
+        "import django, sys\ndjango.setup()\nfrom annotation.services import dataset_import\n"
+        "dataset_import(file=sys.stdin.buffer.read(), name='first-run-18', fmt='jsonl')\n"
+    )
+    subprocess.run([PYTHON, "-c", script], cwd=ROOT, env=env, input=records.encode(), check=True, capture_output=True)
+
+
+def first_run_once(env, mode):
+    warm = mode != FIRST_RUN_MODES[0]
+    done = subprocess.run(
+        [PYTHON, "-c", FIRST_RUN_SCRIPT, "after-warm-up" if mode == FIRST_RUN_MODES[2] else "at-once"],
+        cwd=ROOT,
+        env={**env, "RATELAB_WARMUP": "1", "RATELAB_WARM_MODELS": "1" if warm else "0"},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def first_metric_run(env, repeats):
+    prepare_first_run(env)
+    report = {}
+    print(
+        f"{'first metric run, 18 responses':36} {'boot':>7} {'asked at':>9} {'1st run':>8} {'2nd run':>8}",
+        " loads in the 1st run",
+    )
+    for mode in FIRST_RUN_MODES:
+        runs = [first_run_once(env, mode) for _ in range(repeats)]
+        figures = {
+            key: statistics.median(run[key] for run in runs) for key in ("boot_s", "asked_at_s", "first_s", "second_s")
+        }
+        figures["first_loads"] = [run["first_loads"] for run in runs]
+        figures["metrics"] = runs[0]["metrics"]
+        report[mode] = figures
+        loads = ", ".join(f"{key} {seconds:.1f} s" for key, seconds in runs[0]["first_loads"].items()) or "none"
+        print(
+            f"{mode + ' (' + str(figures['metrics']) + ' metrics)':36} {figures['boot_s']:6.2f}s",
+            f"{figures['asked_at_s']:8.2f}s {figures['first_s']:7.2f}s {figures['second_s']:7.2f}s ",
+            loads,
+        )
+    return report
+
+
 def _get(opener, url, data=None):
     start = time.perf_counter()
     with opener.open(url, data=data, timeout=120) as response:
@@ -90,7 +201,7 @@ def _get(opener, url, data=None):
 def web_once(env, port, warm, report_pk):
     """(boot s, first plot s, second plot s) for one fresh gunicorn."""
     shutil.rmtree(Path(env["MEDIA_ROOT"]) / "analysis" / "plots", ignore_errors=True)
-    server_env = {**env, "RATELAB_WARMUP": "1" if warm else "0"}
+    server_env = {**env, "RATELAB_WARMUP": "1" if warm else "0", "RATELAB_WARM_MODELS": "0"}
     base = f"http://127.0.0.1:{port}"
     start = time.perf_counter()
     server = subprocess.Popen(
@@ -126,7 +237,7 @@ def worker_once(env, warm):
     done = subprocess.run(
         [PYTHON, "-c", WORKER_SCRIPT],
         cwd=ROOT,
-        env={**env, "RATELAB_WARMUP": "1" if warm else "0"},
+        env={**env, "RATELAB_WARMUP": "1" if warm else "0", "RATELAB_WARM_MODELS": "0"},
         check=True,
         capture_output=True,
         text=True,
@@ -139,6 +250,7 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=8806)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", help="Write the figures here too.")
+    parser.add_argument("--only", choices=("first-metric-run",), help="Time only this part.")
     args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="bench-warmup-"))
     env = {
@@ -150,6 +262,11 @@ def main(argv=None):
     }
     env.pop("CELERY_BROKER_URL", None)
     try:
+        if args.only == "first-metric-run":
+            report = {"first_metric_run": first_metric_run(env, args.repeats)}
+            if args.json:
+                Path(args.json).write_text(json.dumps(report, indent=2))
+            return report
         pk = prepare(env)
         report = {"web": {}, "worker": {}}
         print(f"{'':22} {'warm-up off':>12} {'warm-up on':>12}")
@@ -167,6 +284,7 @@ def main(argv=None):
             off, on = (statistics.median(run[key] or 0.0 for run in work[warm]) for warm in (False, True))
             report["worker"][label] = {"off_s": off, "on_s": on}
             print(f"{label:22} {off:11.2f}s {on:11.2f}s")
+        report["first_metric_run"] = first_metric_run(env, args.repeats)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if args.json:

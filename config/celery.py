@@ -24,12 +24,14 @@ app.autodiscover_tasks()
 @worker_process_init.connect  # each process of a prefork pool, before its first task
 def _warm_up_pool_process(**kwargs):
     warmup.warm(warmup.WORKER)  # the libraries the tasks compute with (config/warmup.py)
+    warmup.warm_models_in_background()  # and the metric models, on a thread: the first run does not wait
 
 
 @worker_ready.connect  # the worker itself, which runs the tasks with --pool solo or threads
 def _warm_up_worker(sender=None, **kwargs):
     if type(sender.pool).__module__ != "celery.concurrency.prefork":  # prefork: its children warm up
         warmup.warm(warmup.WORKER)
+        warmup.warm_models_in_background()
 
 
 # connected after the warm-ups, so runs after them: what they imported is frozen too

@@ -9,6 +9,7 @@ from django.template.loader import get_template
 from django.urls import get_resolver
 from django.utils.module_loading import import_string
 
+from config import warmup
 from config.background import serve_in_background
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -16,6 +17,9 @@ application = get_wsgi_application()
 
 # Without a broker, work a page starts runs on this process's threads, not in the request.
 serve_in_background()
+if settings.CELERY_TASK_ALWAYS_EAGER:
+    # and this process computes the metrics: load their models now, on a thread, not in the first run
+    warmup.warm_models_in_background()
 
 # Django resolves the URLconf, and so imports every view module (and the numeric libraries the
 # report and scoring views stand on), on the first request a process serves. Doing it here moves

@@ -1,5 +1,6 @@
 """Shared test fixtures: named users who must not see each other's data, and the shared data folder."""
 
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -18,6 +19,9 @@ PASSWORD = "correct-horse-battery-staple"
 # Debian's chromium, driven by Playwright (`playwright install` cannot download browsers here).
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# No metric-model warm-up thread in the test process or the workers it starts (config/warmup.py):
+# a test loads a model when it scores with it; tests/test_warmup_models.py turns it on itself.
+os.environ.setdefault("RATELAB_WARM_MODELS", "0")
 
 
 def _user(username, **extra):

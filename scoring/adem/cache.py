@@ -60,8 +60,11 @@ class VectorCache:
         self._db.close()
 
 
-def encode(encoder, items, *, kind, cache=None):
-    """Vectors for texts or contexts (one row each), from the cache where possible."""
+def encode(encoder, items, *, kind, cache=None, progress=None):
+    """Vectors for texts or contexts (one row each), from the cache where possible.
+
+    `progress(done, total)` hears how many of the texts the cache lacked are encoded: after each
+    batch with an encoder that reports them (`reports_progress`), else once at the end."""
     if not items:
         return np.zeros((0, encoder.dim), dtype=np.float32)
     keys = [text_key(kind, item) for item in items]
@@ -72,7 +75,15 @@ def encode(encoder, items, *, kind, cache=None):
             missing[key] = item
     if missing:
         todo = list(missing.values())
-        vectors = encoder.encode_contexts(todo) if kind == "context" else encoder.encode_texts(todo)
+        if progress is not None:
+            progress(0, len(todo))
+        if getattr(encoder, "reports_progress", False):
+            step = {"progress": progress}
+            vectors = encoder.encode_contexts(todo, **step) if kind == "context" else encoder.encode_texts(todo, **step)
+        else:
+            vectors = encoder.encode_contexts(todo) if kind == "context" else encoder.encode_texts(todo)
+            if progress is not None:
+                progress(len(todo), len(todo))
         new = list(zip(missing.keys(), vectors, strict=True))
         found.update(new)
         if cache is not None:

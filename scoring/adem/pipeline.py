@@ -42,22 +42,30 @@ class Vectors:
         return self.c[idx], self.r[idx], self.rh[idx]
 
 
-def encode_triples(encoder, contexts, references, responses, *, cache=None):
-    """Raw encoder vectors for parallel lists of contexts (turn lists), references, responses."""
+def encode_triples(encoder, contexts, references, responses, *, cache=None, progress=None):
+    """Raw encoder vectors for parallel lists of contexts (turn lists), references, responses.
+
+    `progress(part, done, total)` hears each part's encoding ("contexts", "references",
+    "responses"): the texts of it the cache lacked, done of total."""
+
+    def part(name):
+        return None if progress is None else (lambda done, total: progress(name, done, total))
+
     return Vectors(
-        c=encode(encoder, list(contexts), kind="context", cache=cache),
-        r=encode(encoder, list(references), kind="text", cache=cache),
-        rh=encode(encoder, list(responses), kind="text", cache=cache),
+        c=encode(encoder, list(contexts), kind="context", cache=cache, progress=part("contexts")),
+        r=encode(encoder, list(references), kind="text", cache=cache, progress=part("references")),
+        rh=encode(encoder, list(responses), kind="text", cache=cache, progress=part("responses")),
     )
 
 
-def encode_examples(examples, encoder, *, cache=None):
+def encode_examples(examples, encoder, *, cache=None, progress=None):
     return encode_triples(
         encoder,
         [e.context for e in examples],
         [e.reference for e in examples],
         [e.response for e in examples],
         cache=cache,
+        progress=progress,
     )
 
 

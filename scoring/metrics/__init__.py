@@ -5,7 +5,16 @@ Importing the package registers every metric; see docs/metrics.md for definition
 """
 
 from scoring.metrics import bleu, cider, glove, length, meteor, meteor_nltk, neural, rouge, variants
-from scoring.metrics.registry import Batch, Metric, MetricUnavailable, all_metrics, get, register, score
+from scoring.metrics.registry import (
+    Batch,
+    Metric,
+    MetricUnavailable,
+    Progress,
+    all_metrics,
+    get,
+    register,
+    score,
+)
 
 variants.register_variants()
 
@@ -13,6 +22,7 @@ __all__ = [
     "Batch",
     "Metric",
     "MetricUnavailable",
+    "Progress",
     "all_metrics",
     "bleu",
     "cider",

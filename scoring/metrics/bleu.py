@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from scoring.metrics.ngrams import factorize, tokenize_many
-from scoring.metrics.registry import Metric, in_blocks, register
+from scoring.metrics.registry import Metric, describe_family, in_blocks, register
 
 TINY = 1e-15
 SMALL = 1e-9
@@ -333,5 +333,6 @@ for _m in (1, 2, 3):
             forks_cheaply=True,
         )
     )
+describe_family(_family, "BLEU")
 
 assert math.isclose(TINY / SMALL, 1e-6)  # pycocoevalcap's constants, kept verbatim

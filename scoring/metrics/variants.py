@@ -31,7 +31,17 @@ def _family(batch, names):
     return {base + SUFFIX: values for base, values in scores.items()}
 
 
+def _needs(names):
+    """The resources of the base families (METEOR's jar, the GloVe vectors) of the variants asked for."""
+    keys = {}
+    for name in names:
+        base = registry.get(name.removesuffix(SUFFIX))
+        keys.update(dict.fromkeys(registry.family_info(base.family).resource_keys(frozenset([base.name]))))
+    return tuple(keys)
+
+
 def register_variants():
+    registry.describe_family(_family, "metrics without stop words", _needs)
     for base_name in BASES:
         base = registry.get(base_name)
         register(

@@ -115,6 +115,12 @@ class TrainingRun(models.Model):
     params = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     progress = models.JSONField(default=list, blank=True)
+    phase = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the run does before and between epochs (loading the encoder, encoding n of m "
+        "texts, training): the progress page shows it while no epoch is recorded yet.",
+    )
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,7 +7,8 @@ from annotation.models import Dataset
 class MetricRun(models.Model):
     """One request to compute metrics for a dataset, split into chunks that workers score.
 
-    Progress is `done_chunks / total_chunks`; the page and the command read it.
+    Progress is `done_chunks / total_chunks`, plus the share of its metrics the latest chunk has
+    scored (`phase`); the page and the command read it.
     """
 
     class Status(models.TextChoices):
@@ -39,6 +40,12 @@ class MetricRun(models.Model):
         help_text="Last sign of life of a worker on this run (a chunk started, scored or still working); "
         "the watchdog re-queues a run that has shown none for RUN_STALL_SECONDS.",
     )
+    phase = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Where a chunk is within its metrics: the family it scores, metrics done of the total, "
+        "what it is loading first (scoring.services.metric_progress); the page shows it while the run is open.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -48,7 +55,14 @@ class MetricRun(models.Model):
 
     @property
     def progress(self):
-        return self.done_chunks / self.total_chunks if self.total_chunks else 1.0
+        if not self.total_chunks or self.status == self.Status.DONE:
+            return 1.0
+        done = self.done_chunks
+        phase = self.phase or {}
+        # a small dataset is one chunk: move within it (a re-queued run's phase is a dead worker's)
+        if self.status == self.Status.RUNNING and done < self.total_chunks and phase.get("total"):
+            done += min(phase.get("done", 0) / phase["total"], 1.0)
+        return min(done / self.total_chunks, 1.0)
 
 
 class MetricChunk(models.Model):

@@ -21,6 +21,7 @@ from scoring.adem.encoders import ENCODERS, get_encoder
 from scoring.models import AdemModel, TrainingRun
 from scoring.models.adem import model_name_validator
 from scoring.refusals import AdemRefusal
+from scoring.services import adem_progress as services_adem_progress
 
 # Re-exported: tasks, commands and views found these here before they had modules of their own.
 from scoring.services.tokens import (
@@ -246,19 +247,22 @@ def adem_train(
         run.status = TrainingRun.Status.RUNNING
         run.save(update_fields=["adem_model", "status", "updated_at"])
 
+    epoch_phase = None
+
     def report(epoch, train_loss, val_pearson):
         if run is not None:
             run.progress = [*run.progress, {"epoch": epoch, "train_loss": train_loss, "val_pearson": val_pearson}]
             run.save(update_fields=["progress", "updated_at"])
+            epoch_phase(epoch)
         if progress is not None:
             progress(epoch, train_loss, val_pearson)
 
     try:
-        cache = vector_cache()
-        try:
-            vectors = adem.pipeline.encode_examples(examples, text_encoder, cache=cache)
-        finally:
-            cache.close()
+        vectors = _encode_with_phase(examples, text_encoder, run=run)
+        if run is not None:
+            epoch_phase = services_adem_progress.training_progress(
+                run=run, max_epochs=train_config.max_epochs, patience=train_config.patience, folds=folds
+            )
         scorer, results = adem.pipeline.train_and_evaluate(
             examples, vectors, train_config, seed=seed, encoder=(encoder, text_encoder.id), folds=folds, progress=report
         )
@@ -280,6 +284,19 @@ def adem_train(
         run.result = {"model": name, "test": results["test"]}
         run.save(update_fields=["status", "result", "updated_at"])
     return model
+
+
+def _encode_with_phase(examples, text_encoder, *, run):
+    """The examples' vectors; a run's page follows the encoding (scoring.services.adem_progress)."""
+    progress = None
+    if run is not None:
+        services_adem_progress.encoding_started(run=run, responses=len(examples))
+        progress = services_adem_progress.encoding_progress(run=run, responses=len(examples))
+    cache = vector_cache()
+    try:
+        return adem.pipeline.encode_examples(examples, text_encoder, cache=cache, progress=progress)
+    finally:
+        cache.close()
 
 
 def _fail(model, run, error):
@@ -355,11 +372,8 @@ def adem_experiment(
     run.status = TrainingRun.Status.RUNNING
     run.save(update_fields=["status", "updated_at"])
     try:
-        cache = vector_cache()
-        try:
-            vectors = adem.pipeline.encode_examples(examples, text_encoder, cache=cache)
-        finally:
-            cache.close()
+        vectors = _encode_with_phase(examples, text_encoder, run=run)
+        services_adem_progress.training_run_phase_set(run=run, phase={"step": "fitting"})
         result = adem.experiments.run(
             kind,
             examples,

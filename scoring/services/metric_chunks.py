@@ -19,6 +19,7 @@ from scoring.metrics.cider import CiderCorpus
 from scoring.models import MetricChunk, MetricRun
 from scoring.services import adem_scoring as services_adem_scoring
 from scoring.services import judges as services_judges
+from scoring.services import metric_progress
 from scoring.services.metric_scores import scores_upsert
 
 # A process scores one chunk at a time, but may write one while it scores the next: the command
@@ -44,7 +45,8 @@ def metric_chunk_compute(*, chunk, attempt=1):
         return 0
     run = chunk.run
     with _scoring_turn:
-        response_ids, scores = _chunk_scores(run, chunk.response_ids)
+        progress = metric_progress.chunk_progress(run=run, chunk=chunk, write=_phase_writer(run))
+        response_ids, scores = _chunk_scores(run, chunk.response_ids, progress=progress)
     with _writing_turn(), transaction.atomic():
         written = scores_upsert(response_ids=response_ids, scores=scores, versions=run.versions)
         marked = (
@@ -53,7 +55,10 @@ def metric_chunk_compute(*, chunk, attempt=1):
             .update(status=MetricChunk.Status.DONE, finished_at=timezone.now(), attempts=attempt)
         )
         if marked:
-            MetricRun.objects.filter(pk=run.pk).update(done_chunks=F("done_chunks") + 1, heartbeat_at=timezone.now())
+            # its phase is this chunk's last family: counted now in done_chunks (the next chunk writes its own)
+            MetricRun.objects.filter(pk=run.pk).update(
+                done_chunks=F("done_chunks") + 1, heartbeat_at=timezone.now(), phase={}
+            )
     return written
 
 
@@ -61,14 +66,45 @@ def _writing_turn():
     return _sqlite_writing_turn if connection.vendor == "sqlite" else contextlib.nullcontext()
 
 
-def _chunk_scores(run, chunk_response_ids):
-    """`(response ids, {metric: values in their order})` of a chunk: read and scored, nothing written."""
+def _phase_writer(run):
+    """Store a chunk's phase on its run. On SQLite another thread may be writing a chunk's scores:
+    a phase that only says which family is next is then skipped (it would wait in SQLite's busy
+    handler, and the scoring with it); one that announces a load waits its turn (loads take seconds)."""
+
+    def write(phase, *, urgent):
+        if connection.vendor != "sqlite":
+            metric_progress.metric_run_phase_set(run=run, phase=phase)
+            return True
+        if not _sqlite_writing_turn.acquire(blocking=urgent):
+            return False
+        try:
+            metric_progress.metric_run_phase_set(run=run, phase=phase)
+        finally:
+            _sqlite_writing_turn.release()
+        return True
+
+    return write
+
+
+def _chunk_scores(run, chunk_response_ids, *, progress=None):
+    """`(response ids, {metric: values in their order})` of a chunk: read and scored, nothing written.
+
+    `progress` (an `engine.Progress` callback) hears of each family before it scores, counted
+    against all the run's metrics: the engine's, then each learned one (ADEM model, LLM judge)."""
     responses = _chunk_responses(chunk_response_ids)
     scored = [row for row in responses if row[2]]
     learned = [name for name in run.metrics if name.startswith(_LEARNED_PREFIXES)]
     reference_based = [name for name in run.metrics if name not in learned]
     corpus = cider_corpus(run) if "cider" in run.metrics else None
-    values = engine.score([s[1] for s in scored], [s[2] for s in scored], reference_based, corpus=corpus)
+    total = len(run.metrics)
+
+    def engine_step(step):
+        if progress is not None and step.family:  # the engine's own end is not the run's when learned metrics follow
+            progress(engine.Progress(step.family, step.done, total, step.loading))
+
+    values = engine.score(
+        [s[1] for s in scored], [s[2] for s in scored], reference_based, corpus=corpus, progress=engine_step
+    )
     response_ids = [rid for rid, _, _ in responses]
     scores = {}
     if len(scored) == len(responses):
@@ -79,7 +115,9 @@ def _chunk_scores(run, chunk_response_ids):
             found = _finite_all(values[name])
             scores[name] = [found[positions[rid]] if rid in positions else None for rid in response_ids]
     # learned metrics score every response (C-ADEM needs no reference)
-    for name in learned:
+    for position, name in enumerate(learned):
+        if progress is not None:
+            progress(engine.Progress(name, len(reference_based) + position, total))
         learned_values = _learned_values(run, name, response_ids)
         scores[name] = [_finite(learned_values.get(rid)) for rid in response_ids]
     return response_ids, scores

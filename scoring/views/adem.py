@@ -14,6 +14,7 @@ from scoring import adem
 from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
+from scoring.services import adem_progress as services_adem_progress
 from scoring.services.adem import AdemRefusal, api_token_user, corpus_store
 from scoring.services.adem_delete import AdemModelBusy, adem_model_busy, adem_model_delete, adem_model_scores
 from scoring.services.adem_scoring import adem_score
@@ -160,7 +161,18 @@ def run_detail(request, run_id):
     # An experiment records no epochs, nor does a run that ended before its first: no empty axes then.
     open_run = run.status in (TrainingRun.Status.QUEUED, TrainingRun.Status.RUNNING)
     show_curve = run.kind != TrainingRun.Kind.EXPERIMENT and (bool(run.progress) or open_run)
-    return render(request, "scoring/adem/run.html", {"run": run, "show_curve": show_curve})
+    # Until the first epoch the curve would be empty axes: the page says what the run does instead.
+    context = {
+        "run": run,
+        "show_curve": show_curve,
+        "phase_line": services_adem_progress.phase_line(run),
+        "phase_percent": _percent(services_adem_progress.phase_fraction(run)),
+    }
+    return render(request, "scoring/adem/run.html", context)
+
+
+def _percent(fraction):
+    return None if fraction is None else round(100 * fraction, 1)
 
 
 @login_required
@@ -169,7 +181,18 @@ def run_progress(request, run_id):
     run = _run(request, run_id)
     # A pre-training records where its checkpoint went for the command line; a page needs only its hash.
     result = {key: value for key, value in run.result.items() if key != "checkpoint"}
-    return JsonResponse({"status": run.status, "progress": run.progress, "result": result, "error": run.error})
+    return JsonResponse(
+        {
+            "status": run.status,
+            "progress": run.progress,
+            # loading the encoder, encoding n of m texts, the epoch: scoring.services.adem_progress
+            "phase": run.phase,
+            "phase_text": services_adem_progress.phase_line(run),
+            "phase_fraction": services_adem_progress.phase_fraction(run),
+            "result": result,
+            "error": run.error,
+        }
+    )
 
 
 @login_required

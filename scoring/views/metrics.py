@@ -11,6 +11,7 @@ from annotation.selectors import datasets_visible_to, may_change_study
 from scoring import selectors
 from scoring.models import MetricRun
 from scoring.refusals import AdemRefusal
+from scoring.services import metric_progress
 from scoring.services import metrics as services
 from scoring.services.adem_scoring import ADEM_METRIC_PREFIX, adem_metric_names
 from scoring.services.judges import JUDGE_METRIC_PREFIX, JudgeRefusal, judge_metric_names
@@ -42,9 +43,13 @@ def dataset_metrics(request, dataset_id):
             requested = services.metric_names(names, owner=dataset.owner_id)
             messages.success(request, _computing_message(run, requested=len(requested)))
         return redirect("scoring:dataset_metrics", dataset_id=dataset.pk)
+    run = selectors.latest_run(dataset=dataset)
     context = {
         "dataset": dataset,
-        "run": selectors.latest_run(dataset=dataset),
+        "run": run,
+        # what the run does inside its chunk (the family, a model it loads first) and for how long
+        "run_phase": metric_progress.phase_line(run) if run else "",
+        "run_percent": round(100 * run.progress, 1) if run else 0,
         "metrics": engine.all_metrics(),
         "summary": selectors.metric_summary_by_metric(selectors.metric_summary(dataset=dataset)),
         "corpus_bleu": selectors.corpus_bleu_by_system(dataset=dataset),
@@ -122,7 +127,11 @@ def run_progress(request, run_id):
             "status": run.status,
             "done_chunks": run.done_chunks,
             "total_chunks": run.total_chunks,
+            # the done chunks plus the share of its metrics the latest chunk has scored
             "progress": run.progress,
+            "phase": run.phase,
+            "phase_text": metric_progress.phase_line(run),
+            "elapsed_s": metric_progress.elapsed_seconds(run),
             "error": run.error,
         }
     )

@@ -7,6 +7,8 @@
   var latestEl = document.getElementById("run-latest");
   var errorEl = document.getElementById("run-error");
   var curve = document.getElementById("run-curve");
+  var phaseEl = document.getElementById("run-phase");
+  var phaseBar = document.getElementById("run-phase-bar");
   function tick() {
     fetch(root.dataset.progressUrl, { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
@@ -22,7 +24,20 @@
           }
           latestEl.textContent = text;
         }
-        if (curve) { curve.src = root.dataset.curveUrl + "?n=" + data.progress.length; }
+        if (phaseEl) {
+          // loading the encoder, encoding n of m texts, the epoch (hidden once the run has ended)
+          phaseEl.textContent = data.phase_text || "";
+          phaseEl.hidden = !data.phase_text;
+        }
+        if (phaseBar) {  // the encoding's share done; hidden outside it
+          var fraction = data.phase_fraction;
+          phaseBar.hidden = fraction === null || fraction === undefined;
+          if (!phaseBar.hidden) { phaseBar.value = Math.round(fraction * 1000) / 10; }
+        }
+        if (curve && data.progress.length) {  // no empty axes before the first epoch
+          curve.src = root.dataset.curveUrl + "?n=" + data.progress.length;
+          curve.hidden = false;
+        }
         if (data.status === "queued" || data.status === "running") { setTimeout(tick, 2000); }
         else if (data.status === "done") { setTimeout(function () { window.location.reload(); }, 500); }
       })

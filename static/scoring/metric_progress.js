@@ -6,15 +6,21 @@
   if (!box) { return; }
   var bar = document.getElementById("run-progress");
   var label = document.getElementById("run-status");
+  var phase = document.getElementById("run-phase");
   var finished = function (status) { return status === "done" || status === "failed"; };
   if (finished(box.dataset.status)) { return; }
   var poll = function () {
     fetch(box.dataset.progressUrl, { credentials: "same-origin" })
       .then(function (response) { return response.json(); })
       .then(function (run) {
-        bar.max = Math.max(run.total_chunks, 1);
-        bar.value = run.done_chunks;
+        bar.max = 100;
+        bar.value = Math.round(run.progress * 1000) / 10;
         label.textContent = run.status + ": " + run.done_chunks + "/" + run.total_chunks + " chunks";
+        if (phase) {
+          // the family being scored, a model being loaded first, the time so far
+          phase.textContent = run.phase_text || "";
+          phase.hidden = !run.phase_text;
+        }
         if (finished(run.status)) {
           window.location.reload();  // show the new scores and give the button back
         } else {

@@ -119,8 +119,18 @@ class MiniLmEncoder:
         self.id = OWN_IDS.get(precision, BASE_ID)
         self.export_dir = export_dir or onnx_minilm.default_directory()
 
-    def encode_texts(self, texts):
+    reports_progress = True  # encode_texts calls progress(done, total) after each batch
+
+    def encode_texts(self, texts, progress=None):
         tokenizer, model = _load(self.device, quantized=self.precision == "int8-torch")
+        done = 0
+
+        def batch_done(rows):
+            nonlocal done
+            done += len(rows)
+            if progress is not None:
+                progress(done, len(texts))
+
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
@@ -138,6 +148,7 @@ class MiniLmEncoder:
             for rows in batches:
                 ids = [encoded["input_ids"][i] for i in rows]
                 out[rows] = onnx_minilm.encode_batch(session, ids, [lengths[i] for i in rows])
+                batch_done(rows)
             return out
         half = self.precision == "bfloat16"
         device_type = "cuda" if self.device.startswith("cuda") else "cpu"
@@ -151,7 +162,8 @@ class MiniLmEncoder:
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, dim=1)
                 out[rows] = pooled.cpu().numpy()
+                batch_done(rows)
         return out
 
-    def encode_contexts(self, contexts):
-        return self.encode_texts([flatten_context(turns) for turns in contexts])
+    def encode_contexts(self, contexts, progress=None):
+        return self.encode_texts([flatten_context(turns) for turns in contexts], progress=progress)
