@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "analysis",
     "axes",
     "csp",
+    "config.apps.ProjectConfig",
     # last: its ready() resumes the garbage collection manage.py paused while the apps load
     "config.apps.StartupConfig",
 ]
