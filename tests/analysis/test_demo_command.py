@@ -40,6 +40,7 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address(capl
     logged = [record.getMessage() for record in caplog.records]
     assert not [m for m in logged if "succeeded in" in m or "No hostname was supplied" in m]
     assert "Demo ready in" in text
+    assert "(login: demo / demo-password)" in text
     # Two simulated raters are careless and always excluded; a careful one may land just under
     # kappa 0.2 (each run's HIT layout is seeded by the survey's secret token), never most of them.
     annotators, excluded = map(int, re.search(r"(\d+) annotators, (\d+) excluded", text).groups())
@@ -77,3 +78,14 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address(capl
     ranking = page.split('id="t-pairwise"', 1)[1].split("</table>", 1)[0]
     for row in systems:
         assert f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" in ranking
+
+
+def test_the_login_line_names_where_an_operators_demo_password_is_and_never_prints_it(monkeypatch):
+    """Security review (informational): with DEMO_PASSWORD set, the demo printed demo-password anyway."""
+    from analysis.management.commands.demo import login_hint
+
+    monkeypatch.delenv("DEMO_PASSWORD", raising=False)
+    assert login_hint() == "login: demo / demo-password"
+    monkeypatch.setenv("DEMO_PASSWORD", "s3cret-lab-pass")
+    assert login_hint() == "login: demo / the password in DEMO_PASSWORD"
+    assert "s3cret" not in login_hint()

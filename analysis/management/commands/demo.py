@@ -15,7 +15,7 @@ from django.core.management import BaseCommand, call_command
 from analysis.exporting import summary_table
 from analysis.services import report_get_or_create, report_params, report_refresh
 from annotation.models import Dataset, Survey
-from annotation.services.demo import DEMO_USERNAME
+from annotation.services.demo import DEMO_DEV_PASSWORD, DEMO_USERNAME, demo_password
 
 DEMO_DATASET = "demo"
 LIVE_SURVEY = "demo-live"
@@ -48,6 +48,14 @@ def demo_report(dataset):
     (the same bootstrap, seed and judgements; browser walk F19)."""
     report = report_get_or_create(dataset=dataset, survey=None, params=report_params())
     return report_refresh(report=report)
+
+
+def login_hint():
+    """How to log in, as the demo set it up: the documented local password, or where the operator's
+    own is (DEMO_PASSWORD), never the operator's password itself."""
+    if demo_password() == DEMO_DEV_PASSWORD:
+        return f"login: {DEMO_USERNAME} / {DEMO_DEV_PASSWORD}"
+    return f"login: {DEMO_USERNAME} / the password in DEMO_PASSWORD"
 
 
 class Command(BaseCommand):
@@ -164,7 +172,7 @@ class Command(BaseCommand):
         live = Survey.objects.get(name=LIVE_SURVEY, owner__username=DEMO_USERNAME)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Demo ready in {time.monotonic() - started:.0f} s."))
-        self.stdout.write(f"  Researcher pages: {base_url}/  (login: demo / demo-password)")
+        self.stdout.write(f"  Researcher pages: {base_url}/  ({login_hint()})")
         self.stdout.write(f"  Report:           {base_url}/analysis/datasets/{dataset.pk}/report/")
         self.stdout.write(f"  Rate as an annotator: {base_url}/s/{live.token}/")
 
