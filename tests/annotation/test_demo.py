@@ -47,3 +47,12 @@ def test_load_demo_is_idempotent_and_creates_a_login_that_owns_the_study(client,
     assert client.login(username="demo", password="demo-password")
     assert dataset.owner.username == "demo"
     assert "demo-001" in client.get(f"/datasets/{dataset.pk}/").content.decode()
+
+
+def test_load_demo_never_prints_an_operators_demo_password(db, monkeypatch):
+    """Security review (informational): a DEMO_PASSWORD of the operator's own stays out of the output."""
+    monkeypatch.setenv("DEMO_PASSWORD", "s3cret-lab-pass")
+    out = io.StringIO()
+    call_command("load_demo", stdout=out, stderr=io.StringIO())
+    assert "s3cret" not in out.getvalue()
+    assert "Log in as 'demo' with the password in DEMO_PASSWORD." in out.getvalue()

@@ -226,6 +226,14 @@ def test_the_command_prints_the_summary(survey, capsys):
     # one kappa per annotator line, the one the rule compares (browser walk F31)
     careless = next(line for line in out.splitlines() if line.strip().startswith("careless:"))
     assert careless.count("kappa -") == 1 and "mean kappa" not in careless
+    # the survey's agreement: each clause one population, never kappa of all beside alpha of accepted
+    summary = agreement_summary(survey=survey)
+    line = next(line for line in out.splitlines() if line.startswith("agreement, all annotators"))
+    assert line == (
+        f"agreement, all annotators: median kappa {summary['median_kappa']:.3f}, Krippendorff's alpha "
+        f"{summary['alpha_all']:.3f}; accepted annotators only: median kappa "
+        f"{summary['median_kappa_accepted']:.3f}, Krippendorff's alpha {summary['alpha']:.3f}"
+    )
 
 
 @pytest.mark.shared_data

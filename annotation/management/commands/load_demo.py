@@ -19,6 +19,10 @@ class Command(BaseCommand):
             f"{state} dataset {dataset.name!r} ({dataset.contexts.count()} contexts, "
             f"{dataset.systems.count()} systems)."
         )
-        self.stdout.write(f"Log in as {user.username!r} with password {password!r}.")
-        if password == DEMO_DEV_PASSWORD and not settings.DEBUG:
+        if password == DEMO_DEV_PASSWORD:
+            self.stdout.write(f"Log in as {user.username!r} with password {password!r}.")
+        else:  # the operator's own password is never printed (it would end up in logs)
+            self.stdout.write(f"Log in as {user.username!r} with the password in DEMO_PASSWORD.")
+        # `make demo` (RATELAB_DEMO) serves on 127.0.0.1 only, where the public password is meant.
+        if password == DEMO_DEV_PASSWORD and not settings.DEBUG and not settings.DEMO:
             self.stderr.write("Warning: the demo login uses the public demo password; set DEMO_PASSWORD.")

@@ -34,8 +34,10 @@ class Command(BaseCommand):
         lines = [
             f"survey {content['survey_name']}: {content['n_ratings']} ratings, {content['n_annotators']} annotators, "
             f"{content['n_excluded']} excluded ({seconds:.2f} s)",
-            f"median kappa {fmt(content['median_kappa'])} (accepted only {fmt(content['median_kappa_accepted'])}), "
-            f"Krippendorff's alpha {fmt(content['alpha'])} (all ratings {fmt(content['alpha_all'])})",
+            # Each clause one population (browser walk F01: kappa over all beside alpha over accepted).
+            f"agreement, all annotators: median kappa {fmt(content['median_kappa'])}, "
+            f"Krippendorff's alpha {fmt(content['alpha_all'])}; accepted annotators only: median kappa "
+            f"{fmt(content['median_kappa_accepted'])}, Krippendorff's alpha {fmt(content['alpha'])}",
             f"split-half ({split['mode']}, {split['n_splits']} splits): pearson {fmt(split['pearson']['mean'])} "
             f"± {fmt(split['pearson']['std'])}, spearman {fmt(split['spearman']['mean'])} "
             f"± {fmt(split['spearman']['std'])}",
