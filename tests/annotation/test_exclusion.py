@@ -315,3 +315,21 @@ def test_agreement_summary_takes_a_survey_of_the_dataset_or_refuses(survey, rese
         agreement_summary()
     empty = agreement_summary(dataset=other)
     assert (empty["pairs"], empty["median_kappa"], empty["alpha"]) == ([], None, None)
+
+
+def test_the_quality_page_headlines_kappa_and_alpha_of_the_same_annotators(survey, researcher, client):
+    """Browser walk F01: the page headlined kappa over every annotator beside alpha over the accepted ones."""
+    from django.urls import reverse
+
+    quality_recompute(survey=survey)
+    summary = agreement_summary(survey=survey)
+    assert summary["alpha"] != pytest.approx(summary["alpha_all"])  # the two populations differ here
+    client.force_login(researcher)
+    html = client.get(reverse("annotation:quality_survey", args=[survey.pk])).content.decode()
+    kappa = html.split('id="tile-kappa">', 1)[1].split("</li>", 1)[0]
+    alpha = html.split('id="tile-alpha">', 1)[1].split("</li>", 1)[0]
+    assert "all annotators" in kappa and "all annotators" in alpha
+    assert f"<strong>{summary['median_kappa']:.3f}</strong>" in kappa
+    assert f"<strong>{summary['alpha_all']:.3f}</strong>" in alpha
+    assert f"accepted only {summary['median_kappa_accepted']:.3f}" in kappa
+    assert f"accepted only {summary['alpha']:.3f}" in alpha
