@@ -184,6 +184,8 @@ def sample_urls(name, pattern, route, objects, children=None):
         "model_id": objects["adem"].pk,
         "token_id": objects["token"].pk,
         "run_id": objects["training_run" if name.startswith("scoring:adem") else "metric_run"].pk,
+        # a context of the dataset the URL names (its scores page)
+        "context_pk": objects["dataset"].contexts.order_by("pk").first().pk,
     }
     if route.lstrip("^").startswith("datasets"):
         values["pk"] = objects["dataset"].pk
