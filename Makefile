@@ -37,11 +37,14 @@ demo: setup
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
 	JUDGE_ALLOW_PRIVATE_HOSTS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# lint-imports holds the import-linter contracts in pyproject.toml (layers, pure packages, boto3).
 test: setup
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) ratelab.sqlite3* staticfiles var media

@@ -21,7 +21,7 @@ def _ignored(path):
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @pytest.mark.parametrize(
     "path",
-    # `celery -A config worker -B` or `celery -A config beat`, run from the root as the README says,
+    # `celery -A config worker -B` or `celery -A config beat`, run from the root as docs/deployment.md says,
     # keeps its schedule in a shelve whose files depend on the dbm module (.db, or .dat/.dir/.bak)
     ["celerybeat-schedule", "celerybeat-schedule.db", "celerybeat-schedule.dat", "celerybeat-schedule.dir"],
 )

@@ -122,7 +122,7 @@ def test_new_participant_ids_from_one_address_are_capped_per_hour_and_a_started_
 
 
 def test_behind_a_proxy_set_for_login_throttling_participants_are_capped_by_their_own_address(survey, settings):
-    # TRUSTED_PROXY_COUNT (README: login throttling) is the one proxy setting: the annotator pages
+    # TRUSTED_PROXY_COUNT (docs/settings.md: login throttling) is the one proxy setting: the annotator pages
     # read REMOTE_ADDR, the proxy's, for everyone when only it was set, so the second participant
     # anywhere was refused as a newcomer from the first one's address.
     settings.TRUSTED_PROXY_COUNT = 1
