@@ -141,7 +141,7 @@ def make_survey(n_annotators, args, tag):
         owner=None,
         contexts_per_hit=args.contexts_per_hit,
         assignments_per_hit=args.assignments,
-        attention_checks_per_hit=2 if pairwise else 1,
+        attention_checks_per_hit=(2 if pairwise else 1) if args.checks is None else args.checks,
         **pairwise,
         max_hits_per_annotator=args.hits,
         # Every simulated annotator comes from this one machine's address.
@@ -449,6 +449,13 @@ def main():
     )
     parser.add_argument("--port", type=int, default=8111)
     parser.add_argument("--task", default="rate", choices=["rate", "pairwise"], help="The survey's task type.")
+    parser.add_argument(
+        "--checks",
+        type=int,
+        default=None,
+        help="Attention checks per HIT (default 1 for rate, 2 for pairwise); 0 compares like for like with a "
+        "tool that shows no check (Potato's mode).",
+    )
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
     parser.add_argument(
