@@ -66,8 +66,9 @@ class BenchFailed(SystemExit):
         super().__init__(f"bench_annotators: FAILED, no figures printed: {message}")
 
 
-def check_same_database(url):
-    """Stop unless this process's settings use `url`'s database, the one gunicorn is given.
+def check_same_database(url, used=None):
+    """Stop unless this process's settings (or `used`, a DATABASES entry) use `url`'s database, the
+    one gunicorn is given.
 
     Settings read before DATABASE_URL was set put the survey in the default SQLite file while the
     server read PostgreSQL: every annotator met a 404 and nothing was measured.
@@ -75,7 +76,8 @@ def check_same_database(url):
     import dj_database_url
     from django.conf import settings
 
-    wanted, used = dj_database_url.parse(url), settings.DATABASES["default"]
+    wanted = dj_database_url.parse(url)
+    used = used if used is not None else settings.DATABASES["default"]
     keys = ("ENGINE", "NAME", "HOST", "PORT")
     if any(str(wanted.get(k) or "") != str(used.get(k) or "") for k in keys):
         raise BenchFailed(

@@ -1,7 +1,6 @@
 """bench/bench_annotators.py refuses to print figures for a run that measured nothing (issue 35)."""
 
 import pytest
-from django.conf import settings
 
 from bench.bench_annotators import BenchFailed, check_measured, check_same_database, database_name, serves
 
@@ -30,13 +29,16 @@ def test_a_clean_run_passes():
     check_measured([_part(), _part()], 10)
 
 
-def test_settings_on_another_database_than_the_servers_fail():
-    used = settings.DATABASES["default"]
+def test_settings_on_another_database_than_the_servers_fail(tmp_path):
+    # Settings as the bench's own process has them (the test run's live settings name pytest's
+    # in-memory database once any test has used one, so they are not a stable example).
+    used = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(tmp_path / "ratelab.sqlite3")}
     other = "postgres://postgres@127.0.0.1:5432/ratelab_perf_elsewhere"
     with pytest.raises(BenchFailed, match="not the --database-url"):
-        check_same_database(other)
-    if used["ENGINE"].endswith("sqlite3"):
-        check_same_database(f"sqlite:///{used['NAME']}")
+        check_same_database(other, used)
+    check_same_database(f"sqlite:///{used['NAME']}", used)
+    with pytest.raises(BenchFailed, match="not the --database-url"):
+        check_same_database(other)  # this process's own settings: not that PostgreSQL database either
 
 
 def test_only_the_benchs_database_backends_count_as_its_database_cpu():
