@@ -27,20 +27,13 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.harness import percentile, wait_for  # noqa: E402 (run as a script: the root is on the path only now)
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/ratelab_studies"
-
-
-def percentile(values, q):
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 def server_env(args):
@@ -400,19 +393,6 @@ def _stored_counts(survey, parts):
     stored = rows.count()
     doubled = sum(row["n"] - 1 for row in rows.values(*key).annotate(n=Count("pk")).filter(n__gt=1))
     return expected, stored, doubled
-
-
-def wait_for(url, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"server did not answer at {url}")
 
 
 def main():

@@ -30,14 +30,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.harness import percentile, wait_for  # noqa: E402 (run as a script: the root is on the path only now)
+
 PYTHON = sys.executable
 TARGET_MS = 300
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def percentile(values, q):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 def server_env(args):
@@ -126,19 +123,6 @@ class Browser:
         except urllib.error.HTTPError as error:
             status, url = error.code, error.headers.get("Location", "")
         return status, url, time.perf_counter() - started
-
-
-def wait_for(url, seconds=90):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            time.sleep(0.3)
-    raise SystemExit(f"bench_pages: the server did not answer at {url}")
 
 
 def main():
