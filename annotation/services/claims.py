@@ -90,6 +90,17 @@ def _annotator_insert(*, worker_id, provider):
     return Annotator(pk=row[0], provider=provider, worker_id=worker_id, created_at=created_at)
 
 
+# Items of a check's block that may show a conversation borrowed from another HIT, or a gold check.
+CHECK_KINDS = (
+    HITItem.Kind.GOLD,
+    HITItem.Kind.GOLD_FILLER,
+    HITItem.Kind.INSTRUCTED,
+    HITItem.Kind.INSTRUCTED_FILLER,
+    HITItem.Kind.PAIR_GOLD,
+    HITItem.Kind.PAIR_FILLER,
+)
+
+
 def _repeating_items(survey, own):
     """Items of `survey` that would show this annotator again what a check block showed them or
     borrowed: a gold check they met, replies to a conversation they read (a check's fillers
@@ -111,17 +122,6 @@ def _repeating_items(survey, own):
         | Q(kind__in=CHECK_KINDS, context_id__in=seen.exclude(context=None).values("context_id"))
         | Q(is_overlap=False, context_id__in=borrowed)
     )
-
-
-# Items of a check's block that may show a conversation borrowed from another HIT, or a gold check.
-CHECK_KINDS = (
-    HITItem.Kind.GOLD,
-    HITItem.Kind.GOLD_FILLER,
-    HITItem.Kind.INSTRUCTED,
-    HITItem.Kind.INSTRUCTED_FILLER,
-    HITItem.Kind.PAIR_GOLD,
-    HITItem.Kind.PAIR_FILLER,
-)
 
 
 def _candidates(survey, own, pinned, repeating=None):

@@ -3,14 +3,11 @@ permission may queue it; staff without permissions read the report but get 404 o
 every other write, and see no Refresh button (security review 2026-11-29, informational note)."""
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from analysis.models import Report
 from analysis.services import report_get_or_create, report_params
 from tests.access.db_fingerprint import fingerprint
-from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db
@@ -24,18 +21,6 @@ RECORDS = [
 def report(researcher):
     dataset = load_dataset_records(records=RECORDS, name="alice-refresh", owner=researcher)
     return report_get_or_create(dataset=dataset, params=report_params())
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("staffer", password=PASSWORD, is_staff=True)
-
-
-@pytest.fixture
-def manager(db):
-    user = get_user_model().objects.create_user("manager", password=PASSWORD)
-    user.user_permissions.add(Permission.objects.get(codename="manage_any_study", content_type__app_label="annotation"))
-    return user
 
 
 def refresh(client, report):

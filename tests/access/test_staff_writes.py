@@ -10,8 +10,6 @@ accepts a POST must be classified below before this test passes.
 import itertools
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 
@@ -26,7 +24,6 @@ from scoring.services.metrics import metrics_compute
 from tests.access.db_fingerprint import fingerprint
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey
-from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -76,19 +73,6 @@ READS_IGNORING_THE_METHOD = {
     "scoring:adem_run_progress",
     "scoring:adem_run_curve",
 }
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("staffer", password=PASSWORD, is_staff=True)
-
-
-@pytest.fixture
-def manager(db):
-    """Not staff, not superuser: holds only the explicit permission."""
-    user = get_user_model().objects.create_user("manager", password=PASSWORD)
-    user.user_permissions.add(Permission.objects.get(codename="manage_any_study", content_type__app_label="annotation"))
-    return user
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.annotation.mturk_helpers import install_stub
-from tests.annotation.prolific_helpers import api, prolific_env  # noqa: F401 (fixtures of the Prolific tests)
+from tests.annotation.prolific_helpers import api, prolific_env, started  # noqa: F401 (fixtures of the Prolific tests)
 
 
 @pytest.fixture

@@ -147,3 +147,13 @@ def confirmed_assignment(client, survey, api, *, n=1):
     )
     provider().sync(survey=survey)
     return Assignment.objects.get(annotator__worker_id=pid(n), status=Assignment.Status.SUBMITTED)
+
+
+@pytest.fixture
+def started(client, researcher, api):
+    """A published Prolific survey that one participant (pid 1, session 1) has entered."""
+    survey = make_prolific_survey(researcher)
+    publish(api, survey)
+    entry(client, survey, participant=pid(1), session_id=session(1))
+    client.cookies.clear()
+    return survey

@@ -10,21 +10,10 @@ from tests.annotation.prolific_helpers import (
     STUDY_ID,
     deliver,
     entry,
-    make_prolific_survey,
     pid,
-    publish,
     session,
     submissions_answer,
 )
-
-
-@pytest.fixture
-def started(client, researcher, api):
-    survey = make_prolific_survey(researcher)
-    publish(api, survey)
-    entry(client, survey, participant=pid(1), session_id=session(1))
-    client.cookies.clear()
-    return survey
 
 
 def returned(event_id="evt-1", participant=None):

@@ -18,22 +18,8 @@ from tests.annotation.prolific_helpers import (
     STUDY_ID,
     WEBHOOK_SECRET,
     WEBHOOK_URL,
-    entry,
-    make_prolific_survey,
-    pid,
-    publish,
-    session,
 )
 from tests.annotation.prolific_helpers import deliver as deliver_json
-
-
-@pytest.fixture
-def started(client, researcher, api):
-    survey = make_prolific_survey(researcher)
-    publish(api, survey)
-    entry(client, survey, participant=pid(1), session_id=session(1))
-    client.cookies.clear()
-    return survey
 
 
 def signature_for(raw, timestamp, secret=WEBHOOK_SECRET):
