@@ -69,8 +69,9 @@ def e_step(coded, priors, confusion):
     return normalised_rows(log_weights), log_likelihood
 
 
-def dawid_skene(answers, *, labels=None, iterations=100, tolerance=1e-7, smoothing=0.01):
-    """Fit Dawid-Skene to `(worker, item, label)` answers, EM started from the vote shares."""
+def dawid_skene(answers, *, labels=None, iterations=100, tolerance=1e-8, smoothing=0.01):
+    """Fit Dawid-Skene to `(worker, item, label)` answers, EM started from the vote shares; stops when the
+    log-likelihood gains less than `tolerance` of itself in one step, or after `iterations` steps."""
     coded = code_answers(answers, labels=labels)
     posteriors = vote_shares(coded)
     history = []
@@ -79,7 +80,7 @@ def dawid_skene(answers, *, labels=None, iterations=100, tolerance=1e-7, smoothi
         priors, confusion = m_step(coded, posteriors, smoothing=smoothing)
         posteriors, score = e_step(coded, priors, confusion)
         history.append(score)
-        if len(history) > 1 and abs(history[-1] - history[-2]) < tolerance:
+        if len(history) > 1 and abs(history[-1] - history[-2]) < tolerance * abs(history[-1]):
             break
     accuracy = np.einsum("k,jkk->j", priors, confusion)
     numeric = all(isinstance(v, Real) and not isinstance(v, bool) for v in coded.labels)

@@ -69,16 +69,15 @@ class SimulatedStudy:
 
 
 def _workers(spec, rng):
+    roles = [role for role in ROLES for _ in range(spec.workers.get(role, 0))]
+    roles = [roles[k] for k in rng.permutation(len(roles))]  # ids mixed, not in blocks of one role
     workers = []
-    for role in ROLES:
-        for _ in range(spec.workers.get(role, 0)):
-            name = f"w{len(workers):03d}"
-            noise = {"careless": rng.uniform(0.4, 0.9), "straight_liner": 1.0}.get(role, rng.uniform(0.0, 0.3))
-            method = str(rng.choice(["clipboard", "clipboard", "auto_typer", "script"])) if role == "paster" else None
-            phone = role == "careful" and rng.random() < spec.phone_share
-            workers.append(SimulatedWorker(name, role, float(noise), method, bool(phone)))
-    order = rng.permutation(len(workers))  # roles mixed, not in blocks of ids
-    return [workers[k] for k in order]
+    for number, role in enumerate(roles):
+        noise = {"careless": rng.uniform(0.4, 0.9), "straight_liner": 1.0}.get(role, rng.uniform(0.0, 0.3))
+        method = str(rng.choice(["clipboard", "clipboard", "auto_typer", "script"])) if role == "paster" else None
+        phone = role == "careful" and rng.random() < spec.phone_share
+        workers.append(SimulatedWorker(f"w{number:03d}", role, float(noise), method, bool(phone)))
+    return workers
 
 
 def _own_reply(worker, text, rng, spec):
