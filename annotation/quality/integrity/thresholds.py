@@ -28,16 +28,19 @@ class Thresholds:
     unexplained_ratio: float = 1.5
     unexplained_min_chars: int = 30
     # "Near-duplicate of another worker's answer": word n-grams of this length; raised at or above
-    # either the containment (shared n-grams / those of the shorter answer: catches a copy with a few
-    # words changed or a sentence added) or the Jaccard similarity. Independent replies to one context
-    # share almost no word trigrams. Jaccard 0.15 is about what a copy keeps after a third of its words
-    # are changed ((2/3)^3 ≈ 0.30 of its trigrams survive: 0.30 / 1.70 ≈ 0.17). Set on simulated studies
-    # (seeds 0-4); the bench reports other seeds. Real English shares more stock phrases than the
-    # simulator's text, hence `min_ngrams`: short answers are left to the embedding hook.
+    # either the containment (shared n-grams / those of the shorter answer: catches a copy with a sentence
+    # added) or the Jaccard similarity (shared / all). Independent replies to one context share almost no
+    # word trigrams once the context's own words are left out (a quote of the question is not a copy).
+    # Jaccard 0.12 is about what a copy keeps after 40% of its words are changed ((3/5)^3 ≈ 0.22 of its
+    # trigrams survive: 0.22 / 1.78 ≈ 0.12). Set on simulated studies (seeds 0-4, where independent
+    # replies reached Jaccard 0.095 and containment 0.2 at most); the bench reports other seeds. Real
+    # English shares more stock phrases ("I think that") than the simulator's text, hence `min_ngrams`:
+    # short answers are left to the embedding hook, unless they are the very same words.
     ngram: int = 3
-    near_duplicate_containment: float = 0.5
-    near_duplicate_jaccard: float = 0.15
+    near_duplicate_containment: float = 0.4
+    near_duplicate_jaccard: float = 0.12
     min_ngrams: int = 5  # fewer trigrams than this (about 7 words): too short to call a copy by n-grams
+    min_identical_words: int = 5  # the same words in the same order, at least this many: a copy
     # With sentence embeddings (e.g. MiniLM) supplied from outside the pure package: cosine similarity.
     embedding_cosine: float = 0.92
     # --- ratings ---------------------------------------------------------------------------------

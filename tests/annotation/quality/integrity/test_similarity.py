@@ -7,6 +7,7 @@ from annotation.quality.integrity.similarity import (
     cosine_similarity,
     near_duplicate_flags,
     overlap,
+    unquoted_ngrams,
     word_ngrams,
 )
 
@@ -86,3 +87,33 @@ def test_cosine_similarity_by_hand():
     assert cosine_similarity([1, 0], [0, 1]) == 0.0
     assert cosine_similarity([3, 4], [6, 8]) == pytest.approx(1.0)
     assert cosine_similarity([0, 0], [1, 1]) is None
+
+
+def test_the_very_same_words_are_a_copy_even_when_short():
+    flags = near_duplicate_flags(_answers(("r1", "a", "c", "Sounds good, see you there!", 1.0),
+                                          ("r2", "b", "c", "sounds good see you THERE", 2.0),
+                                          ("r3", "c", "c", "Sounds good!", 3.0),
+                                          ("r4", "d", "c", "Sounds good.", 4.0)))
+    assert flags["r2"].raised and flags["r2"].evidence["identical_words"] is True
+    # Two words alike is too little to call a copy.
+    assert not flags["r4"].raised
+
+
+def test_words_quoted_from_the_context_do_not_make_two_answers_copies():
+    context = "Where would you take a friend from abroad for a first dinner in the city centre"
+    first = "I would take a friend from abroad for a first dinner in the city centre to the noodle bar"
+    second = "I would take a friend from abroad for a first dinner in the city centre to my aunt's bistro"
+    answers = _answers(("r1", "a", "c", first, 1.0), ("r2", "b", "c", second, 2.0))
+    assert near_duplicate_flags(answers)["r2"].raised
+    flag = near_duplicate_flags(answers, context_texts={"c": context})["r2"]
+    assert not flag.raised
+    # Masking "take a friend ... city centre" leaves "to the noodle bar" and "to my aunt's bistro".
+    assert flag.evidence["shared_ngrams"] == 0 and flag.evidence["ngrams"] == 3
+
+
+def test_unquoted_ngrams_drop_those_that_touch_a_quote():
+    quoted = word_ngrams("the red house", 3)
+    # Every trigram of this sentence touches "the red house".
+    assert unquoted_ngrams("we saw the red house at night", 3, quoted) == set()
+    assert unquoted_ngrams("we saw it near the red house and a big tree", 2, word_ngrams("the red house", 2)) == {
+        ("we", "saw"), ("saw", "it"), ("it", "near"), ("and", "a"), ("a", "big"), ("big", "tree")}
