@@ -13,8 +13,9 @@ EM (method "em"):
           optional smoothing count, as MACE's own code adds, so a label never seen stays possible).
 Variational Bayes (method "vb", the paper's default): symmetric Beta(α, β) prior on θ_j (the paper's 0.5,
 0.5 pushes workers towards "knows" or "spams", few "try a little") and a symmetric Dirichlet prior on
-ξ_j; the M-step keeps exp(E[log θ]) = exp(ψ(knew + α) - ψ(n + α + β)) (and likewise for 1 - θ and ξ) for
-the next E-step, and reports the posterior mean (knew + α) / (n + α + β) as competence.
+ξ_j (`strategy_prior`, 1.0 here: flat); the M-step keeps exp(E[log θ]) = exp(ψ(knew + α) - ψ(n + α + β))
+(and likewise for 1 - θ and ξ) for the next E-step, and reports the posterior mean (knew + α) / (n + α + β)
+as competence.
 EM finds a local optimum, so it is restarted from random parameters (fixed seed) and the run with the
 highest marginal log-likelihood is kept. The entropy of an item's posterior says how sure the model is:
 the paper keeps the lowest-entropy items when trading coverage for accuracy (`confident_items`).
