@@ -74,9 +74,10 @@ def dawid_skene(answers, *, labels=None, iterations=100, tolerance=1e-8, smoothi
     log-likelihood gains less than `tolerance` of itself in one step, or after `iterations` steps."""
     coded = code_answers(answers, labels=labels)
     posteriors = vote_shares(coded)
+    if iterations < 1:
+        raise ValueError("iterations must be at least 1")
     history = []
-    done = 0
-    for done in range(1, iterations + 1):  # noqa: B007 (the count of iterations run is reported)
+    for _ in range(iterations):
         priors, confusion = m_step(coded, posteriors, smoothing=smoothing)
         posteriors, score = e_step(coded, priors, confusion)
         history.append(score)
@@ -105,6 +106,6 @@ def dawid_skene(answers, *, labels=None, iterations=100, tolerance=1e-8, smoothi
         predicted={it: coded.labels[int(np.argmax(posteriors[k]))] for k, it in enumerate(coded.items)},
         entropy={it: float(entropies[k]) for k, it in enumerate(coded.items)},
         log_likelihood=history[-1],
-        iterations=done,
+        iterations=len(history),
         history=history,
     )
