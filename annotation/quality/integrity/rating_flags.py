@@ -85,13 +85,14 @@ def too_fast(seconds_by_worker, *, thresholds=DEFAULTS):
     for worker, seconds in seconds_by_worker.items():
         own = medians.get(worker)
         bound = min(own, crowd) * thresholds.too_fast_vs_own if own is not None else None
-        hurried = sum(1 for s in seconds if bound is not None and s < bound)
+        hurried = [k for k, s in enumerate(seconds) if bound is not None and s < bound]
         ratio = share(own, crowd) if own is not None else None
         raised = len(seconds) >= thresholds.min_ratings and ratio is not None and ratio < thresholds.too_fast_vs_crowd
         flags[worker] = Flag(TOO_FAST, raised, f"median seconds / crowd median < {thresholds.too_fast_vs_crowd:.3g} "
                              f"(≥ {thresholds.min_ratings} answers)", {
                                  "answers": len(seconds), "median_seconds": own, "crowd_median_seconds": crowd,
-                                 "ratio_to_crowd": ratio, "hurried_answers": hurried,
+                                 "ratio_to_crowd": ratio, "hurried_answers": len(hurried),
+                                 "hurried_positions": hurried,  # indexes into the worker's list
                                  "hurried_bound_seconds": bound,
                              })
     return flags

@@ -56,6 +56,10 @@ def test_too_fast_compares_a_workers_median_with_the_crowds():
     # Hurried answers: under a quarter of min(own median, crowd median); for "normal" 22.5 / 4 = 5.625.
     assert flags["normal"].evidence["hurried_bound_seconds"] == pytest.approx(5.625)
     assert flags["normal"].evidence["hurried_answers"] == 0
+    # The rusher's own median (4 s) sets their bound: 1 s; their answers are not under it.
+    assert rusher.evidence["hurried_bound_seconds"] == pytest.approx(1.0)
+    mixed = rating_flags.too_fast({**seconds, "normal": [25.0] * 8 + [3.0, 5.0]})["normal"]
+    assert mixed.evidence["hurried_positions"] == [8, 9] and not mixed.raised
 
 
 def test_robust_z_by_hand():
