@@ -42,7 +42,10 @@ def _logistic_fit(features, target, weights, penalty, penalised):
         gradient[penalised] += 2 * penalty * beta[penalised]
         return value, gradient
 
-    return optimize.minimize(loss, np.zeros(features.shape[1]), jac=True, method="L-BFGS-B").x
+    # A small training fold can be separable (every preference the same): its MLE is infinite, so
+    # the iterations are capped; the held-out loss then simply scores that fold badly.
+    start = np.zeros(features.shape[1])
+    return optimize.minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 200}).x
 
 
 def _log_loss(features, target, beta):
