@@ -107,8 +107,10 @@ def peer_bootstrap(votes, n_models, n_rounds, seed=0):
     draws = rng.multinomial(n=len(a), pvals=weights / weights.sum(), size=n_rounds)
     boot_weights = draws.astype(np.float64) / len(a)
     fit = partial(_peer_fit_resample, matchups=matchups, outcomes=outcomes, n_models=n_models)
-    with multiprocessing.Pool(os.cpu_count()) as pool:
-        ratings = np.array(list(pool.imap_unordered(fit, boot_weights)))
+    pool = multiprocessing.Pool(os.cpu_count())
+    ratings = np.array(list(pool.imap_unordered(fit, boot_weights)))
+    pool.close()
+    pool.join()  # the workers reaped, so their CPU time shows in RUSAGE_CHILDREN
     return 400.0 * ratings + 1000.0
 
 
@@ -119,6 +121,13 @@ def timed(function, *args, **kwargs):
     started = time.perf_counter()
     result = function(*args, **kwargs)
     return result, time.perf_counter() - started
+
+
+def cpu_seconds():
+    """CPU seconds of this process (all its threads) and of its reaped children (the peer's pool):
+    on a shared machine wall time depends on the other users, CPU time much less."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def interval_agreement(ours, theirs):
@@ -134,17 +143,22 @@ def main():
     parser.add_argument("--votes", type=int, default=1_000_000)
     parser.add_argument("--systems", type=int, default=100)
     parser.add_argument("--bootstrap", type=int, default=1_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--no-peer", action="store_true", help="skip the FastChat-method peer (about a minute)")
     args = parser.parse_args()
     a, b, outcome, true = simulated_votes(args.votes, args.systems)
     n = args.systems
-    print(f"{args.votes:,} votes over {n} systems (each vote its own context), {args.bootstrap:,} resamples")
+    print(
+        f"{args.votes:,} votes over {n} systems (each vote its own context), {args.bootstrap:,} resamples; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start"
+    )
 
-    fits, boots = [], []
+    fits, boots, cpus = [], [], []
     for _ in range(args.repeat):
         _, fit_seconds = timed(arena.point_strengths, a, b, outcome, n)
+        cpu_before = cpu_seconds()[0]
         (point, samples), boot_seconds = timed(arena.bootstrap_strengths, a, b, outcome, n, n_boot=args.bootstrap)
+        cpus.append(cpu_seconds()[0] - cpu_before)
         fits.append(fit_seconds)
         boots.append(boot_seconds)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -158,7 +172,8 @@ def main():
     print(
         f"ours: point fit (unique rows, win matrix, Newton) best {min(fits):.3f} s; fit + {args.bootstrap:,} "
         f"resamples (unique rows, multinomial draws, batched warm-started Newton) best {total:.2f} s, median "
-        f"{sorted(boots)[len(boots) // 2]:.2f} s of {args.repeat} (target {TARGET_SECONDS:.0f} s)"
+        f"{sorted(boots)[len(boots) // 2]:.2f} s of {args.repeat} (target {TARGET_SECONDS:.0f} s); CPU time "
+        f"{min(cpus):.2f} s (two threads: draws beside fits)"
     )
     print(
         f"ours: peak traced memory {traced_peak / 2**20:.0f} MB, process peak RSS {rss_mb:.0f} MB | "
@@ -167,15 +182,19 @@ def main():
     )
     if args.no_peer:
         return
+    own_before, children_before = cpu_seconds()
     peer_point_elo, peer_fit_seconds = timed(peer_point, a, b, outcome, n)
     peer_samples, peer_boot_seconds = timed(peer_bootstrap, (a, b, outcome), n, args.bootstrap)
+    own_after, children_after = cpu_seconds()
+    peer_cpu = own_after - own_before + children_after - children_before
     agreement = interval_agreement(arena.to_elo(samples), peer_samples)
     point_gap = float(np.max(np.abs(arena.to_elo(point) - peer_point_elo)))
     print(
         f"PEER (FastChat's compute_bt/compute_bootstrap_bt method, re-implemented here; L-BFGS per resample, "
         f"{os.cpu_count()} processes): point fit {peer_fit_seconds:.2f} s, {args.bootstrap:,} resamples "
         f"{peer_boot_seconds:.2f} s, together {peer_fit_seconds + peer_boot_seconds:.2f} s "
-        f"({(peer_fit_seconds + peer_boot_seconds) / total:.1f}x ours)"
+        f"({(peer_fit_seconds + peer_boot_seconds) / total:.1f}x ours); CPU time {peer_cpu:.1f} s "
+        f"({peer_cpu / min(cpus):.1f}x ours); load average {os.getloadavg()[0]:.1f} at the end"
     )
     print(
         f"agreement on the Elo scale: largest interval-end difference {agreement:.2%} of the interval width "
