@@ -175,8 +175,10 @@ def style_controlled_strengths(votes, n_systems, features_a, features_b, *, n_bo
     }
     if n_boot:
         rng = np.random.default_rng(seed)
-        draws = rng.multinomial(a.size, np.full(a.size, 1.0 / a.size), size=n_boot)
-        fits = [_style_fit(votes, covariates, n_systems, w.astype(float), point) for w in draws]
-        samples = np.array([fit[:n_systems] for fit in fits])
+        uniform = np.full(a.size, 1.0 / a.size)
+        samples = np.empty((n_boot, n_systems))
+        for k in range(n_boot):  # one resample's weights at a time: n_boot x n_votes would not fit
+            weights = rng.multinomial(a.size, uniform).astype(float)
+            samples[k] = _style_fit(votes, covariates, n_systems, weights, point)[:n_systems]
         result["ci_low"], result["ci_high"] = intervals(samples)
     return result
