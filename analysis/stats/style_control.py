@@ -150,8 +150,18 @@ def _style_fit(votes, covariates, n_systems, weights, start=None):
     return np.concatenate([strengths, params[n_systems:]])
 
 
+def rank_changes(raw, controlled):
+    """{system index: (raw rank, controlled rank)} of the systems whose rank (1 = strongest) moves
+    when style is controlled: the note the report shows beside the two rankings."""
+    raw_rank = np.empty(len(raw), dtype=int)
+    raw_rank[np.argsort(-np.asarray(raw), kind="stable")] = np.arange(1, len(raw) + 1)
+    controlled_rank = np.empty(len(controlled), dtype=int)
+    controlled_rank[np.argsort(-np.asarray(controlled), kind="stable")] = np.arange(1, len(controlled) + 1)
+    return {int(i): (int(raw_rank[i]), int(controlled_rank[i])) for i in np.flatnonzero(raw_rank != controlled_rank)}
+
+
 def style_controlled_strengths(votes, n_systems, features_a, features_b, *, n_boot=100, seed=0):
-    """{"strengths", "raw_strengths", "style": {feature: coefficient}, "ci_low", "ci_high"}.
+    """{"strengths", "raw_strengths", "style": {feature: coefficient}, "moved", "ci_low", "ci_high"}.
 
     `votes`: `(a, b, outcome)` arrays as in `analysis.stats.pairwise`; `features_*`: {name: array
     per vote} of the responses shown as a and as b (see `style_features`).
@@ -170,6 +180,7 @@ def style_controlled_strengths(votes, n_systems, features_a, features_b, *, n_bo
         "strengths": point[:n_systems],
         "raw_strengths": raw,
         "style": dict(zip(names, point[n_systems:].tolist(), strict=True)),
+        "moved": rank_changes(raw, point[:n_systems]),
         "ci_low": None,
         "ci_high": None,
     }

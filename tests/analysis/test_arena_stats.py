@@ -18,6 +18,7 @@ from analysis.stats.arena import (
 )
 from analysis.stats.style_control import (
     length_controlled_win_rate,
+    rank_changes,
     style_controlled_strengths,
     style_features,
 )
@@ -140,6 +141,12 @@ def test_length_control_removes_a_verbosity_preference():
     assert result["win_rate"] > 0.6
     assert result["lc_win_rate"] == pytest.approx(0.5, abs=0.05)
     assert result["phi"] > 1 and "differs" in result["note"]
+
+
+def test_rank_changes_name_the_systems_that_move():
+    # Raw order 0 > 1 > 2 (ranks 1, 2, 3); controlled 1 > 0 > 2: systems 0 and 1 swap, 2 stays.
+    assert rank_changes([2.0, 1.0, 0.0], [1.0, 2.0, 0.0]) == {0: (1, 2), 1: (2, 1)}
+    assert rank_changes([1.0, 0.0], [0.5, 0.1]) == {}
 
 
 def test_style_features_count_markdown():
