@@ -24,7 +24,9 @@ probability rho (the mean of rho_f over annotators) compares judges with each ot
 
 The paper's minimums: at least 3 annotators (with 2 the test only asks which of the two the judge
 resembles) and about 30 items per annotator (for the t-test's normality); below them the result
-carries a warning rather than being withheld.
+carries a warning rather than being withheld. (The authors' code instead skips annotators with
+fewer than 30 items; `min_items=30` does the same, and names the skipped annotators in a warning.)
+With no spread in d the t statistic is -inf or +inf, as scipy computes it: p = 0 or 1.
 """
 
 import numpy as np
@@ -97,19 +99,23 @@ def annotator_advantages(humans, judge, left_out, scoring):
     return items, np.array(judge_wins, dtype=float), np.array(human_wins, dtype=float)
 
 
-def alt_test(humans, judge, *, scoring, epsilon=EPSILON["crowd"], q=Q):
+def alt_test(humans, judge, *, scoring, epsilon=EPSILON["crowd"], q=Q, min_items=None):
     """The alt-test of one judge.
 
     `humans`: {annotator: {item: label}}; `judge`: {item: label}. Labels are compared with ==
     under `accuracy` and as numbers otherwise. Returns omega, rho, epsilon, scoring, the number
     of annotators tested and of distinct items used, whether the judge passes (omega >= 0.5),
-    one row per annotator, and warnings below the paper's minimums.
+    one row per annotator, and warnings below the paper's minimums. `min_items`: leave out
+    annotators with fewer shared items (the authors' filter) instead of only warning.
     """
     if scoring not in SCORINGS:
         raise ValueError(f"unknown alignment scoring {scoring!r}: one of {', '.join(SCORINGS)}")
-    rows, used = [], set()
+    rows, used, skipped = [], set(), []
     for annotator in sorted(humans, key=str):
         items, judge_wins, human_wins = annotator_advantages(humans, judge, annotator, scoring)
+        if min_items is not None and len(items) < min_items:
+            skipped.append(annotator)
+            continue
         p_value = one_sided_p(human_wins - judge_wins, epsilon)
         if p_value is None:
             continue
@@ -128,6 +134,8 @@ def alt_test(humans, judge, *, scoring, epsilon=EPSILON["crowd"], q=Q):
         row["judge_wins"] = bool(won)
     omega = float(rejected.mean()) if rows else None
     warnings = []
+    if skipped:
+        warnings.append(f"{len(skipped)} annotator(s) left out with fewer than {min_items} shared items")
     if len(rows) < MIN_ANNOTATORS:
         warnings.append(
             f"{len(rows)} annotator(s) could be tested; the alt-test needs at least {MIN_ANNOTATORS} "

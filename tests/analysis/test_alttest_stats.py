@@ -87,6 +87,12 @@ def test_alt_test_accepts_pairwise_choices_under_accuracy():
     assert result["epsilon"] == 0.15 and result["scoring"] == "accuracy"
 
 
+def test_min_items_leaves_out_annotators_as_the_authors_code_does():
+    result = alt_test(HUMANS, JUDGE, scoring="neg_mae", min_items=4)  # each annotator shares 3 items
+    assert result["n_annotators"] == 0 and result["omega"] is None and result["passes"] is False
+    assert any("left out" in warning for warning in result["warnings"])
+
+
 def test_alt_test_warns_with_fewer_than_three_annotators():
     result = alt_test({"x": HUMANS["x"], "y": HUMANS["y"]}, JUDGE, scoring="neg_rmse")
     assert result["n_annotators"] == 2
