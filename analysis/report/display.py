@@ -1,4 +1,4 @@
-"""The shape of a table on the report page (built by `analysis.presentation` and its sibling modules)."""
+"""The shape of a table on the report page (built by the sections, analysis/sections/)."""
 
 from dataclasses import dataclass, field
 

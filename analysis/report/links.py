@@ -1,6 +1,6 @@
 """Addresses of the report pages, for links from outside the views (the admin).
 
-Apart from analysis/views.py so that the admin, which Django loads with the apps, does not load the
+Apart from analysis/views/ so that the admin, which Django loads with the apps, does not load the
 views and what they compute with (the report's presentation and exports, numpy) in every command.
 """
 

@@ -6,13 +6,14 @@ A section is one module of this package ending with `SECTION = Section(...)`, li
 - `name`: how the rest of RateLab names it (a task kind names the section it contributes to,
   e.g. `report_section = "pairwise"`);
 - `compute(context)`: its keys of `Report.data` (`keys`), from the report's inputs (`ReportContext`);
-- `applies(data)`: whether a computed report shows it (the page, LaTeX): the pairwise section only
-  where there are pairwise judgements, the rating sections only where there are accepted ratings;
+- `applies(data)`: whether the report page shows it: the pairwise section only where there are
+  pairwise judgements, the rating sections only where there are accepted ratings (its keys are
+  computed whatever: a part with nothing to say is empty or None in the JSON, as it always was);
 - `present(data)`: the context of its include (`template`, under templates/analysis/sections/),
   None when it has nothing to draw; `nav(data, context)`: its entries in "On this page";
 - `page_tables` / `full_tables`: its tables for the "show all" pages (by table name);
 - `tables`: its CSV exports, `{table name: (data) -> (header, rows)}`, in the zip and `--table`;
-- `latex(data)`: its LaTeX tables.
+- `latex(data)`: its LaTeX tables ([] where it has none for this report).
 
 The report (`analysis.services`) assembles the registered sections; nothing here imports one.
 """

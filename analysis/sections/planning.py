@@ -262,7 +262,7 @@ def planning_panel(request, survey):
         "assignment_ceiling": assignment_ceiling(survey),
         "extend_url": reverse("annotation:survey_extend", args=[survey.pk]),
     }
-    return render_to_string("analysis/_planning_panel.html", context, request=request)  # request: CSRF token
+    return render_to_string("analysis/sections/planning_panel.html", context, request=request)  # request: CSRF token
 
 
 SECTION = Section(
