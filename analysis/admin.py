@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 from django.contrib import admin
 from django.utils.html import format_html
 
-from analysis.links import report_url
 from analysis.models import Report
+from analysis.report.links import report_url
 from annotation.models import Dataset, Survey
 
 

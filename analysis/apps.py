@@ -6,8 +6,8 @@ class AnalysisConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from analysis.pipeline import analysis_steps  # apps are loaded only now
-        from analysis.survey_panel import planning_panel
+        from analysis.sections.planning import planning_panel  # apps are loaded only now
+        from analysis.services.pipeline import analysis_steps
         from annotation.extensions import register_pipeline_steps, register_survey_panel
 
         register_pipeline_steps(analysis_steps)  # the Report step of the pipeline bar

@@ -24,8 +24,8 @@ import django
 
 django.setup()
 
-from analysis.pairwise_section import metric_table  # noqa: E402
-from analysis.pairwise_sensitivity import _ranking  # noqa: E402
+from analysis.sections.pairwise import metric_table  # noqa: E402
+from analysis.sections.pairwise_sensitivity import _ranking  # noqa: E402
 
 TARGET_SECONDS = 1.0
 

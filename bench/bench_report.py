@@ -64,7 +64,7 @@ def main():
     print(f"built study: {args.ratings} ratings, {args.responses} responses, {args.metrics} metrics "
           f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
 
-    from analysis.services import report_build, report_fingerprint
+    from analysis.services.build import report_build, report_fingerprint
     from annotation.quality.recompute import quality_recompute
     from config.warmup import WORKER, warm
 
@@ -93,8 +93,8 @@ def main():
           f"{data['n_responses']} responses, {data['n_ratings']} ratings, {len(data['utterance_level'])} metrics, "
           f"{len(data['williams'])} Williams pairs)")  # fmt: skip
 
-    from analysis.inputs import report_inputs
-    from analysis.sensitivity import sensitivity_section
+    from analysis.report.inputs import report_inputs
+    from analysis.sections.sensitivity import sensitivity_section
 
     inputs = report_inputs(dataset=dataset)
     started, cpu = time.perf_counter(), time.process_time()

@@ -49,7 +49,7 @@ import django
 django.setup()
 from config import warmup
 from analysis.models import Report
-from analysis.services import report_refresh
+from analysis.services.build import report_refresh
 from annotation.models import Dataset
 from scoring import tasks
 from scoring.services.metrics import metrics_compute
@@ -127,7 +127,8 @@ FIRST_RUN_MODES = ("not warmed", "warmed, asked at once", "warmed, asked after i
 REPORT_SCRIPT = """
 import django
 django.setup()
-from analysis.services import report_get_or_create, report_params, report_refresh
+from analysis.report.report_keys import report_params
+from analysis.services.build import report_get_or_create, report_refresh
 from annotation.models import Dataset
 report = report_get_or_create(dataset=Dataset.objects.get(name="demo"), params=report_params())
 report_refresh(report=report)

@@ -142,7 +142,7 @@ def main():
     from django.test import Client
     from django.urls import reverse
 
-    from analysis.scheduling import report_current
+    from analysis.tasks.scheduling import report_current
     from annotation.crowd.prolific import ProlificProvider
     from annotation.crowd.prolific_blocklist import participant_block
     from annotation.models import Assignment, ProlificStudy, Survey

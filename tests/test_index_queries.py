@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from analysis.models import Report
-from analysis.report_keys import report_params
+from analysis.report.report_keys import report_params
 from annotation.models import Annotator, Dataset, Rating, Response, Survey
 from scoring.models import MetricRun
 from scoring.services.metric_chunks import metric_chunk_compute

@@ -1,1 +1,1 @@
-"""Report sections that grew out of `analysis/services.py`: each builds one part of `Report.data`."""
+"""The report's sections: one module each, listed in page order by `registry.py` (see `base.Section`)."""

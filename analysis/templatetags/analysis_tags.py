@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from analysis.cells import number, p_value
+from analysis.report.cells import number, p_value
 from annotation.reserved import system_label as reserved_system_label
 
 register = template.Library()
@@ -51,3 +51,14 @@ def breakable(value):
 def system_label(name):
     """`(reference)`, the pairwise reference pseudo-system, as "reference (gold)"; other names as they are."""
     return reserved_system_label(name)
+
+
+@register.simple_tag(takes_context=True)
+def render_section(context, part):
+    """A report section's include (`analysis.services.page.PagePart`) with its own context on top
+    of the page's, as `{% include %}` would draw it; nothing when the section has nothing to draw."""
+    if part.context is None:
+        return ""
+    template = context.template.engine.get_template(part.template)
+    with context.push(**part.context):
+        return template.render(context)

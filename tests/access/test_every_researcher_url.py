@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from analysis.scheduling import report_current
+from analysis.tasks.scheduling import report_current
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
 from annotation.models import Annotator, Survey, WrittenResponse

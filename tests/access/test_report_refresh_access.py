@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from analysis.models import Report
-from analysis.services import report_get_or_create, report_params
+from analysis.report.report_keys import report_params
+from analysis.services.build import report_get_or_create
 from tests.access.db_fingerprint import fingerprint
 from tests.factories import load_dataset_records
 

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.models import Report
-from analysis.report_keys import params_hash, report_params
+from analysis.report.report_keys import params_hash, report_params
 from annotation.models import Rating, Survey
 from scoring.models import AdemModel, MetricScore
 

@@ -6,7 +6,7 @@ import threading
 import pytest
 from django.urls import reverse
 
-import analysis.services
+import analysis.services.build
 from analysis.models import Report
 from annotation.quality.selectors import survey_quality
 
@@ -18,14 +18,14 @@ def held_computation(settings, monkeypatch):
     """Holds the report's computation until the test opens the gate: (opened, entered) events."""
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 50
     opened, entered = threading.Event(), threading.Event()
-    real = analysis.services._compute
+    real = analysis.services.build._compute
 
     def held(**kwargs):
         entered.set()
         assert opened.wait(30), "the test never opened the gate"
         return real(**kwargs)
 
-    monkeypatch.setattr(analysis.services, "_compute", held)
+    monkeypatch.setattr(analysis.services.build, "_compute", held)
     yield opened, entered
     opened.set()
 

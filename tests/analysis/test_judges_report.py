@@ -9,7 +9,7 @@ from django.urls import reverse
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
-from analysis.services import report_build
+from analysis.services.build import report_build
 from analysis.stats.judges import judge_kappas, length_correlations, round_to_scale
 from annotation.models import Annotator, Rating, Response
 from annotation.score_display import score_label

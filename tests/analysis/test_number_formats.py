@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 from django.template.loader import render_to_string
 
-from analysis.cells import p_value as report_p_value
-from analysis.exporting import summary_table
-from analysis.presentation_metaeval import pairwise_accuracy_table
+from analysis.report.cells import p_value as report_p_value
+from analysis.sections.pairwise_accuracy import pairwise_accuracy_table
+from analysis.services.exports import summary_table
 from annotation.numbers import p_value, small_number
 
 
@@ -48,7 +48,7 @@ def test_the_ranking_neighbours_print_p_as_the_other_tables_do():
                      {"higher": "hred", "lower": "tfidf", "p_value": 0.4567, "significant": False}],
     }  # fmt: skip
     html = render_to_string(
-        "analysis/includes/pairwise.html",
+        "analysis/sections/pairwise.html",
         {"pairwise": pairwise, "report": SimpleNamespace(pk=1), "dataset": SimpleNamespace(pk=1)},
     )
     assert '<td class="num">&lt;0.001</td>' in html and '<td class="num">0.457</td>' in html

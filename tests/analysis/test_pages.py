@@ -192,7 +192,7 @@ def test_a_failed_computation_is_shown_not_a_server_error(researcher_client, usr
     def broken(**kwargs):
         raise ValueError("metric vectors disagree")
 
-    monkeypatch.setattr("analysis.services._compute", broken)
+    monkeypatch.setattr("analysis.services.build._compute", broken)
     dataset = usr_study[0]
     researcher_client.get(page_url(dataset))  # the eager task fails after the response
     response = researcher_client.get(page_url(dataset))

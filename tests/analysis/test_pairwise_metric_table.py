@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.pairwise_section import OUTCOME, metric_table
+from analysis.sections.pairwise import OUTCOME, metric_table
 from analysis.stats.pairwise import tie_calibrated_accuracy
 from annotation.models import REFERENCE_SYSTEM_NAME
 

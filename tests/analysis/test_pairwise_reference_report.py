@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from analysis.services import report_build
+from analysis.services.build import report_build
 from annotation.models import REFERENCE_SYSTEM_NAME, Response
 from annotation.services.imports import ratings_import
 from annotation.services.imports_pairwise import pairwise_import

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from analysis import views as report_views
 from analysis.models import Report
-from analysis.services import report_build
+from analysis.services.build import report_build
+from analysis.views import report as report_views
 from annotation.models import Annotator, ExclusionDecision, Response, Survey
 from annotation.selectors_pairwise import judged_pairs
 from annotation.services.imports_pairwise import pairwise_import

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from analysis.exporting import table
 from analysis.models import Report
-from analysis.pairwise_section import OUTCOME
-from analysis.presentation_audit import pairwise_sensitivity_table
-from analysis.services import report_build
+from analysis.sections.pairwise import OUTCOME
+from analysis.sections.pairwise_sensitivity import pairwise_sensitivity_table
+from analysis.services.build import report_build
+from analysis.services.exports import table
 from analysis.stats.pairwise import bradley_terry, tie_calibrated_accuracy, win_counts
 from annotation.models import ExclusionDecision, PairwiseJudgement, QualityReport, Response, Survey
 from annotation.quality.recompute import quality_recompute

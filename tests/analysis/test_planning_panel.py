@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from analysis.services import report_get_or_create, report_params, report_refresh
-from analysis.survey_panel import _extend_options
+from analysis.report.report_keys import report_params
+from analysis.sections.planning import _extend_options
+from analysis.services.build import report_get_or_create, report_refresh
 from annotation.models import Survey
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]

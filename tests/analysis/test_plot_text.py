@@ -5,7 +5,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from analysis import plots
+from analysis.report import plots
 
 NAME = r"$\bad{$ bot"
 

@@ -1,7 +1,9 @@
 """The report's display tables from a stored report dict (no database)."""
 
-from analysis import presentation
-from analysis.exporting import to_csv
+from analysis.report import cells
+from analysis.sections import agreement, base, correlations, system_level, williams
+from analysis.services import page
+from analysis.services.exports import to_csv
 
 
 def report(**extra):
@@ -32,26 +34,26 @@ def report(**extra):
 
 
 def test_cells_are_rounded_and_intervals_are_one_cell():
-    rows = presentation.utterance_table(report()).rows
+    rows = correlations.utterance_table(report()).rows
     assert rows[0] == ["bleu2", "0.123", "[0.000, 0.300]", "<0.001", "–", "–", "–", "–", "–", "40"]
     assert rows[1][-1] == "12,345" and rows[1][5] == "[0.000, 0.500]"
 
 
 def test_number_never_uses_scientific_notation():
-    assert presentation.number(2.2e-16) == "0.000"
-    assert presentation.number(-0.0004) == "0.000"
-    assert presentation.p_value(0.0004) == "<0.001"
+    assert cells.number(2.2e-16) == "0.000"
+    assert cells.number(-0.0004) == "0.000"
+    assert cells.p_value(0.0004) == "<0.001"
 
 
 def test_systems_table_puts_systems_in_columns_and_marks_missing_metrics():
-    table = presentation.systems_table(report())
+    table = system_level.systems_table(report())
     assert [column.label for column in table.columns] == ["Measure", "seq2seq", "human"]
     assert [str(cell) for cell in table.rows[1]] == ["Human", "3.14 [2.90, 3.30]", "4.50 [4.20, 4.70]"]
     assert [str(cell) for cell in table.rows[2]] == ["bleu2", "0.200 [0.100, 0.300]", "– –"]
 
 
 def test_williams_compact_table_names_the_best_metric_and_the_full_table_keeps_every_pair():
-    table = presentation.williams_table(report())
+    table = williams.williams_table(report())
     assert "rouge_l" in table.title
     assert table.rows == [["bleu2", "0.400", "0.120", "2.100", "0.020", "yes"]]
     assert table.full.total_rows == 1 and table.full.rows[0][:2] == ["rouge_l", "bleu2"]
@@ -59,38 +61,38 @@ def test_williams_compact_table_names_the_best_metric_and_the_full_table_keeps_e
 
 def test_metric_tables_show_every_metric_and_annotator_tables_are_cut():
     many = report(utterance_level=[{"metric": f"m{i}", "n": 3} for i in range(40)])
-    assert len(presentation.display_table(many, "utterance_level").rows) == 40
+    assert len(page.display_table(many, "utterance_level").rows) == 40
 
 
 def test_long_tables_are_cut_to_the_page_rows_but_know_their_length():
     pairs = [{"a": f"w{i}", "b": f"w{i + 1}", "n": i, "kappa": 0.5} for i in range(60)]
-    table = presentation.display_table(report(agreement={"pairs": pairs}), "agreement_pairs")
-    assert len(table.rows) == presentation.PAGE_ROWS and table.total_rows == 60 and table.truncated
+    table = page.display_table(report(agreement={"pairs": pairs}), "agreement_pairs")
+    assert len(table.rows) == base.PAGE_ROWS and table.total_rows == 60 and table.truncated
     assert table.rows[0][:3] == ["w59", "w60", "59"]  # most shared items first
 
 
 def test_why_empty_explains_exclusions_and_missing_metrics_once():
     excluded = report(n_ratings=0, filters={"apply_exclusions": True, "n_ratings_before_exclusions": 42,
                                             "excluded_annotators": ["ann-1", "ann-2"]})  # fmt: skip
-    assert presentation.why_empty(excluded).startswith(
+    assert page.why_empty(excluded).startswith(
         "All 42 ratings were excluded by the quality rules (excluded: ann-1, ann-2)"
     )
-    assert [t.name for t in presentation.display_tables(excluded)] == ["agreement_annotators", "agreement_pairs"]
-    assert presentation.why_empty(report(metrics=[])).startswith("No metric scores yet")
-    assert presentation.why_empty(report(n_ratings=0, filters={})).startswith("No ratings or pairwise judgements yet")
+    assert [t.name for t in page.display_tables(excluded)] == ["agreement_annotators", "agreement_pairs"]
+    assert page.why_empty(report(metrics=[])).startswith("No metric scores yet")
+    assert page.why_empty(report(n_ratings=0, filters={})).startswith("No ratings or pairwise judgements yet")
     # A pairwise study: its ranking is the report; all of its judgements excluded is said as such.
-    assert presentation.why_empty(report(n_ratings=0, filters={}, pairwise={"n_judgements": 8})) == ""
+    assert page.why_empty(report(n_ratings=0, filters={}, pairwise={"n_judgements": 8})) == ""
     all_pairs_out = {"apply_exclusions": True, "n_judgements_before_exclusions": 48, "excluded_annotators": ["A1"]}
-    assert presentation.why_empty(report(n_ratings=0, filters=all_pairs_out)).startswith(
+    assert page.why_empty(report(n_ratings=0, filters=all_pairs_out)).startswith(
         "All 48 pairwise judgements were excluded by the quality rules (excluded: A1)"
     )
-    assert presentation.why_empty(report()) == ""
+    assert page.why_empty(report()) == ""
 
 
 def test_exclusion_reasons_read_as_rule_and_detail_not_as_a_python_dict():
     reasons = [{"rule": "kappa", "detail": "mean kappa 0.13 over 1 pair"}, {"rule": "speed"}]
     annotators = [{"worker": "w1", "kappa": 0.1, "kappa_judged": 0.13, "excluded": True, "reasons": reasons}]
-    table = presentation.agreement_annotators_table(report(agreement={"annotators": annotators}))
+    table = agreement.agreement_annotators_table(report(agreement={"annotators": annotators}))
     assert table.rows == [["w1", "0.100", "0.130", "yes", "kappa: mean kappa 0.13 over 1 pair; speed"]]
 
 
@@ -102,7 +104,7 @@ def test_the_annotators_table_shows_the_kappa_the_rule_judged_beside_the_mean_ka
         {"worker": "out", "kappa": 0.165, "kappa_judged": 0.194, "excluded": True, "reasons": []},
     ]
     data = report(agreement={"annotators": annotators})
-    table = presentation.agreement_annotators_table(data)
+    table = agreement.agreement_annotators_table(data)
     assert [c.label for c in table.columns][:3] == ["Annotator", "Mean κ", "Judged κ"]
     assert table.rows[0][:3] == ["out", "0.165", "0.194"] and table.rows[1][:3] == ["kept", "0.173", "0.235"]
     assert "which the κ rule compares with its threshold" in table.note

@@ -11,18 +11,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from scipy import stats as scipy_stats
 
-from analysis.exporting import TABLES, latex_escape, latex_escape_tt, table, to_csv, to_latex
 from analysis.models import Report
-from analysis.sensitivity import settings_grid
-from analysis.services import (
-    _jsonable,
-    report_build,
-    report_check,
-    report_fingerprint,
-    report_get_or_create,
-    report_params,
-    report_refresh,
-)
+from analysis.report.latex import latex_escape, latex_escape_tt
+from analysis.report.report_keys import report_params
+from analysis.sections.agreement import _jsonable
+from analysis.sections.sensitivity import settings_grid
+from analysis.services.build import report_build, report_check, report_fingerprint, report_get_or_create, report_refresh
+from analysis.services.exports import TABLES, table, to_csv, to_latex
 from annotation.models import HIT, Assignment, Rating, Response
 from scoring.models import MetricScore
 

@@ -1,7 +1,7 @@
 """Report downloads are named so that a survey's report never overwrites its dataset's in a folder."""
 
-from analysis.download_views import download_name, plot_download_name
 from analysis.models import Report
+from analysis.views.downloads import download_name, plot_download_name
 from tests.annotation.studies_helpers import make_survey
 
 

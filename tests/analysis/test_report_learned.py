@@ -5,8 +5,8 @@ import html
 import pytest
 from django.urls import reverse
 
-from analysis.exporting import to_latex
-from analysis.services import report_build
+from analysis.services.build import report_build
+from analysis.services.exports import to_latex
 from annotation.models import Response
 from scoring.models import AdemModel, MetricScore
 from tests.factories import load_dataset_records
@@ -83,8 +83,9 @@ def test_planning_uses_the_best_metric_not_trained_on_these_ratings_on_the_repor
     """Browser walk F20: planning was built on adem:demo-adem, which the same report calls optimistic."""
     from scipy import stats as scipy_stats
 
-    from analysis.presentation_metaeval import planning_table
-    from analysis.services import report_get_or_create, report_params, report_refresh
+    from analysis.report.report_keys import report_params
+    from analysis.sections.planning import planning_table
+    from analysis.services.build import report_get_or_create, report_refresh
     from annotation.models import Survey
 
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 20
@@ -121,8 +122,7 @@ def test_planning_uses_the_best_metric_not_trained_on_these_ratings_on_the_repor
 
 
 def test_planning_on_a_metric_trained_here_only_when_there_is_no_other_and_then_with_the_caveat():
-    from analysis.presentation_metaeval import planning_note
-    from analysis.sections.planning import planning_section
+    from analysis.sections.planning import planning_note, planning_section
 
     rows = [(a, r, s) for r in range(30) for a, s in (("x", 1 + r % 5), ("y", 1 + (r + r // 7) % 5))]
     utterance = [{"metric": "adem:m", "pearson": 0.6, "pearson_ci_low": 0.3, "pearson_ci_high": 0.8, "n": 30}]

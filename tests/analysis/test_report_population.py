@@ -22,11 +22,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from analysis.exporting import to_latex, to_zip
 from analysis.models import Report
-from analysis.population import population_text
-from analysis.presentation import display_table
-from analysis.services import report_build
+from analysis.report.population import population_text
+from analysis.services.build import report_build
+from analysis.services.exports import to_latex, to_zip
+from analysis.services.page import display_table
 from annotation.models import Annotator, Response
 from annotation.quality.services import exclusion_override
 from scoring.models import MetricScore

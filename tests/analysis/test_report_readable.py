@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from analysis.exporting import TABLES
 from analysis.models import Report
+from analysis.services.exports import TABLES
 from annotation.models import Annotator, QualityReport, Rating
 from annotation.quality.services import exclusion_override
 from scoring.models import MetricScore
@@ -137,7 +137,7 @@ def test_formula_cells_are_neutralised_in_every_analysis_csv(researcher_client, 
     )
     QualityReport.objects.filter(survey=usr_study[1]).delete()  # its cached tables name the old worker id
     computed.refresh_from_db()
-    from analysis.services import report_refresh
+    from analysis.services.build import report_refresh
 
     report_refresh(report=computed)
     # The real ids (the owner's download): the hostile worker id must reach the CSV neutralised.
@@ -181,7 +181,7 @@ def test_plot_with_an_unknown_or_hostile_metric_is_a_404_not_a_header(researcher
 def test_a_metric_plots_download_is_named_after_the_dataset_and_metric_without_a_colon(researcher_client, computed):
     from urllib.parse import quote
 
-    from analysis.services import report_refresh
+    from analysis.services.build import report_refresh
 
     metric = "adem:demo"  # a learned metric's name carries a colon
     lengths = MetricScore.objects.filter(response__context__dataset=computed.dataset, metric="length")

@@ -1,16 +1,17 @@
 """A report whose computation was lost with its worker is computed again, or fails saying why
-(the watchdog of analysis/watchdog.py; eager Celery)."""
+(the watchdog of analysis/tasks/recovery.py; eager Celery)."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from analysis import watchdog
 from analysis.models import Report
-from analysis.scheduling import report_pending
-from analysis.services import report_get_or_create, report_params
-from analysis.tasks import report_check_task, report_refresh_task
+from analysis.report.report_keys import report_params
+from analysis.services.build import report_get_or_create
+from analysis.tasks import recovery as watchdog
+from analysis.tasks.report import report_check_task, report_refresh_task
+from analysis.tasks.scheduling import report_pending
 from config.celery import app as celery_app
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from analysis import plots
 from analysis.models import Report
+from analysis.report import plots
 from bench.synthetic_study import build_study
 
 pytestmark = pytest.mark.django_db

@@ -10,11 +10,10 @@ import pytest
 from django.urls import reverse
 from scipy import stats as scipy_stats
 
-from analysis.exporting import table, to_latex
 from analysis.models import Report
-from analysis.presentation_audit import sensitivity_table
-from analysis.sensitivity import settings_grid
-from analysis.services import report_build
+from analysis.sections.sensitivity import sensitivity_table, settings_grid
+from analysis.services.build import report_build
+from analysis.services.exports import table, to_latex
 from analysis.stats import fisher_interval
 from analysis.stats import sensitivity as audit_stats
 from annotation.models import Annotator, ExclusionDecision, Rating, Response

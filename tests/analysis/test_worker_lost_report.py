@@ -10,8 +10,9 @@ import time
 import pytest
 
 from analysis.models import Report
-from analysis.scheduling import report_request
-from analysis.services import report_get_or_create, report_params
+from analysis.report.report_keys import report_params
+from analysis.services.build import report_get_or_create
+from analysis.tasks.scheduling import report_request
 from tests.scoring.test_worker_lost import Worker, services_ready  # noqa: F401 (services_ready: a fixture)
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.slow, pytest.mark.shared_data]

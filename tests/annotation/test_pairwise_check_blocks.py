@@ -11,7 +11,7 @@ import re
 import pytest
 from django.db import transaction
 
-from analysis.pairwise_section import pairwise_section
+from analysis.sections.pairwise import pairwise_section
 from annotation import services
 from annotation.exporting_pairwise import pairwise_export
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement

@@ -5,7 +5,7 @@ overrides; the pairwise report then leaves the excluded out."""
 import pytest
 from django.urls import reverse
 
-from analysis.pairwise_section import pairwise_section
+from analysis.sections.pairwise import pairwise_section
 from annotation import services
 from annotation.models import Annotator, ExclusionDecision
 from annotation.quality.recompute import quality_recompute

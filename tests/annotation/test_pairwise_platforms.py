@@ -8,7 +8,7 @@ import httpx
 import pytest
 from django.core.management import call_command
 
-from analysis.services import report_input_parts
+from analysis.services.freshness import report_input_parts
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.mturk import settings_for as mturk_settings_for
 from annotation.crowd.prolific import study_settings

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.models import Report
-from analysis.services import report_build
+from analysis.services.build import report_build
 from annotation.models import Annotator, Dataset, Response, Survey
 from annotation.pseudonyms import label_map, pseudonym_map, scrub, scrub_report
 from scoring.models import MetricScore

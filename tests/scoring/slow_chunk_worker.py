@@ -20,7 +20,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
-import analysis.services  # noqa: E402 (after django.setup)
+import analysis.services.build  # noqa: E402 (after django.setup)
 import scoring.adem.pipeline as adem_pipeline  # noqa: E402
 import scoring.metrics as engine  # noqa: E402
 from config.celery import app  # noqa: E402
@@ -35,7 +35,9 @@ def slowed(function, seconds):
 
 
 engine.score = slowed(engine.score, float(os.environ.get("SLOW_CHUNK_SECONDS", "1")))
-analysis.services._compute = slowed(analysis.services._compute, float(os.environ.get("SLOW_REPORT_SECONDS", "0")))
+analysis.services.build._compute = slowed(
+    analysis.services.build._compute, float(os.environ.get("SLOW_REPORT_SECONDS", "0"))
+)
 adem_pipeline.train_and_evaluate = slowed(
     adem_pipeline.train_and_evaluate, float(os.environ.get("SLOW_TRAIN_SECONDS", "0"))
 )

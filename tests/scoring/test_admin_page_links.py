@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from analysis.models import Report
-from analysis.report_keys import params_hash, report_params
+from analysis.report.report_keys import params_hash, report_params
 from scoring.models import Judge
 from tests.annotation.files import SMALL_DATASET
 from tests.factories import load_dataset_records

@@ -6,8 +6,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.models import Report
-from analysis.scheduling import report_is_stale, report_marker_changed
-from analysis.services import report_change_marker
+from analysis.services.freshness import report_change_marker
+from analysis.tasks.scheduling import report_is_stale, report_marker_changed
 from annotation.models import Dataset
 from scoring.judges import prompts
 from tests.scoring.judge_helpers import make_judge

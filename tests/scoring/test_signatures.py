@@ -9,9 +9,9 @@ from django.conf import settings
 from django.urls import reverse
 
 import scoring.metrics as engine
-from analysis.exporting import table, to_csv, to_latex
 from analysis.models import Report
-from analysis.services import report_build
+from analysis.services.build import report_build
+from analysis.services.exports import table, to_csv, to_latex
 from annotation.models import Rating, Response
 from config.celery import app as celery_app
 from scoring.metrics import signature

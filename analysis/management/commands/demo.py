@@ -12,8 +12,9 @@ from contextlib import contextmanager
 
 from django.core.management import BaseCommand, call_command
 
-from analysis.exporting import summary_table
-from analysis.services import report_get_or_create, report_params, report_refresh
+from analysis.report.report_keys import report_params
+from analysis.services.build import report_get_or_create, report_refresh
+from analysis.services.exports import summary_table
 from annotation.models import Dataset, Survey
 from annotation.services.demo import DEMO_DEV_PASSWORD, DEMO_USERNAME, demo_password
 

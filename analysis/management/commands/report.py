@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.exporting import TABLES, summary_table, to_csv, to_json, to_latex
-from analysis.services import report_build
+from analysis.services.build import report_build
+from analysis.services.exports import TABLES, summary_table, to_csv, to_json, to_latex
 from annotation.management.cli import add_owner_argument, dataset_or_error
 from annotation.models import Survey
 

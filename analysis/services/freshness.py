@@ -1,0 +1,107 @@
+"""Whether a cached report is still current: short hashes of everything it depends on.
+
+A full fingerprint (`report_input_parts`, the accepted sets included) for the periodic check and
+the Refresh button, and a cheaper change marker (`report_change_marker`) a page can afford on every
+view. Both are cheap aggregate queries, never a computation of the report itself.
+"""
+
+import hashlib
+import json
+
+from django.db.models import Count, Max, Sum
+
+from annotation.models import Assignment, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
+from annotation.quality.selectors import accepted_ratings
+from annotation.selectors_pairwise import accepted_judgements
+from scoring.judges import prompts
+from scoring.models import JudgeCacheEntry, MetricScore
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusions=True, **_ignored):
+    """Short hashes of what a report depends on, one per kind of input, for people to compare:
+    `ratings` (count, newest id), `accepted` (the accepted set: count and id sum, so it changes
+    whenever an exclusion decision does), `scores` (count, newest computation, sum of values) and
+    `pairwise` (judgements, their exclusion decisions, pairwise LLM judges' answers; see
+    `_pairwise_marker`). Cheap aggregate queries, so pages and exports can check staleness.
+    """
+    survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
+    surveys = [survey] if survey is not None else None
+    # Filters on ids rather than joins, so SQLite and PostgreSQL answer from the indexes
+    # (rating: survey+aspect; metric score: response+metric) instead of scanning joins.
+    ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
+    # Both bring their surveys' stale quality reports up to date first, so the exclusion decisions
+    # read below are the ones the report itself will use.
+    accepted = accepted_ratings(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    accepted_pairs = accepted_judgements(
+        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions
+    )
+    responses = Response.objects.filter(context__dataset=dataset).values("pk")
+    scores = MetricScore.objects.filter(response_id__in=responses)
+    parts = {
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "accepted": accepted.aggregate(n=Count("pk"), ids=Sum("pk")),
+        # The sum of values too: a queryset .update() of values leaves computed_at (auto_now) alone.
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+        "pairwise": _pairwise_marker(dataset, survey_ids),
+    }
+    if parts["pairwise"] is not None:
+        # the accepted judgements, as for ratings: a platform's confirmation changes them too
+        parts["pairwise_accepted"] = accepted_pairs.aggregate(n=Count("pk"), ids=Sum("pk"))
+    return {name: _digest(value)[:8] for name, value in parts.items()}
+
+
+def _pairwise_marker(dataset, survey_ids):
+    """What the pairwise section reads beside ratings and scores: the judgements (only ever
+    added), their surveys' exclusion decisions (an override adds one), and the answers of the
+    owner's pairwise LLM judges. Those answers live in the judge cache, not in metric scores, so
+    judging pairs makes the report stale here, as computing a metric does through `scores`.
+    The cache is the owner's, not the dataset's (it is keyed by prompt): judging another
+    dataset's pairs also reads as a change, which costs one recompute, never a stale figure.
+    """
+    judgements = PairwiseJudgement.objects.filter(survey_id__in=survey_ids).aggregate(n=Count("pk"), last=Max("pk"))
+    if not judgements["n"]:
+        return None  # a rating study: nothing here can change its report
+    pairwise_surveys = Survey.objects.filter(pk__in=survey_ids, task_type=Survey.TaskType.PAIRWISE)
+    decisions = ExclusionDecision.objects.filter(survey__in=pairwise_surveys)
+    verdicts = JudgeCacheEntry.objects.filter(judge__owner_id=dataset.owner_id, judge__template=prompts.PAIRWISE)
+    return {
+        "judgements": judgements,
+        "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
+        "judge_answers": verdicts.aggregate(n=Count("pk"), last=Max("pk")),
+    }
+
+
+def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
+    """A cheaper stand-in for the fingerprint that a page can afford on every view: the newest
+    rating, exclusion decision (an override adds one) and rejected assignment, the metric
+    scores' count, newest and sum, and the pairwise inputs (`_pairwise_marker`). It changes
+    whenever the fingerprint does in practice, without reading the quality report that
+    `accepted_ratings` needs (MTurk confirmations, which also change the accepted set, are left
+    to the periodic fingerprint check)."""
+    survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
+    responses = Response.objects.filter(context__dataset=dataset).values("pk")
+    ratings = Rating.objects.filter(survey_id__in=survey_ids, aspect=aspect)
+    decisions = ExclusionDecision.objects.filter(survey_id__in=survey_ids)
+    rejected = Assignment.objects.filter(hit__survey_id__in=survey_ids, status=Assignment.Status.REJECTED)
+    scores = MetricScore.objects.filter(response_id__in=responses)
+    marker = {
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "decisions": decisions.aggregate(n=Count("pk"), last=Max("pk")),
+        "rejected": rejected.aggregate(n=Count("pk"), ids=Sum("pk")),
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+        "pairwise": _pairwise_marker(dataset, survey_ids),
+    }
+    return _digest(marker)[:16]
+
+
+def fingerprint_of(parts):
+    return _digest(parts)
+
+
+def report_fingerprint(**inputs):
+    """One hash of every input (see `report_input_parts`); a different one means a stale report."""
+    return fingerprint_of(report_input_parts(**inputs))
