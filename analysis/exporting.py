@@ -17,7 +17,7 @@ from analysis.exporting_pairwise import PAIRWISE_TABLES, pairwise_latex, pairwis
 from analysis.judges import JUDGE_TABLES, judges_export_table
 from analysis.learned import trained_here_note
 from analysis.population import population_text
-from annotation.numbers import p_value
+from annotation.text.numbers import p_value
 
 TABLES = (
     "utterance_level",

@@ -1,6 +1,6 @@
 """The planning panel on the survey page (issue 20, point 6), registered in annotation's extensions.
 
-annotation must not import analysis, so the survey page asks `annotation.extensions.survey_panels`
+annotation must not import analysis, so the survey page asks `annotation.extensions.points.survey_panels`
 and analysis answers here: it reads the survey's cached report (never computes on a page view) and
 renders its planning section with one button per option that adds ratings per response. The
 button posts to annotation's own `survey_extend` endpoint, which owns the write and the provider call.

@@ -25,7 +25,6 @@ from analysis.models import Report
 from analysis.population import EXCLUDED_LEAD, agreement_text, population_text
 from analysis.scheduling import report_current, report_pending, report_refresh_request
 from annotation.models import Survey
-from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import (
     datasets_changeable_by,
     datasets_visible_to,
@@ -33,6 +32,7 @@ from annotation.selectors import (
     may_see_real_worker_ids,
     surveys_visible_to,
 )
+from annotation.selectors.pseudonyms import label_map, scrub_report
 
 # Rows per page of a table's "show all" page.
 ALL_ROWS_PAGE = 500

@@ -12,9 +12,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors
 from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, posted_bonus_key, typed_number
-from annotation.crowd.mturk import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
-from annotation.crowd.mturk_pure import cost_estimate, dollars, task_params_problem
-from annotation.forms_mturk import MTurkSettingsForm
+from annotation.crowd.mturk.provider import PREVIEW_ASSIGNMENT_ID, WORKER_SITES
+from annotation.crowd.mturk.pure import cost_estimate, dollars, task_params_problem
+from annotation.forms.mturk import MTurkSettingsForm
 from annotation.models import HIT, Annotator, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment
 from annotation.services import mturk as services

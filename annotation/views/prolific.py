@@ -2,7 +2,7 @@
 
 The entry page reads PROLIFIC_PID, STUDY_ID and SESSION_ID from the URL. They are only claims:
 the participant gets work (on POST, never on GET) under that id, but the work counts for nothing
-until Prolific itself lists that session for that participant (see annotation.crowd.prolific).
+until Prolific itself lists that session for that participant (see annotation.crowd.prolific.provider).
 """
 
 import base64
@@ -19,12 +19,12 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
-from annotation.crowd.prolific_submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
+from annotation.crowd.prolific.submissions import COMPLETE_URL, PLACE_FREED, apply_submission_status, completion_code
+from annotation.crowd.prolific.tasks import prolific_sync_survey
 from annotation.importing.text import unstorable
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.task_facts import entry_facts
-from annotation.tasks_prolific import prolific_sync_survey
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 from config.json_input import json_loads
 

@@ -11,12 +11,13 @@ from django.views.decorators.http import require_POST
 from annotation import selectors
 from annotation.crowd.base import MAX_AMOUNT, ProviderError, new_bonus_key, posted_bonus_key, typed_number
 from annotation.crowd.blocks import blocks_applying_to
-from annotation.crowd.prolific import ProlificProvider, pay_check, setup_problems, slot_count, study_settings
-from annotation.crowd.prolific_blocklist import participant_block
-from annotation.crowd.prolific_bonus import bonus_state
-from annotation.crowd.prolific_codes import code_state
-from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, floor_problem, hourly_cents, money
-from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
+from annotation.crowd.prolific.blocklist import participant_block
+from annotation.crowd.prolific.bonus import bonus_state
+from annotation.crowd.prolific.codes import code_state
+from annotation.crowd.prolific.pay import HOURLY_FLOOR_CENTS, floor_problem, hourly_cents, money
+from annotation.crowd.prolific.provider import ProlificProvider
+from annotation.crowd.prolific.review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
+from annotation.crowd.prolific.study import pay_check, setup_problems, slot_count, study_settings
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
 from annotation.services.reviews import annotators_excluded
