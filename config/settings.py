@@ -228,7 +228,7 @@ if not DEBUG:
 # Content-Security-Policy on every response (django-csp). Pages load scripts, styles, images and
 # fonts from this site only; no inline script or style="" anywhere (one static JS file per page).
 # The MTurk task page replaces frame-ancestors (MTurk frames it) and form-action (it posts the
-# finished assignment to MTurk's site): annotation/views/mturk.py.
+# finished assignment to MTurk's site): annotation/views/crowd/mturk.py.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

@@ -78,7 +78,7 @@ class MTurkExtendMixin:
 
     def extension_cost(self, *, survey, per_hit, n_hits):
         """The added assignments' rewards and MTurk's fee on them: what the HITs cost at the new
-        count less what they cost now (the fee rate follows the HIT's count, see mturk_pure)."""
+        count less what they cost now (the fee rate follows the HIT's count, see pure.py)."""
         now = pure.cost_estimate(
             n_hits=n_hits, assignments_per_hit=survey.assignments_per_hit, reward_cents=survey.reward_cents
         )

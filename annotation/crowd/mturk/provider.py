@@ -85,7 +85,7 @@ def hit_request_token(*, survey, hit, sandbox):
 
 
 class MTurkProvider(MTurkSyncMixin, MTurkReviewMixin, MTurkExtendMixin, CrowdProvider):
-    """Publishes here; sync, review and extension live in mturk_sync/review/extend.py (no boto3 there)."""
+    """Publishes here; sync, review and extension live in sync.py, review.py and extend.py (no boto3 there)."""
 
     name = "mturk"
 

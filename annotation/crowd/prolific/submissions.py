@@ -1,7 +1,7 @@
 """A Prolific submission as RateLab records it: its status, the place it holds, the code it earns.
 
 What a sync, a signed webhook and the participant's pages all read or write about one submission;
-the provider (prolific.py) and the participant views (views/prolific.py) share it.
+the provider (provider.py) and the participant views (views/crowd/prolific_entry.py) share it.
 """
 
 import datetime
