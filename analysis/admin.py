@@ -1,6 +1,6 @@
 """Admin for cached reports, and a "Report" link column on the Dataset and Survey admins.
 
-Layering: `annotation` must not import `analysis`, so annotation/admin.py cannot link here.
+Layering: `annotation` must not import `analysis`, so annotation/admin/ cannot link here.
 Instead this module (imported by admin autodiscovery after annotation's admin, as `analysis`
 comes later in INSTALLED_APPS) appends a link column to whatever ModelAdmin annotation
 registered for Dataset and Survey. Nothing in annotation changes; if a model is not registered

@@ -7,9 +7,9 @@ class AnnotationConfig(AppConfig):
 
     def ready(self):
         # System checks register on import; they read models, so only once apps are ready.
-        from annotation import checks  # noqa: F401
-        from annotation.extensions import register_pipeline_steps
-        from annotation.pipeline import annotation_steps
+        from annotation.extensions.pipeline import annotation_steps
+        from annotation.extensions.points import register_pipeline_steps
+        from annotation.runtime import checks  # noqa: F401
 
         # Upload, Surveys and Quality on every dataset's pipeline bar
         register_pipeline_steps(annotation_steps)

@@ -1,21 +1,21 @@
 """Write a dataset or its ratings in the import formats, so import -> export -> import is lossless.
 
-CSV cells go through annotation.csv_safety: a cell a spreadsheet would run as a formula gets a
+CSV cells go through annotation.text.csv_safety: a cell a spreadsheet would run as a formula gets a
 leading quote, which RateLab's CSV import takes off again.
 
 Each response also carries a `"metrics"` object in JSONL when later layers registered
-response extras (annotation.extensions): derived data for the reader, ignored on import.
+response extras (annotation.extensions.points): derived data for the reader, ignored on import.
 """
 
 import json
 import re
 
-from annotation import csv_safety
-from annotation.extensions import response_extras
+from annotation.extensions.points import response_extras
 from annotation.importing.datasets import CSV_COLUMNS
 from annotation.models import Annotator, Rating, Reference, Response
-from annotation.pseudonyms import pseudonym_map
 from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
+from annotation.selectors.pseudonyms import pseudonym_map
+from annotation.text import csv_safety
 
 # What a download of real worker ids is marked with (file name and HTTP header), so nobody
 # shares it by mistake.
@@ -52,7 +52,7 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False)
     """Write the ratings of `dataset` (of one `survey`, or of all) to `stream`. Returns the count.
 
     When several surveys are written each record names its survey, which import ignores. Workers
-    are written as their dataset pseudonyms (A1, A2, ...; annotation.pseudonyms) unless `real_ids`:
+    are written as their dataset pseudonyms (A1, A2, ...; annotation.selectors.pseudonyms) unless `real_ids`:
     the file then carries the platforms' worker ids, for the researcher's own use only.
     """
     # Through the (small) survey table: a join over responses and contexts misleads PostgreSQL's

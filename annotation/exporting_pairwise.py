@@ -2,15 +2,15 @@
 
 Collected judgements keep the side each reply was shown on: `system_a` was on the left. CSV cells
 pass through `csv_safety`, so a worker id or system name cannot run as a spreadsheet formula. Workers
-are written as their dataset pseudonyms (A1, A2, ...; `annotation.pseudonyms`) unless `real_ids`.
+are written as their dataset pseudonyms (A1, A2, ...; `annotation.selectors.pseudonyms`) unless `real_ids`.
 """
 
 import json
 
-from annotation import csv_safety
 from annotation.models import Annotator, PairwiseJudgement
-from annotation.pseudonyms import pseudonym_map
 from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
+from annotation.selectors.pseudonyms import pseudonym_map
+from annotation.text import csv_safety
 
 COLUMNS = ["context_id", "system_a", "system_b", "worker", "winner", "aspect", "seconds", "survey", "confirmed"]
 

@@ -5,9 +5,8 @@ import json
 from django import forms
 from django.conf import settings
 
-from annotation.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
-from annotation.crowd.prolific import DEFAULT_MINUTES, setup_problems
-from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
+from annotation.crowd.prolific.pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
+from annotation.crowd.prolific.study import DEFAULT_MINUTES, setup_problems
 from annotation.models import Survey, System
 from annotation.services.surveys import (
     PAIRWISE_QUESTION,
@@ -15,6 +14,7 @@ from annotation.services.surveys import (
     instructions_by_type,
     reference_pairs_problem,
 )
+from annotation.text.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
 
 
 class SystemChoiceField(forms.MultipleChoiceField):

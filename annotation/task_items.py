@@ -11,11 +11,11 @@ import collections
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from annotation.answer_seconds import seconds_or_none
-from annotation.aspect_details import scale_ends
 from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Aspect, Context, HITItem
 from annotation.services.pairwise_answers import kept_strength
+from annotation.text.answer_seconds import seconds_or_none
+from annotation.text.aspect_details import scale_ends
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
 # An instruction among filler replies is asked every question, as they are: it says so.

@@ -2,17 +2,13 @@ from django.urls import path, re_path
 
 from annotation.views import (
     datasets,
-    link_pages,
-    link_platform,
-    mturk,
-    prolific,
-    prolific_pages,
     quality,
     survey_aspects,
     survey_extend,
     surveys,
     task,
 )
+from annotation.views.crowd import link_entry, link_survey, mturk, prolific_entry, prolific_survey
 
 app_name = "annotation"
 
@@ -50,15 +46,15 @@ urlpatterns = [
     path("a/<str:token>/done/", task.assignment_done, name="task_done"),
     path("mturk/<str:token>/", mturk.mturk_task, name="mturk_task"),
     path("mturk/<str:token>/draft/", mturk.mturk_draft, name="mturk_draft"),
-    path("p/<str:token>/", prolific.prolific_entry, name="prolific_entry"),
-    path("p/<str:token>/finish/", prolific.prolific_finish, name="prolific_finish"),
-    path("prolific/hooks/", prolific.prolific_webhook, name="prolific_webhook"),
-    path("l/<str:token>/", link_platform.link_entry, name="link_entry"),
-    path("l/<str:token>/finish/", link_platform.link_finish, name="link_finish"),
-    path("surveys/<int:pk>/prolific/", prolific_pages.prolific_survey, name="prolific_survey"),
-    path("surveys/<int:pk>/prolific/action/", prolific_pages.prolific_action, name="prolific_action"),
-    path("surveys/<int:pk>/link/", link_pages.link_survey, name="link_survey"),
-    path("surveys/<int:pk>/link/action/", link_pages.link_action, name="link_action"),
+    path("p/<str:token>/", prolific_entry.prolific_entry, name="prolific_entry"),
+    path("p/<str:token>/finish/", prolific_entry.prolific_finish, name="prolific_finish"),
+    path("prolific/hooks/", prolific_entry.prolific_webhook, name="prolific_webhook"),
+    path("l/<str:token>/", link_entry.link_entry, name="link_entry"),
+    path("l/<str:token>/finish/", link_entry.link_finish, name="link_finish"),
+    path("surveys/<int:pk>/prolific/", prolific_survey.prolific_survey, name="prolific_survey"),
+    path("surveys/<int:pk>/prolific/action/", prolific_survey.prolific_action, name="prolific_action"),
+    path("surveys/<int:pk>/link/", link_survey.link_survey, name="link_survey"),
+    path("surveys/<int:pk>/link/action/", link_survey.link_action, name="link_action"),
     path("surveys/<int:pk>/mturk/", mturk.mturk_survey, name="mturk_survey"),
     path("surveys/<int:pk>/mturk/action/", mturk.mturk_action, name="mturk_action"),
     path("quality/", quality.quality_index, name="quality_index"),

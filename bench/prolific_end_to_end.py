@@ -143,8 +143,8 @@ def main():
     from django.urls import reverse
 
     from analysis.tasks.scheduling import report_current
-    from annotation.crowd.prolific import ProlificProvider
-    from annotation.crowd.prolific_blocklist import participant_block
+    from annotation.crowd.prolific.blocklist import participant_block
+    from annotation.crowd.prolific.provider import ProlificProvider
     from annotation.models import Assignment, ProlificStudy, Survey
 
     study_url, err = run(

@@ -57,16 +57,15 @@ def _expire_assignments_schedule(sender, **kwargs):
     )
 
 
-# MTurk's tasks live beside the provider in annotation/tasks_mturk.py; beat syncs live MTurk surveys.
-app.autodiscover_tasks(["annotation"], related_name="tasks_mturk")
-# The HIT pages a launch renders for every server process to share.
-app.autodiscover_tasks(["annotation"], related_name="tasks_pages")
+# The providers' tasks live beside their provider (annotation/crowd/mturk/tasks.py,
+# annotation/crowd/prolific/tasks.py); `annotation.tasks` (found by the autodiscovery above) holds
+# the HIT pages a launch renders and the expiry of abandoned assignments.
+app.autodiscover_tasks(["annotation.crowd.mturk", "annotation.crowd.prolific"])
+# Beat syncs live MTurk surveys; Prolific submissions are reconciled by webhook, and by this poll as the fallback.
 app.conf.beat_schedule["mturk-sync-live-surveys"] = {
     "task": "annotation.tasks_mturk.sync_live_surveys",
     "schedule": 300.0,
 }
-# Prolific: submissions are reconciled by webhook, and by this poll as the fallback.
-app.autodiscover_tasks(["annotation"], related_name="tasks_prolific")
 app.conf.beat_schedule["prolific-sync-live-surveys"] = {
     "task": "annotation.tasks_prolific.prolific_sync_live_surveys",
     "schedule": 300.0,

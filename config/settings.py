@@ -202,10 +202,10 @@ CSRF_FAILURE_VIEW = "annotation.views.csrf_failure.csrf_failure"
 # Uploads of datasets and ratings can be large; files stream to disk beyond this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-# A larger uploaded file is refused while it streams in (annotation/uploads.py), before it is read whole.
+# A larger uploaded file is refused while it streams in (annotation/runtime/uploads.py), before it is read whole.
 UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 100, minimum=1)
 FILE_UPLOAD_HANDLERS = [
-    "annotation.uploads.SizeLimitUploadHandler",
+    "annotation.runtime.uploads.SizeLimitUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
@@ -228,7 +228,7 @@ if not DEBUG:
 # Content-Security-Policy on every response (django-csp). Pages load scripts, styles, images and
 # fonts from this site only; no inline script or style="" anywhere (one static JS file per page).
 # The MTurk task page replaces frame-ancestors (MTurk frames it) and form-action (it posts the
-# finished assignment to MTurk's site): annotation/views/mturk.py.
+# finished assignment to MTurk's site): annotation/views/crowd/mturk.py.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

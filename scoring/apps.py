@@ -6,7 +6,10 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from annotation.extensions import register_pipeline_steps, register_response_extras  # apps loaded only now
+        from annotation.extensions.points import (  # apps loaded only now
+            register_pipeline_steps,
+            register_response_extras,
+        )
         from scoring import checks, tasks  # noqa: F401  checks register on import; tasks by name (services/metrics.py)
         from scoring.pipeline import scoring_steps
         from scoring.selectors import metric_extras

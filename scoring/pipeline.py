@@ -12,8 +12,8 @@ from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 import scoring.metrics as engine
-from annotation.extensions import PipelineStep
-from annotation.pipeline import plural
+from annotation.extensions.pipeline import plural
+from annotation.extensions.points import PipelineStep
 from scoring.models import AdemModel, Judge, MetricRun
 from scoring.services.adem_scoring import ADEM_METRIC_PREFIX
 

@@ -19,7 +19,7 @@ def metric_scores(*, dataset, metrics=None):
 
 
 def metric_extras(dataset, response_ids):
-    """Response-extras provider (annotation.extensions): `{response_id: {"metrics": {name: value}}}`."""
+    """Response-extras provider (annotation.extensions.points): `{response_id: {"metrics": {name: value}}}`."""
     # Found by id and checked against the dataset here, not in SQL: given both the dataset join and
     # the id list, SQLite walks every context of the dataset and probes the whole list for each, so
     # the JSONL export of 3,000 contexts x 5 systems spent 13 s in this query. By id alone it is one

@@ -43,7 +43,7 @@ def test_a_lazily_loaded_library_is_imported_at_first_use_and_keeps_its_errors()
         import sys
         import django
         django.setup()
-        from annotation.quality import agreement
+        from annotation.quality.agreement import split_half as agreement
         from scoring.metrics import ngrams
 
         def loaded(name):

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from analysis.models import Report
-from annotation.extensions import PipelineStep
+from annotation.extensions.points import PipelineStep
 from annotation.models import ExclusionDecision, Rating
 from scoring.models import MetricChunk
 

@@ -28,7 +28,6 @@ from analysis.sections.signatures import signature_lines
 from analysis.services.page import full_table, page_parts, page_tables, why_empty
 from analysis.tasks.scheduling import report_current, report_pending, report_refresh_request
 from annotation.models import Survey
-from annotation.pseudonyms import label_map, scrub_report
 from annotation.selectors import (
     datasets_changeable_by,
     datasets_visible_to,
@@ -36,6 +35,7 @@ from annotation.selectors import (
     may_see_real_worker_ids,
     surveys_visible_to,
 )
+from annotation.selectors.pseudonyms import label_map, scrub_report
 
 # Rows per page of a table's "show all" page.
 ALL_ROWS_PAGE = 500

@@ -3,8 +3,8 @@
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import LinkPlatformProvider
 from annotation.crowd.local import LocalProvider
-from annotation.crowd.mturk import MTurkProvider
-from annotation.crowd.prolific import ProlificProvider
+from annotation.crowd.mturk.provider import MTurkProvider
+from annotation.crowd.prolific.provider import ProlificProvider
 
 PROVIDERS = {
     LocalProvider.name: LocalProvider.for_survey,

@@ -27,7 +27,7 @@ from annotation.importing.text import (
     unstorable,
     unstorable_json,
 )
-from annotation.reserved import reserved_system_name_problem
+from annotation.text.reserved import reserved_system_name_problem
 
 MAX_ID_LENGTH = 200
 MAX_SYSTEM_LENGTH = 100

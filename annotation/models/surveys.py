@@ -5,8 +5,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
-from annotation.aspect_details import DEFINITION_MAX
 from annotation.models.datasets import Dataset, System
+from annotation.text.aspect_details import DEFINITION_MAX
 
 
 def new_survey_token():

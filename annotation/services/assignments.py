@@ -13,7 +13,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.answer_seconds import seconds_or_none
 from annotation.models import (
     Aspect,
     Assignment,
@@ -27,6 +26,7 @@ from annotation.models import (
 )
 from annotation.quality.services import quality_mark_dirty
 from annotation.services.pairwise_answers import PairAnswerError, failed_checks, pairwise_rows
+from annotation.text.answer_seconds import seconds_or_none
 
 MAX_WRITTEN_CHARS = 2000
 

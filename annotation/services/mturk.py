@@ -11,14 +11,14 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.crowd import mturk_pure as pure
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk import MTurkProvider, settings_for
+from annotation.crowd.mturk import pure
+from annotation.crowd.mturk.provider import MTurkProvider, settings_for
+from annotation.crowd.mturk.tasks import publish_survey_hits, sync_survey
 from annotation.crowd.registry import get_provider
 from annotation.models import HIT, Annotator, Aspect, Assignment, Survey
 from annotation.models.mturk import MTurkAssignment, MTurkHIT
 from annotation.models.ratings import new_assignment_token
-from annotation.tasks_mturk import publish_survey_hits, sync_survey
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from django.utils import timezone
 
 from annotation.crowd import get_provider
 from annotation.models import Aspect, AttentionCheck, Survey, System
-from annotation.reserved import reserved_system_name_problem
 from annotation.services.hits import hits_generate
 from annotation.services.hits_gold import gold_shortfall
 from annotation.services.references import dataset_has_references
 from annotation.task_time import task_seconds
 from annotation.task_wording import wording_of_type
-from annotation.tasks_pages import render_hit_pages
+from annotation.tasks.pages import render_hit_pages
+from annotation.text.reserved import reserved_system_name_problem
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
 SURVEY_SETTINGS = (

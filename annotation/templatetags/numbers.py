@@ -1,8 +1,8 @@
-"""`{{ p|pvalue }}`: a p-value as every page writes it (annotation.numbers)."""
+"""`{{ p|pvalue }}`: a p-value as every page writes it (annotation.text.numbers)."""
 
 from django import template
 
-from annotation.numbers import p_value
+from annotation.text.numbers import p_value
 
 register = template.Library()
 

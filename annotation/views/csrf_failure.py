@@ -15,8 +15,8 @@ from django.views import csrf as django_csrf
 
 from annotation import selectors, services
 from annotation.models import Assignment, Survey
-from annotation.views.link_platform import link_entry_again
-from annotation.views.prolific import prolific_entry_again
+from annotation.views.crowd.link_entry import link_entry_again
+from annotation.views.crowd.prolific_entry import prolific_entry_again
 from annotation.views.task import assignment_for_annotator, expired_page, start_page, task_page
 
 SESSION_CHANGED = "Your session changed, perhaps because this study is also open in another tab. "

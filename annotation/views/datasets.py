@@ -15,13 +15,13 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename, ratings_export
-from annotation.extensions import response_extras
-from annotation.forms import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
+from annotation.extensions.points import response_extras
+from annotation.extensions.score_display import score_display
+from annotation.forms.datasets import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError
 from annotation.models import PairwiseJudgement, Rating, Response
-from annotation.score_display import score_display
+from annotation.runtime.uploads import upload_max_bytes
 from annotation.services import dataset_import, ratings_import
-from annotation.uploads import upload_max_bytes
 
 # Ten contexts a page, each reply with its headline scores; every score of a context is one click
 # away on its own page (context_scores). Twenty contexts with all 29 scores of every reply made a

@@ -10,17 +10,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import selectors, selectors_studies, services
+from annotation import selectors, services
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
-from annotation.crowd.prolific import study_settings
+from annotation.crowd.prolific.study import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
 from annotation.exporting_pairwise import pairwise_export
-from annotation.extensions import survey_panels
+from annotation.extensions.points import survey_panels
 from annotation.forms_surveys import SurveyForm
 from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
+from annotation.selectors import studies as selectors_studies
 from annotation.services.reviews import annotators_excluded
 from annotation.task_display import task_context
 from annotation.task_items import survey_scales

@@ -9,7 +9,7 @@ import datetime as dt
 import boto3
 from botocore.stub import Stubber
 
-from annotation.crowd import mturk as mturk_module
+from annotation.crowd.mturk import provider as mturk_module
 from annotation.models import HIT, Aspect, Assignment, HITItem, Response, Survey
 from tests.factories import load_dataset_records
 

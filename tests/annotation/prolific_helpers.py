@@ -14,8 +14,9 @@ import httpx
 import pytest
 import respx
 
-from annotation.crowd.prolific import ProlificProvider, study_settings
-from annotation.crowd.prolific_api import ProlificClient
+from annotation.crowd.prolific.api import ProlificClient
+from annotation.crowd.prolific.provider import ProlificProvider
+from annotation.crowd.prolific.study import study_settings
 from annotation.models import Assignment, Survey
 from tests.annotation.mturk_helpers import make_survey
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation import extensions
+from annotation.extensions import points as extensions
 from annotation.models import Dataset, Response, Survey
 from tests import shared_loaders
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS, write_jsonl

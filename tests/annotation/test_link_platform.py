@@ -145,7 +145,7 @@ def test_an_id_first_started_by_another_browser_at_the_same_moment_is_refused_to
     # request reached get_or_create just after the participant's own had recorded it was handed their
     # task and cookie. The participant's request is made to land in that window, deterministically.
     from annotation.services import identities
-    from annotation.views import link_platform
+    from annotation.views.crowd import link_entry as link_platform
 
     owner = Client()
     real_check = identities.newcomer_cap_check

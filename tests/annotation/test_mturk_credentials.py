@@ -8,9 +8,9 @@ from django.apps import apps
 from django.core import serializers
 from django.urls import reverse
 
-from annotation.crowd import mturk as mturk_module
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.mturk import provider as mturk_module
+from annotation.crowd.mturk.provider import MTurkProvider
 from annotation.models import Assignment
 from annotation.models.mturk import MTurkSettings
 from annotation.services import mturk as services

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk_extend import extend_request_token
+from annotation.crowd.mturk.extend import extend_request_token
 from annotation.models import Assignment, Survey
 from annotation.models.mturk import MTurkHIT
 from annotation.services.extend import survey_extend

@@ -12,10 +12,10 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.crowd import mturk as mturk_module
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk import MTurkProvider
-from annotation.crowd.mturk_sync import RELEASE_GRACE
+from annotation.crowd.mturk import provider as mturk_module
+from annotation.crowd.mturk.provider import MTurkProvider
+from annotation.crowd.mturk.sync import RELEASE_GRACE
 from annotation.models import Annotator, Assignment, Rating
 from annotation.models.mturk import MTurkAssignment, MTurkBlock, MTurkHIT
 from annotation.quality.selectors import accepted_ratings

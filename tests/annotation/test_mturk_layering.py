@@ -1,4 +1,4 @@
-"""Design rule: nothing outside annotation/crowd/mturk.py imports boto3 or botocore."""
+"""Design rule: nothing outside annotation/crowd/mturk/provider.py imports boto3 or botocore."""
 
 import re
 from pathlib import Path
@@ -16,4 +16,4 @@ def test_only_the_mturk_provider_module_imports_boto3():
         for path in (ROOT / folder).rglob("*.py")
         if IMPORT.search(path.read_text())
     )
-    assert importers == ["annotation/crowd/mturk.py"]
+    assert importers == ["annotation/crowd/mturk/provider.py"]

@@ -10,7 +10,7 @@ import pytest
 from botocore.stub import ANY
 from django.urls import reverse
 
-from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.mturk.provider import MTurkProvider
 from annotation.services import mturk as services
 from annotation.services.assignments import assignment_submit
 from tests.annotation.mturk_helpers import HIT_TYPE_ID, assignment_shape, hit_id, make_survey, publish_all

@@ -5,9 +5,9 @@ from django.core.checks import Error
 from django.test import Client
 from django.urls import reverse
 
-from annotation.checks import check_mturk_needs_public_url
 from annotation.models import Assignment, Survey
 from annotation.models.mturk import MTurkBonus, MTurkSettings
+from annotation.runtime.checks import check_mturk_needs_public_url
 from annotation.services import mturk as services
 from tests.annotation.mturk_helpers import (
     expect_create_hit,

@@ -3,14 +3,14 @@
 import pytest
 from botocore.stub import ANY
 
-from annotation.crowd import mturk as mturk_module
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk import MTurkProvider
-from annotation.crowd.mturk_errors import MTurkRequestError, MTurkTransientError
-from annotation.crowd.mturk_pure import EXTERNAL_QUESTION_NS, parse_external_question
+from annotation.crowd.mturk import provider as mturk_module
+from annotation.crowd.mturk.errors import MTurkRequestError, MTurkTransientError
+from annotation.crowd.mturk.provider import MTurkProvider
+from annotation.crowd.mturk.pure import EXTERNAL_QUESTION_NS, parse_external_question
+from annotation.crowd.mturk.tasks import publish_survey_hits
 from annotation.models import HIT
 from annotation.models.mturk import MTurkExclusionQualification, MTurkHIT, MTurkSettings
-from annotation.tasks_mturk import publish_survey_hits
 from tests.annotation.mturk_helpers import (
     HIT_TYPE_ID,
     QUALIFICATION_ID,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.crowd.mturk_pure import (
+from annotation.crowd.mturk.pure import (
     EXTERNAL_QUESTION_NS,
     QuestionError,
     cost_estimate,

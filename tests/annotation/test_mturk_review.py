@@ -9,8 +9,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk import MTurkProvider
-from annotation.crowd.mturk_review import EXPIRE_AT_ONCE
+from annotation.crowd.mturk.provider import MTurkProvider
+from annotation.crowd.mturk.review import EXPIRE_AT_ONCE
 from annotation.models import Annotator, Assignment, Rating
 from annotation.models.mturk import MTurkAssignment, MTurkBlock, MTurkBonus, MTurkExclusionQualification, MTurkHIT
 from annotation.quality.selectors import accepted_ratings

@@ -4,11 +4,11 @@ import pytest
 from django.forms.models import model_to_dict
 from django.urls import reverse
 
-from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.mturk.provider import MTurkProvider
+from annotation.crowd.mturk.tasks import sync_live_surveys, sync_survey
 from annotation.models import Assignment, Rating
 from annotation.models.mturk import MTurkAssignment, MTurkHIT
 from annotation.quality.selectors import accepted_ratings
-from annotation.tasks_mturk import sync_live_surveys, sync_survey
 from config.celery import app
 from tests.annotation.mturk_helpers import (
     HIT_TYPE_ID,

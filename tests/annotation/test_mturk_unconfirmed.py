@@ -8,7 +8,7 @@ import pytest
 from botocore.stub import ANY
 from django.urls import reverse
 
-from annotation.crowd.mturk import MTurkProvider
+from annotation.crowd.mturk.provider import MTurkProvider
 from annotation.exporting import ratings_export
 from annotation.importing.ratings import parse_ratings
 from annotation.models import Annotator

@@ -5,8 +5,8 @@ import os
 import pytest
 from celery.contrib.testing.worker import start_worker
 
+from annotation.crowd.mturk.tasks import publish_survey_hits
 from annotation.models.mturk import MTurkHIT
-from annotation.tasks_mturk import publish_survey_hits
 from config.celery import app
 from tests.annotation.mturk_helpers import expect_create_hit, expect_prelude, install_stub, make_survey
 

@@ -4,7 +4,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation import extensions
+from annotation.extensions import points as extensions
 from annotation.models import Dataset, Rating, Survey
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS
 from tests.factories import load_dataset_records, load_rating_records, records_to_jsonl

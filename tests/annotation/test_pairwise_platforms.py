@@ -10,8 +10,8 @@ from django.core.management import call_command
 
 from analysis.services.freshness import report_input_parts
 from annotation.crowd.link_platform import platform_settings
-from annotation.crowd.mturk import settings_for as mturk_settings_for
-from annotation.crowd.prolific import study_settings
+from annotation.crowd.mturk.provider import settings_for as mturk_settings_for
+from annotation.crowd.prolific.study import study_settings
 from annotation.models import Assignment, HITItem, PairwiseJudgement, Survey
 from annotation.selectors_pairwise import accepted_judgements
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers

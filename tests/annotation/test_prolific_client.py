@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
+from annotation.crowd.prolific.api import PaymentOutcomeUnknown, ProlificClient
 from tests.annotation.prolific_helpers import API, STUDY_ID, TOKEN
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from annotation import services
 from annotation.crowd.base import ProviderError
-from annotation.crowd.prolific_pay import currency_problem, floor_problem, min_reward_cents
+from annotation.crowd.prolific.pay import currency_problem, floor_problem, min_reward_cents
 from annotation.models import ProlificStudy, Survey
 from tests.annotation.prolific_helpers import STUDY_ID, make_prolific_survey, study_answer, workspace_balance
 from tests.annotation.studies_helpers import survey_form_fields

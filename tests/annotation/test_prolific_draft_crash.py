@@ -112,7 +112,7 @@ def test_a_launch_killed_before_its_create_reached_prolific_is_followed_by_one_c
         raise WorkerKilled
 
     with monkeypatch.context() as patched:
-        patched.setattr("annotation.crowd.prolific.ProlificProvider.study_body", killed_before_sending)
+        patched.setattr("annotation.crowd.prolific.provider.ProlificProvider.study_body", killed_before_sending)
         with pytest.raises(WorkerKilled):
             services.survey_launch(survey=survey)
     assert account.studies == []

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.prolific import slot_count
+from annotation.crowd.prolific.study import slot_count
 from annotation.models import Assignment, ProlificStudy
 from annotation.services.extend import survey_extend
 from tests.annotation.prolific_helpers import STUDY_ID, make_prolific_survey, publish

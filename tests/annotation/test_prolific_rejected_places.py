@@ -11,10 +11,10 @@ import httpx
 import pytest
 from django.test import Client
 
-from annotation.crowd.prolific import slot_count
+from annotation.crowd.prolific.study import slot_count
 from annotation.models import Annotator, Assignment, ProlificSubmission
 from annotation.quality.selectors import accepted_ratings
-from annotation.selectors_studies import survey_progress
+from annotation.selectors.studies import survey_progress
 from annotation.services.extend import survey_extend
 from tests.annotation.prolific_helpers import (
     STUDY_ID,

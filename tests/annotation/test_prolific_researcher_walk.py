@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from annotation.crowd.prolific import study_settings
+from annotation.crowd.prolific.study import study_settings
 from annotation.models import ProlificBonus, ProlificStudy, Response, Survey, WrittenResponse
 from annotation.services import surveys as survey_services
 from tests.annotation.prolific_helpers import (

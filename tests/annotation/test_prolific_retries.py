@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.prolific_api import PaymentOutcomeUnknown, ProlificClient
+from annotation.crowd.prolific.api import PaymentOutcomeUnknown, ProlificClient
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission
 from annotation.services.extend import survey_extend
 from tests.annotation.prolific_helpers import (

@@ -12,7 +12,7 @@ import pytest
 from django.test import RequestFactory
 
 from annotation.models import ProlificStudy, ProlificWebhookEvent
-from annotation.views.prolific import WEBHOOK_MAX_BYTES, prolific_webhook
+from annotation.views.crowd.prolific_entry import WEBHOOK_MAX_BYTES, prolific_webhook
 from tests.access.db_fingerprint import fingerprint
 from tests.annotation.prolific_helpers import (
     STUDY_ID,

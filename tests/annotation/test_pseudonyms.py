@@ -15,7 +15,7 @@ from django.urls import reverse
 from analysis.models import Report
 from analysis.services.build import report_build
 from annotation.models import Annotator, Dataset, Response, Survey
-from annotation.pseudonyms import label_map, pseudonym_map, scrub, scrub_report
+from annotation.selectors.pseudonyms import label_map, pseudonym_map, scrub, scrub_report
 from scoring.models import MetricScore
 from tests.factories import load_dataset_records, load_rating_records
 

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from annotation import services
 from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey, WrittenResponse
 from annotation.simulation import latent_quality
-from annotation.tasks import expire_assignments
+from annotation.tasks.assignments import expire_assignments
 from tests.annotation.studies_helpers import dataset_records, make_survey
 from tests.factories import load_dataset_records
 

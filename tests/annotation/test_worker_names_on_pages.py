@@ -2,7 +2,7 @@
 
 Real worker ids (MTurk worker ids, PROLIFIC_PIDs, link-platform ids, local labels) are personal data
 collected for one researcher's study. Staff, who may read every study, and admins, who may change
-them, see the dataset's pseudonyms (A1, A2, ...; annotation/pseudonyms.py) on every page that names a
+them, see the dataset's pseudonyms (A1, A2, ...; annotation/selectors/pseudonyms.py) on every page that names a
 worker, and the forms that act on one name the worker's row, not their id.
 """
 
@@ -15,11 +15,11 @@ from django.urls import reverse
 
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
-from annotation.crowd.prolific import study_settings
+from annotation.crowd.prolific.study import study_settings
 from annotation.models import Annotator, LinkParticipant, ProlificSubmission, Survey, WrittenResponse
-from annotation.pseudonyms import pseudonym_map
 from annotation.quality.recompute import quality_recompute
 from annotation.quality.services import exclusion_override
+from annotation.selectors.pseudonyms import pseudonym_map
 from annotation.services import mturk as mturk_services
 from tests.annotation.mturk_helpers import make_survey as make_mturk_survey
 from tests.annotation.mturk_helpers import publish_all

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 import scoring.metrics as engine
-from annotation.extensions import response_extras
+from annotation.extensions.points import response_extras
 from annotation.models import Response
 from config.celery import app as celery_app
 from scoring import tasks

@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import services
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import completion_url_problem, platform_settings
-from annotation.crowd.prolific import DEFAULT_MINUTES, entry_url, study_settings
-from annotation.crowd.prolific_pay import floor_problem
+from annotation.crowd.prolific.pay import floor_problem
+from annotation.crowd.prolific.study import DEFAULT_MINUTES, entry_url, study_settings
 from annotation.management.cli import dataset_or_error
 from annotation.models import Survey
 

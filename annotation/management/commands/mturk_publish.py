@@ -2,11 +2,11 @@ from celery.exceptions import Retry
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.mturk_pure import dollars
+from annotation.crowd.mturk.pure import dollars
+from annotation.crowd.mturk.tasks import publish_survey_hits
 from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
 from annotation.services import mturk as services
-from annotation.tasks_mturk import publish_survey_hits
 
 
 class Command(BaseCommand):

@@ -2,9 +2,9 @@ from celery.exceptions import Retry
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
+from annotation.crowd.mturk.tasks import sync_survey
 from annotation.management.cli import add_owner_argument
 from annotation.management.commands._mturk import mturk_survey
-from annotation.tasks_mturk import sync_survey
 
 
 class Command(BaseCommand):

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd.base import ProviderError
-from annotation.crowd.prolific import pay_check, study_settings
+from annotation.crowd.prolific.study import pay_check, study_settings
+from annotation.crowd.prolific.tasks import prolific_sync_survey
 from annotation.models import Survey
-from annotation.tasks_prolific import prolific_sync_survey
 
 
 class Command(BaseCommand):

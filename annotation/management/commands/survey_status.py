@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from annotation.management.cli import add_owner_argument, survey_or_error
-from annotation.selectors_studies import survey_progress
+from annotation.selectors.studies import survey_progress
 from annotation.task_wording import task_wording
 
 

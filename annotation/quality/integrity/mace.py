@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotation.lazy_import import lazy_module
+from annotation.runtime.lazy_import import lazy_module
 from annotation.quality.integrity.coding import code_answers, normalised_rows, row_entropies
 
 special = lazy_module("scipy.special")  # digamma, for the variational M-step only

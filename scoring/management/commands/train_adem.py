@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.cli import dataset_or_error
-from annotation.numbers import p_value
+from annotation.text.numbers import p_value
 from scoring.adem.choices import VARIANTS
 from scoring.adem.encoders import ENCODERS
 from scoring.models import AdemModel
@@ -112,6 +112,6 @@ def _fmt(value, spec=".3f"):
 
 
 def _p(value):
-    """A p-value as every page writes it (annotation.numbers): "p <0.001" or "p = 0.042"."""
+    """A p-value as every page writes it (annotation.text.numbers): "p <0.001" or "p = 0.042"."""
     shown = p_value(value)
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"

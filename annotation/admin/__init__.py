@@ -1,0 +1,7 @@
+"""Admin for every annotation model: for staff who inspect or repair data, not the researcher UI.
+
+Foreign keys use raw id widgets: a select box of 50,000 responses would not render. Django's admin
+autodiscovery imports this package; the modules below register their models when imported.
+"""
+
+from annotation.admin import answers, datasets, mturk, pairwise, platforms, studies  # noqa: F401

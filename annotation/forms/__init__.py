@@ -1,0 +1,1 @@
+"""Forms of the annotation app, one module per family of pages."""

@@ -1,0 +1,5 @@
+"""How the app runs in a process: settings checked at start-up (`checks`), the upload size limit enforced
+while a request streams in (`uploads`), heavy libraries imported at their first use (`lazy_import`).
+
+Nothing is imported here: `lazy_import` is used by pure packages of every layer.
+"""

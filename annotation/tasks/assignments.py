@@ -1,0 +1,13 @@
+"""Celery task that returns abandoned assignments to the pool."""
+
+from celery import shared_task
+
+# From its own module, not `annotation.services`: services.surveys imports this package while
+# annotation.services is still loading.
+from annotation.slots import assignments_expire
+
+
+@shared_task(name="annotation.expire_assignments")
+def expire_assignments():
+    """Return abandoned assignments to the pool (scheduled by Celery beat every few minutes)."""
+    return assignments_expire()
