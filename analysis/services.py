@@ -27,7 +27,7 @@ from annotation.quality.selectors import accepted_ratings, agreement_summary
 from annotation.selectors_pairwise import accepted_judgements
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, MetricScore
-from scoring.services.signatures import dataset_signatures
+from scoring.services.metrics.signatures import dataset_signatures
 
 OVERLAP_METRICS = ("bleu2", "rouge_l")
 LEARNED_PREFIX = "adem:"

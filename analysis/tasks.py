@@ -10,8 +10,8 @@ from celery import shared_task
 from analysis import liveness
 from analysis.models import Report
 from analysis.services import report_check, report_refresh
-from config.background import EmbeddedInBackground
-from config.heartbeat import heartbeat
+from config.runtime.background import EmbeddedInBackground
+from config.runtime.heartbeat import heartbeat
 
 SURVIVES_LOST_WORKER = {"acks_late": True, "reject_on_worker_lost": True}
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from scoring import index_views
 from scoring.views import adem as views_adem
+from scoring.views import index as index_views
 from scoring.views import judges as views_judges
 from scoring.views import metrics as views
 from scoring.views import tokens as views_tokens

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from config import heartbeat
-from config.heartbeat import process_ended, process_identity
-from scoring import liveness
+from config.runtime import heartbeat
+from config.runtime.heartbeat import process_ended, process_identity
 from scoring.models import TrainingRun
+from scoring.services import liveness
 
 pytestmark = pytest.mark.django_db
 
