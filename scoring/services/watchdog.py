@@ -18,6 +18,7 @@ a message that finds its chunks done, and it never fails for that (only starts c
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db.models import Q
 from django.db.models.functions import Coalesce
@@ -25,15 +26,16 @@ from django.utils import timezone
 
 from scoring.models import MetricChunk, MetricRun, TrainingRun
 from scoring.services import liveness
-from scoring.tasks import adem as adem_tasks
-from scoring.tasks import metrics as metric_tasks
+from scoring.services.adem.jobs import ADEM_EXPERIMENT_TASK, ADEM_TRAIN_TASK, VHRED_PRETRAIN_TASK
+from scoring.services.metrics.compute import COMPUTE_METRICS_TASK
 
 logger = logging.getLogger("scoring.watchdog")  # its name before the move: log settings filter by it
 
+# Queued by name, as the services queue them: the tasks import this module, not the reverse.
 TRAINING_TASKS = {
-    TrainingRun.Kind.TRAIN: adem_tasks.adem_train_task,
-    TrainingRun.Kind.PRETRAIN: adem_tasks.vhred_pretrain_task,
-    TrainingRun.Kind.EXPERIMENT: adem_tasks.adem_experiment_task,
+    TrainingRun.Kind.TRAIN: ADEM_TRAIN_TASK,
+    TrainingRun.Kind.PRETRAIN: VHRED_PRETRAIN_TASK,
+    TrainingRun.Kind.EXPERIMENT: ADEM_EXPERIMENT_TASK,
 }
 
 
@@ -64,7 +66,7 @@ def metric_runs_recover(*, now=None):
             liveness.metric_run_fail_lost(run=run, chunk=worn)
             outcome["failed"].append(run.pk)
         elif _claim(MetricRun, run, now):
-            metric_tasks.compute_metrics.delay(run.pk)
+            current_app.tasks[COMPUTE_METRICS_TASK].delay(run.pk)
             outcome["requeued"].append(run.pk)
     _log("metric run", outcome)
     return outcome
@@ -80,7 +82,7 @@ def training_runs_recover(*, now=None):
             liveness.training_run_fail(run=run, error=error)
             outcome["failed"].append(run.pk)
         elif liveness.training_run_requeue(run=run, now=now):
-            TRAINING_TASKS[run.kind].delay(run.pk)
+            current_app.tasks[TRAINING_TASKS[run.kind]].delay(run.pk)
             outcome["requeued"].append(run.pk)
     _log("ADEM run", outcome)
     return outcome

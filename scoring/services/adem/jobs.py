@@ -1,16 +1,20 @@
 """Queue ADEM background work: create the rows, then queue the task once they are committed.
 
-Kept apart from scoring.services.adem.training (which the tasks call) so tasks and services import each other
-in one direction only.
+The tasks are queued by name, as every service queues them: the tasks import the services, never
+the reverse. ScoringConfig.ready() imports scoring.tasks, so every process that loads the apps knows the names.
 """
 
+from celery import current_app
 from django.db import transaction
 
 from annotation.models import Dataset
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem.refusals import AdemRefusal
 from scoring.services.adem.training import adem_owner, adem_train_check
-from scoring.tasks.adem import adem_experiment_task, adem_train_task, vhred_pretrain_task
+
+ADEM_TRAIN_TASK = "scoring.tasks.adem_train_task"
+ADEM_EXPERIMENT_TASK = "scoring.tasks.adem_experiment_task"
+VHRED_PRETRAIN_TASK = "scoring.tasks.vhred_pretrain_task"
 
 
 def adem_train_queue(
@@ -58,7 +62,7 @@ def adem_train_queue(
                 "folds": folds,
             },
         )
-        transaction.on_commit(lambda: adem_train_task.delay(run.pk))
+        transaction.on_commit(lambda: current_app.tasks[ADEM_TRAIN_TASK].delay(run.pk))
     return run
 
 
@@ -93,7 +97,7 @@ def adem_experiment_queue(*, dataset, owner, experiment, encoder="minilm", varia
         if same is not None:
             raise ExperimentRunning(same)
         run = TrainingRun.objects.create(kind=TrainingRun.Kind.EXPERIMENT, owner=owner, dataset=dataset, params=params)
-        transaction.on_commit(lambda: adem_experiment_task.delay(run.pk))
+        transaction.on_commit(lambda: current_app.tasks[ADEM_EXPERIMENT_TASK].delay(run.pk))
     return run
 
 
@@ -104,5 +108,5 @@ def vhred_pretrain_queue(*, owner, corpus_path=None, epochs=1, resume=False):
             owner=owner,
             params={"corpus_path": corpus_path, "epochs": epochs, "resume": resume},
         )
-        transaction.on_commit(lambda: vhred_pretrain_task.delay(run.pk))
+        transaction.on_commit(lambda: current_app.tasks[VHRED_PRETRAIN_TASK].delay(run.pk))
     return run
