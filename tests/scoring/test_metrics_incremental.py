@@ -176,7 +176,7 @@ def test_the_runs_signatures_name_only_what_it_computed(compute, dataset):
 
 def test_the_command_with_nothing_to_compute_says_so_and_creates_no_run(dataset, capsys):
     # an empty run would name no metric, and a nightly command would fill the newest runs the
-    # pipeline bar reads (scoring.pipeline.RUNS_CONSIDERED) with them
+    # pipeline bar reads (scoring.selectors.pipeline.RUNS_CONSIDERED) with them
     scored_by_an_earlier_run(dataset, ["bleu4", "rouge_l"])
     call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--metric", "rouge_l", "--no-progress")
     assert "All 2 metrics were already up to date." in capsys.readouterr().out
