@@ -5,7 +5,7 @@ Command-line flags and GUNICORN_CMD_ARGS still override what is set here.
 
 import os
 
-from config import warmup
+from config.runtime import warmup
 
 # One more sync worker than cores: each request is mostly CPU (Django, the template) with a short wait
 # on the database, which here shares the machine. Measured on two cores with 50 annotators arriving at
@@ -17,7 +17,7 @@ worker_class = "sync"
 
 
 def when_ready(server):
-    """In the master, before it forks the workers: import what requests compute with (config/warmup.py).
+    """In the master, before it forks the workers: import what requests compute with (config/runtime/warmup.py).
 
     Each worker then starts with torch, matplotlib and (without a broker, where the web process runs
     the tasks too) pandas and scipy.stats already loaded, shared copy-on-write, imported once for all.

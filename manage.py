@@ -5,7 +5,7 @@ import sys
 
 
 def main():
-    gc.disable()  # while the apps load; their last one turns it on again (config/startup.py)
+    gc.disable()  # while the apps load; their last one turns it on again (config/runtime/startup.py)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
@@ -16,7 +16,7 @@ def main():
     except ImproperlyConfigured as exc:
         sys.exit(f"RateLab configuration error: {exc}")
 
-    from config import startup  # the settings load the config package, so nothing more loads here
+    from config.runtime import startup  # the settings load the config package, so nothing more loads here
 
     startup.resume_unless_installed(settings.INSTALLED_APPS)
     try:

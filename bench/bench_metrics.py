@@ -262,7 +262,7 @@ def median(values):
 
 # What any fresh metric command pays before RateLab's own code runs: Python with Django and two
 # built-in apps, and the libraries the engine computes with. Started and ended as manage.py starts
-# and ends a command (config/startup.py): the collector off while loading, everything frozen at exit.
+# and ends a command (config/runtime/startup.py): the collector off while loading, everything frozen at exit.
 BARE_DJANGO = (
     "import gc; gc.disable(); import django; from django.conf import settings; settings.configure("
     "INSTALLED_APPS=['django.contrib.contenttypes', 'django.contrib.auth'], DATABASES={'default':"

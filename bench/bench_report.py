@@ -66,9 +66,9 @@ def main():
 
     from analysis.services.build import report_build, report_fingerprint
     from annotation.quality.recompute import quality_recompute
-    from config.warmup import WORKER, warm
+    from config.runtime.warmup import WORKER, warm
 
-    # A Celery worker imports what its tasks compute with at boot (config/warmup.py), so a report
+    # A Celery worker imports what its tasks compute with at boot (config/runtime/warmup.py), so a report
     # task never pays those imports: the benchmark does the same, and says what it cost.
     started, cpu = time.perf_counter(), time.process_time()
     warm(WORKER)

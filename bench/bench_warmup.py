@@ -2,7 +2,7 @@
 
     python bench/bench_warmup.py [--port 8806] [--repeats 3] [--only first-metric-run] [--json out.json]
 
-Loading the apps imports no heavy library (tests/test_startup.py); config/warmup.py imports them at
+Loading the apps imports no heavy library (tests/test_startup.py); config/runtime/warmup.py imports them at
 boot instead, in processes that will compute with them. This measures what that buys, on the demo
 study (`manage.py demo`, in a scratch SQLite database and media folder made here):
 - web: `gunicorn config.wsgi` (one worker, gunicorn.conf.py's `when_ready` warm-up on or off with
@@ -47,12 +47,12 @@ WORKER_SCRIPT = """
 import json, sys, time
 import django
 django.setup()
-from config import warmup
+from config.runtime import warmup
 from analysis.models import Report
 from analysis.services.build import report_refresh
 from annotation.models import Dataset
 from scoring import tasks
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.compute import metrics_compute
 
 warm = warmup.warm(warmup.WORKER)
 dataset = Dataset.objects.get(name="demo")
@@ -75,7 +75,7 @@ import json, sys, time
 start = time.perf_counter()
 import django
 django.setup()
-from config import warmup
+from config.runtime import warmup
 warmup.warm(warmup.WORKER)  # as worker_process_init does
 thread = warmup.warm_models_in_background() if hasattr(warmup, "warm_models_in_background") else None
 boot = time.perf_counter() - start
@@ -84,7 +84,7 @@ if sys.argv[1] == "after-warm-up" and thread is not None:
 warmed = time.perf_counter() - start
 from annotation.models import Dataset
 from scoring import tasks
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.compute import metrics_compute
 loads = {}
 try:
     from scoring.metrics import resources

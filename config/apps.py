@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import startup
+from config.runtime import startup
 
 
 class ProjectConfig(AppConfig):
@@ -17,8 +17,8 @@ class ProjectConfig(AppConfig):
 class StartupConfig(AppConfig):
     """The project's own start-up step; last in INSTALLED_APPS, so its ready() runs once every app is ready."""
 
-    name = "config.startup"
+    name = "config.runtime.startup"
     label = "ratelab_startup"
 
     def ready(self):
-        startup.resume_collection()  # see config/startup.py
+        startup.resume_collection()  # see config/runtime/startup.py

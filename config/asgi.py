@@ -2,7 +2,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-from config.background import serve_in_background
+from config.runtime.background import serve_in_background
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_asgi_application()

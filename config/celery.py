@@ -1,7 +1,7 @@
 """The Celery app. Eager (in-process) unless CELERY_BROKER_URL names a broker.
 
 Periodic tasks (`celery -A config beat`, or a worker started with `-B`): expiring abandoned
-assignment slots, syncing live MTurk surveys, and the runs' watchdog (scoring/watchdog.py,
+assignment slots, syncing live MTurk surveys, and the runs' watchdog (scoring/services/watchdog.py,
 analysis/watchdog.py) every RUN_WATCHDOG_SECONDS.
 """
 
@@ -12,7 +12,7 @@ from celery import Celery
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings  # lazy: read when the app is finalized
 
-from config import warmup
+from config.runtime import warmup
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -23,7 +23,7 @@ app.autodiscover_tasks()
 
 @worker_process_init.connect  # each process of a prefork pool, before its first task
 def _warm_up_pool_process(**kwargs):
-    warmup.warm(warmup.WORKER)  # the libraries the tasks compute with (config/warmup.py)
+    warmup.warm(warmup.WORKER)  # the libraries the tasks compute with (config/runtime/warmup.py)
     warmup.warm_models_in_background()  # and the metric models, on a thread: the first run does not wait
 
 
@@ -73,8 +73,8 @@ app.conf.beat_schedule["prolific-sync-live-surveys"] = {
 # Tasks that live below an app package (annotation/quality/tasks.py).
 app.autodiscover_tasks(["annotation.quality"])
 # The runs' watchdog: re-queues, closes or fails runs whose worker died (`manage.py recover_runs`
-# does the same once, for deployments without beat).
-app.autodiscover_tasks(["scoring", "analysis"], related_name="tasks_watchdog")
+# does the same once, for deployments without beat). scoring's is in scoring/tasks/, found above.
+app.autodiscover_tasks(["analysis"], related_name="tasks_watchdog")
 
 
 @app.on_after_finalize.connect

@@ -5,7 +5,7 @@ from django.db import models
 
 class PasswordResetRequest(models.Model):
     """One request for a password-reset mail, kept for PASSWORD_RESET_THROTTLE_MINUTES
-    (config/password_reset.py counts them per address and per client, then deletes them).
+    (config/security/password_reset.py counts them per address and per client, then deletes them).
 
     The address is kept only as a keyed digest: the form is anonymous, and most addresses typed
     into it may belong to nobody here.

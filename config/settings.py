@@ -24,7 +24,7 @@ DEBUG = env_bool("DJANGO_DEBUG", not DEMO)
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY and DEMO:
-    from config.demo_secret import demo_secret_key
+    from config.security.demo_secret import demo_secret_key
 
     SECRET_KEY = demo_secret_key(Path(env_str("RATELAB_DATA_DIR", str(BASE_DIR / "var"))))
 if not SECRET_KEY:
@@ -62,7 +62,7 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     # Below WhiteNoise, so static files (served above) keep their long caching; every other response
     # is private data or a page with a CSRF token: Cache-Control: private, no-store.
-    "config.middleware.no_store",
+    "config.security.middleware.no_store",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -136,7 +136,7 @@ LOGOUT_REDIRECT_URL = "login"
 # (failures during the lock do not extend it, so nobody can keep a researcher out for good). Each
 # failure and the lock are logged (logger "axes"); passwords are never stored or logged.
 AUTHENTICATION_BACKENDS = [
-    "config.login_throttle.LoginThrottleBackend",
+    "config.security.login_throttle.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 12, minimum=1)
@@ -144,12 +144,12 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minim
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_LOCKOUT_CALLABLE = "config.login_throttle.lockout_response"
-AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "config.security.login_throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.security.login_throttle.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["csrfmiddlewaretoken"]
 # How many proxies in front of the app append to X-Forwarded-For (0: the peer address is the client's),
 # for every use of the client's address: login throttling and the annotator pages' hourly cap on
-# newcomers per address (config/login_throttle.py client_ip). RATELAB_TRUSTED_PROXIES is another name
+# newcomers per address (config/security/login_throttle.py client_ip). RATELAB_TRUSTED_PROXIES is another name
 # for the same number: with two settings, a server that set one read every annotator (or every login)
 # as coming from its proxy's address, and the cap then refused all but the first few newcomers.
 _proxy_counts = {name: env_int(name, None, minimum=0) for name in ("TRUSTED_PROXY_COUNT", "RATELAB_TRUSTED_PROXIES")}
@@ -172,7 +172,7 @@ EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "RateLab <ratelab@localhost>")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600, minimum=60)
 # Reset mails per address, and reset requests per client, within PASSWORD_RESET_THROTTLE_MINUTES
-# (config/password_reset.py: past the first, nothing is sent and the page is the same; the second, 429).
+# (config/security/password_reset.py: past the first, nothing is sent and the page is the same; the second, 429).
 PASSWORD_RESET_MAILS_PER_ADDRESS = env_int("PASSWORD_RESET_MAILS_PER_ADDRESS", 3, minimum=1)
 PASSWORD_RESET_REQUESTS_PER_CLIENT = env_int("PASSWORD_RESET_REQUESTS_PER_CLIENT", 10, minimum=1)
 PASSWORD_RESET_THROTTLE_MINUTES = env_int("PASSWORD_RESET_THROTTLE_MINUTES", 60, minimum=1)

@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from config.password_reset import ThrottledPasswordResetView
+from config.security.password_reset import ThrottledPasswordResetView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="annotation:dataset_list", permanent=False)),
@@ -15,7 +15,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Password reset by e-mail: Django's own views, templates in templates/registration/; the mail
-    # throttled per address and per client (config/password_reset.py).
+    # throttled per address and per client (config/security/password_reset.py).
     path("accounts/password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
     path("accounts/password_reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(

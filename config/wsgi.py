@@ -9,8 +9,8 @@ from django.template.loader import get_template
 from django.urls import get_resolver
 from django.utils.module_loading import import_string
 
-from config import warmup
-from config.background import serve_in_background
+from config.runtime import warmup
+from config.runtime.background import serve_in_background
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()

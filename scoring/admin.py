@@ -27,8 +27,8 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
-from scoring.services.adem_delete import AdemModelBusy, adem_model_delete
-from scoring.services.judge_remove import JudgeBusy, judge_delete
+from scoring.services.adem.delete import AdemModelBusy, adem_model_delete
+from scoring.services.judges.remove import JudgeBusy, judge_delete
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -226,7 +226,7 @@ class JudgeAdmin(DeletedByServiceAdmin):
     # naming the scheme keeps Django 6's change of the default out of the admin's form
     formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
 
-    # A judge's page is its owner's alone (scoring.selectors.judges_visible_to: it names an endpoint
+    # A judge's page is its owner's alone (scoring.selectors.judges.judges_visible_to: it names an endpoint
     # and a key variable), superusers included: the link is offered on the viewer's own judges only,
     # where it opens; another's row says whose page it is instead of linking to a 404.
     def get_queryset(self, request):

@@ -10,9 +10,9 @@ class ScoringConfig(AppConfig):
             register_pipeline_steps,
             register_response_extras,
         )
-        from scoring import checks, tasks  # noqa: F401  checks register on import; tasks by name (services/metrics.py)
-        from scoring.pipeline import scoring_steps
-        from scoring.selectors import metric_extras
+        from scoring import checks, tasks  # noqa: F401  checks register on import; tasks by name (services/metrics/compute.py)
+        from scoring.selectors.pipeline import scoring_steps
+        from scoring.selectors.scores import metric_extras
 
         # the dataset page and export_dataset show metric scores beside each response
         register_response_extras(metric_extras)

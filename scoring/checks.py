@@ -8,7 +8,7 @@ from django.core.checks import Error, register
 def check_judge_key_variables(app_configs, **kwargs):
     """scoring.E001: JUDGE_KEY_VARIABLES assigns a variable no judge may read (one of the server's own
     secrets, or a name not ending in _KEY): every judge naming it would be refused at run time."""
-    from scoring.services.judges import key_variable_name_problem  # the rule the judges use
+    from scoring.services.judges.registry import key_variable_name_problem  # the rule the judges use
 
     errors = []
     for owner, variables in settings.JUDGE_KEY_VARIABLES.items():

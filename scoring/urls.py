@@ -1,7 +1,7 @@
 from django.urls import path
 
-from scoring import index_views
 from scoring.views import adem as views_adem
+from scoring.views import index as views_index
 from scoring.views import judges as views_judges
 from scoring.views import metrics as views
 from scoring.views import tokens as views_tokens
@@ -9,7 +9,7 @@ from scoring.views import tokens as views_tokens
 app_name = "scoring"
 
 urlpatterns = [
-    path("metrics/", index_views.metrics_index, name="metrics_index"),
+    path("metrics/", views_index.metrics_index, name="metrics_index"),
     path("datasets/<int:dataset_id>/metrics/", views.dataset_metrics, name="dataset_metrics"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("judges/", views_judges.judge_list, name="judges"),

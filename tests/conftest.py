@@ -11,15 +11,15 @@ from django.core import signals
 from django.core.cache import cache
 from django.db import connections
 
-from config import background
 from config.celery import app as celery_app
+from config.runtime import background
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 PASSWORD = "correct-horse-battery-staple"
 # Debian's chromium, driven by Playwright (`playwright install` cannot download browsers here).
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-# No metric-model warm-up thread in the test process or the workers it starts (config/warmup.py):
+# No metric-model warm-up thread in the test process or the workers it starts (config/runtime/warmup.py):
 # a test loads a model when it scores with it; tests/test_warmup_models.py turns it on itself.
 os.environ.setdefault("RATELAB_WARM_MODELS", "0")
 
@@ -98,7 +98,7 @@ def celery_in_process_unless_worker(request, settings):
 
 @pytest.fixture
 def embedded_background(monkeypatch):
-    """The embedded web process's background pool (config/background.py), switched on for one test.
+    """The embedded web process's background pool (config/runtime/background.py), switched on for one test.
 
     Tasks the test's requests queue run on the pool's threads; the test waits for them with the
     `drain()` this fixture yields, and any still running at its end are waited for before the

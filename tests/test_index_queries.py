@@ -15,8 +15,8 @@ from analysis.models import Report
 from analysis.report.report_keys import report_params
 from annotation.models import Annotator, Dataset, Rating, Response, Survey
 from scoring.models import MetricRun
-from scoring.services.metric_chunks import metric_chunk_compute
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.chunks import metric_chunk_compute
+from scoring.services.metrics.compute import metrics_compute
 from tests.factories import load_dataset_records
 
 

@@ -19,7 +19,7 @@ from annotation import services
 from annotation.models import Context, Response
 from annotation.services.demo import demo_load
 from scoring.models import AdemModel
-from scoring.services import metrics as scoring_services
+from scoring.services.metrics import compute as scoring_services
 from tests.annotation.studies_helpers import good_answers
 from tests.factories import load_rating_records
 

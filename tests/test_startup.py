@@ -97,7 +97,7 @@ def _manage_py_with_exit_probe(*command, env=None):
 
 def test_manage_py_pauses_collection_while_the_apps_load_then_collects_during_the_command():
     seen = _manage_py_with_exit_probe("check")
-    # the apps' objects were frozen once they were ready (config/startup.py) ...
+    # the apps' objects were frozen once they were ready (config/runtime/startup.py) ...
     assert seen["frozen_before_command"] > 50_000, seen
     # ... and the command itself runs with the collector on, as any long command needs
     assert seen["collecting_in_command"] is True

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from config import celery as celery_config
-from config import warmup
+from config.runtime import warmup
 from scoring.metrics import resources
 
 

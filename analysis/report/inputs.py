@@ -7,7 +7,7 @@ import numpy as np
 
 from annotation.models import Reference, Response
 from annotation.selectors import human_scores
-from scoring.selectors import metric_scores
+from scoring.selectors.scores import metric_scores
 
 WORD = re.compile(r"\w+(?:'\w+)?")
 

@@ -12,8 +12,8 @@ from analysis.report.population import kept_systems
 from analysis.sections.base import Section
 from annotation.models import REFERENCE_SYSTEM_NAME
 from annotation.selectors_pairwise import accepted_judgements, judged_pairs, judgement_rows
-from scoring.selectors import metric_scores
-from scoring.services.judges_pairwise import cached_judge_statistics
+from scoring.selectors.scores import metric_scores
+from scoring.services.judges.pairwise import cached_judge_statistics
 
 OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 

@@ -22,7 +22,7 @@ from annotation.models import Assignment, Survey
 from annotation.quality import whatif
 from annotation.quality.selectors import survey_quality
 from annotation.selectors_pairwise import accepted_judgements, judgement_rows
-from scoring.selectors import metric_scores
+from scoring.selectors.scores import metric_scores
 
 KAPPA_GRID = (None, 0.0, 0.2, 0.4)
 POSITION_GRID = (None, 0.2, 0.3, 0.4)

@@ -3,7 +3,7 @@ metrics' figures on the page, as a last column of their CSVs, a footnote of thei
 table of their own."""
 
 from analysis.sections.base import Section
-from scoring.services.signatures import dataset_signatures
+from scoring.services.metrics.signatures import dataset_signatures
 
 
 def compute(context):

@@ -10,8 +10,8 @@ from celery import shared_task
 from analysis.models import Report
 from analysis.services import liveness
 from analysis.services.build import report_check, report_refresh
-from config.background import EmbeddedInBackground
-from config.heartbeat import heartbeat
+from config.runtime.background import EmbeddedInBackground
+from config.runtime.heartbeat import heartbeat
 
 SURVIVES_LOST_WORKER = {"acks_late": True, "reject_on_worker_lost": True}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from annotation.importing.errors import DataImportError
 from annotation.text.csv_safety import restore
-from config.json_input import MAX_JSON_DEPTH, json_loads
+from config.security.json_input import MAX_JSON_DEPTH, json_loads
 
 FORMATS = ("jsonl", "csv")
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}

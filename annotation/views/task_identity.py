@@ -8,7 +8,7 @@ from django.core import signing
 from annotation.models import Survey
 from annotation.services.claims import worker_id_valid
 from annotation.services.identities import resume_code_new, resume_code_normalised
-from config.login_throttle import client_ip
+from config.security.login_throttle import client_ip
 
 WORKER_COOKIE = "ratelab_worker"
 WORKER_SALT = "annotation.worker"

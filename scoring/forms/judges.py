@@ -2,7 +2,7 @@ from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from scoring.models import Judge
-from scoring.services.judges import api_key_env_problem, assigned_key_variables, base_url_problem
+from scoring.services.judges.registry import api_key_env_problem, assigned_key_variables, base_url_problem
 
 
 class JudgeForm(forms.ModelForm):

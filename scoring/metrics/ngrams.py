@@ -154,7 +154,7 @@ def token_hashes(tokens):
     """A 64-bit hash of each token: Python's own string hash (SipHash), salted per interpreter, so
     equal in this process and the processes forked from it, and nowhere else. A run's CIDEr
     document frequencies are built and looked up in one process or its forks (each Celery worker
-    process builds its own: scoring/services/metric_chunks.py), and are never stored."""
+    process builds its own: scoring/services/metrics/chunks.py), and are never stored."""
     strings = token_strings(tokens)
     return np.fromiter(map(hash, strings), np.int64, len(strings)).view(np.uint64)
 

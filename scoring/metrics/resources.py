@@ -3,7 +3,7 @@
 A fresh process pays for these on its first run: the MiniLM model (torch and transformers
 imported, the weights read), the METEOR 1.5 jar (a JVM started, its tables read), NLTK and
 WordNet, the GloVe vectors. Each module declares its own with `declare`; `ensure` loads one once
-per process, under a lock, so a run and the boot's warm-up (config/warmup.py) that ask at the same
+per process, under a lock, so a run and the boot's warm-up (config/runtime/warmup.py) that ask at the same
 time load it once: the second waits for the first. The registry ensures a family's resources before
 it scores (`registry.score`), and reports the ones still to load to the run's progress first.
 

@@ -43,6 +43,7 @@ class MetricRun(models.Model):
     phase = models.JSONField(
         default=dict,
         blank=True,
+        # names services/metrics/progress.py by its old module name, as migration 0014 does: new text = a migration
         help_text="Where a chunk is within its metrics: the family it scores, metrics done of the total, "
         "what it is loading first (scoring.services.metric_progress); the page shows it while the run is open.",
     )

@@ -9,15 +9,17 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.selectors import datasets_visible_to
-from config.json_input import json_loads
+from config.security.json_input import json_loads
 from scoring import adem
-from scoring.adem_jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
 from scoring.forms.adem import ExperimentForm, PretrainForm, TrainForm
 from scoring.models import AdemModel, TrainingRun
-from scoring.services import adem_progress as services_adem_progress
-from scoring.services.adem import AdemRefusal, api_token_user, corpus_store
-from scoring.services.adem_delete import AdemModelBusy, adem_model_busy, adem_model_delete, adem_model_scores
-from scoring.services.adem_scoring import adem_score
+from scoring.services.adem import progress as services_adem_progress
+from scoring.services.adem.delete import AdemModelBusy, adem_model_busy, adem_model_delete, adem_model_scores
+from scoring.services.adem.jobs import ExperimentRunning, adem_experiment_queue, adem_train_queue, vhred_pretrain_queue
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.scoring import adem_score
+from scoring.services.adem.vhred import corpus_store
+from scoring.services.tokens import api_token_user
 
 MAX_TRIPLES = 1000
 
@@ -185,7 +187,7 @@ def run_progress(request, run_id):
         {
             "status": run.status,
             "progress": run.progress,
-            # loading the encoder, encoding n of m texts, the epoch: scoring.services.adem_progress
+            # loading the encoder, encoding n of m texts, the epoch: scoring.services.adem.progress
             "phase": run.phase,
             "phase_text": services_adem_progress.phase_line(run),
             "phase_fraction": services_adem_progress.phase_fraction(run),

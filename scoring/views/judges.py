@@ -13,10 +13,10 @@ from annotation.selectors import datasets_changeable_by
 from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
 from scoring.models import MetricRun
-from scoring.selectors import judges_changeable_by, judges_visible_to
-from scoring.services.judge_remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
-from scoring.services.judges import JudgeRefusal, api_key_env_problem, judge_create
-from scoring.services.judges_pairwise import judge_pairs_queue
+from scoring.selectors.judges import judges_changeable_by, judges_visible_to
+from scoring.services.judges.pairwise import judge_pairs_queue
+from scoring.services.judges.registry import JudgeRefusal, api_key_env_problem, judge_create
+from scoring.services.judges.remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
 
 
 @login_required

@@ -8,14 +8,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 import scoring.metrics as engine
 from annotation.selectors import datasets_visible_to, may_change_study
-from scoring import selectors
 from scoring.models import MetricRun
-from scoring.refusals import AdemRefusal
-from scoring.services import metric_progress
-from scoring.services import metrics as services
-from scoring.services.adem_scoring import ADEM_METRIC_PREFIX, adem_metric_names
-from scoring.services.judges import JUDGE_METRIC_PREFIX, JudgeRefusal, judge_metric_names
-from scoring.services.signatures import dataset_signatures
+from scoring.selectors import scores as selectors
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.scoring import ADEM_METRIC_PREFIX, adem_metric_names
+from scoring.services.judges.judging import JUDGE_METRIC_PREFIX, judge_metric_names
+from scoring.services.judges.registry import JudgeRefusal
+from scoring.services.metrics import compute as services
+from scoring.services.metrics import progress as metric_progress
+from scoring.services.metrics.signatures import dataset_signatures
 
 
 def _may_compute(user, dataset):

@@ -10,7 +10,7 @@ import pytest
 
 from annotation import services
 from annotation.models import Survey
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.compute import metrics_compute
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey
 from tests.conftest import PASSWORD

@@ -27,7 +27,7 @@ from annotation.crowd.link_platform import platform_settings
 from annotation.models import Annotator, Survey, WrittenResponse
 from annotation.services import mturk as mturk_services
 from scoring.models import AdemModel, ApiToken, Judge, TrainingRun
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.compute import metrics_compute
 from scoring.services.tokens import api_token_create
 from tests.access.db_fingerprint import fingerprint
 from tests.annotation import mturk_helpers

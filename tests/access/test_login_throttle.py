@@ -9,7 +9,7 @@ from django.db.models import F
 from django.test import Client
 from django.urls import reverse
 
-from config.login_throttle import client_network
+from config.security.login_throttle import client_network
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ from annotation.models.quality import ExclusionDecision
 from annotation.services import mturk as mturk_services
 from scoring.forms.adem import ExperimentForm, TrainForm
 from scoring.models import Judge, MetricRun, TrainingRun
-from scoring.services.metrics import metrics_compute
+from scoring.services.metrics.compute import metrics_compute
 from tests.access.db_fingerprint import fingerprint
 from tests.annotation import mturk_helpers
 from tests.annotation.studies_helpers import good_answers, make_survey

@@ -1,5 +1,5 @@
 """Embedded mode (no broker): the report page answers while its report is computed on the web
-process's background threads (config/background.py), then shows it ready."""
+process's background threads (config/runtime/background.py), then shows it ready."""
 
 import threading
 

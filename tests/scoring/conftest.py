@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from scoring.services import metrics as metric_services
+from scoring.services.metrics import compute as metric_services
 from tests.factories import load_dataset_records, load_rating_records
 from tests.scoring.chat_server import ChatServer
 from tests.shared_loaders import usr_personachat

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scoring.models import ApiToken, TrainingRun
-from scoring.services.adem import adem_train
+from scoring.services.adem.training import adem_train
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat

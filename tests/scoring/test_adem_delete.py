@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from annotation.models import Response
 from scoring.models import AdemModel, MetricRun, MetricScore, TrainingRun
-from scoring.services.adem import adem_root, adem_train
-from scoring.services.adem_delete import AdemModelBusy, adem_model_delete
-from scoring.services.metrics import metrics_compute
+from scoring.services.adem.delete import AdemModelBusy, adem_model_delete
+from scoring.services.adem.training import adem_root, adem_train
+from scoring.services.metrics.compute import metrics_compute
 from tests.factories import load_dataset_records
 
 FAST = {"max_epochs": 3, "patience": 3}

@@ -11,9 +11,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from scoring.adem.plots import learning_curve_figure
 from scoring.models import AdemModel, MetricRun
-from scoring.services.adem import adem_train, api_token_create
-from scoring.services.metric_chunks import metric_chunk_compute
-from scoring.services.metrics import metrics_compute
+from scoring.services.adem.training import adem_train
+from scoring.services.metrics.chunks import metric_chunk_compute
+from scoring.services.metrics.compute import metrics_compute
+from scoring.services.tokens import api_token_create
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from scoring.adem.cache import VectorCache, encode
 from scoring.adem.encoders.glove import GloveEncoder
 from scoring.models import TrainingRun
-from scoring.services import adem_progress
-from scoring.services.adem import adem_train
+from scoring.services.adem import progress as adem_progress
+from scoring.services.adem.training import adem_train
 
 FAST = {"max_epochs": 3, "patience": 3}
 

@@ -9,12 +9,13 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Annotator, ExclusionDecision, Rating, Reference, Response
 from scoring.adem.encoders.minilm import MiniLmEncoder
-from scoring.adem_jobs import adem_train_queue
 from scoring.models import AdemModel, MetricScore
-from scoring.services.adem import AdemRefusal, adem_train
-from scoring.services.adem_scoring import adem_model_named, adem_score, adem_scorer
-from scoring.services.metric_chunks import metric_chunk_compute
-from scoring.services.metrics import MetricsUpToDate, metric_names, metrics_compute
+from scoring.services.adem.jobs import adem_train_queue
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.scoring import adem_model_named, adem_score, adem_scorer
+from scoring.services.adem.training import adem_train
+from scoring.services.metrics.chunks import metric_chunk_compute
+from scoring.services.metrics.compute import MetricsUpToDate, metric_names, metrics_compute
 
 FAST = {"max_epochs": 6, "patience": 6}
 

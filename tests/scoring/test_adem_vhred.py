@@ -6,16 +6,17 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring import vhred_store
 from scoring.adem import checkpoint
 from scoring.adem.vhred.corpus import CorpusError, chitchat_dialogues, file_dialogues
 from scoring.adem.vhred.encoder import VhredEncoder
 from scoring.adem.vhred.model import VhredConfig
 from scoring.adem.vhred.pretrain import pretrain
 from scoring.models import AdemModel
-from scoring.services import adem_scoring as services_adem_scoring
-from scoring.services.adem import adem_train, vhred_pretrain
-from scoring.services.adem_scoring import adem_score
+from scoring.services.adem import scoring as services_adem_scoring
+from scoring.services.adem import vhred_store
+from scoring.services.adem.scoring import adem_score
+from scoring.services.adem.training import adem_train
+from scoring.services.adem.vhred import vhred_pretrain
 from tests.factories import load_dataset_records, load_rating_records
 from tests.shared_loaders import usr_personachat
 

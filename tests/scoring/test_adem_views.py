@@ -9,9 +9,10 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, ExclusionDecision, Rating, Response
-from scoring.adem_jobs import adem_experiment_queue
 from scoring.models import AdemModel, TrainingRun
-from scoring.services.adem import adem_train, api_token_create
+from scoring.services.adem.jobs import adem_experiment_queue
+from scoring.services.adem.training import adem_train
+from scoring.services.tokens import api_token_create
 from tests.factories import load_dataset_records
 
 FAST = {"max_epochs": 4, "patience": 4}

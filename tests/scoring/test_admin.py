@@ -18,7 +18,7 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
-from scoring.services.adem import api_token_create
+from scoring.services.tokens import api_token_create
 from tests.annotation.files import SMALL_DATASET
 from tests.factories import load_dataset_records
 

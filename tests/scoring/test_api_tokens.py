@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from scoring.models import ApiToken
-from scoring.services.adem import api_token_create, api_token_user
+from scoring.services.tokens import api_token_create, api_token_user
 
 
 def _created_key(page):

@@ -15,8 +15,8 @@ from django.utils import timezone
 from scoring.judges import prompts
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeUsage
-from scoring.services import metrics as services
-from scoring.services.judges_pairwise import judge_dataset_pairs, pairs_label
+from scoring.services.judges.pairwise import judge_dataset_pairs, pairs_label
+from scoring.services.metrics import compute as services
 from tests.annotation.test_mturk_page_browser import SIZES
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records

@@ -12,7 +12,7 @@ from django.utils import timezone
 from scoring.judges import prompts
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun
-from scoring.services.judges_pairwise import judge_dataset_pairs
+from scoring.services.judges.pairwise import judge_dataset_pairs
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS, make_judge, scoring_server
 from tests.scoring.test_judges_pairwise_study import picks_the_good_reply, study  # noqa: F401 (fixture)

@@ -10,10 +10,10 @@ from config.celery import app as celery_app
 from scoring.judges import prompts
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
-from scoring.selectors import metric_scores
-from scoring.services import metric_chunks as services_metric_chunks
-from scoring.services import metrics as services
-from scoring.services.judges import base_url_problem
+from scoring.selectors.scores import metric_scores
+from scoring.services.judges.registry import base_url_problem
+from scoring.services.metrics import chunks as services_metric_chunks
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 from tests.scoring.chat_server import ChatServer, Scripted
 from tests.scoring.judge_helpers import RECORDS, make_judge, score_for, scoring_server

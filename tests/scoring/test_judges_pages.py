@@ -10,9 +10,10 @@ from django.urls import reverse
 from scoring.judges import prompts
 from scoring.judges.pairwise import PairItem
 from scoring.models import AdemModel, Judge, JudgeUsage, MetricRun, MetricScore
-from scoring.pipeline import scoring_steps
-from scoring.selectors import judges_changeable_by, judges_visible_to
-from scoring.services.judges import judge_named, judge_pairs
+from scoring.selectors.judges import judges_changeable_by, judges_visible_to
+from scoring.selectors.pipeline import scoring_steps
+from scoring.services.judges.judging import judge_pairs
+from scoring.services.judges.registry import judge_named
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS, make_judge
 

@@ -17,8 +17,8 @@ from django.utils import timezone
 from annotation.services.imports_pairwise import pairwise_import
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, JudgeUsage
-from scoring.services.judges import JudgeRefusal
-from scoring.services.judges_pairwise import dataset_pair_items, judge_dataset_pairs
+from scoring.services.judges.pairwise import dataset_pair_items, judge_dataset_pairs
+from scoring.services.judges.registry import JudgeRefusal
 from tests.factories import load_dataset_records
 from tests.scoring.chat_server import Scripted
 from tests.scoring.judge_helpers import make_judge

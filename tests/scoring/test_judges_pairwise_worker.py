@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from scoring.judges import prompts
 from scoring.models import JudgeUsage
-from scoring.services.judges_pairwise import cached_judge_statistics
+from scoring.services.judges.pairwise import cached_judge_statistics
 from tests.scoring.judge_helpers import make_judge
 from tests.scoring.test_judges_pairwise_study import N_CONTEXTS, picks_the_good_reply, study  # noqa: F401
 from tests.scoring.test_metrics_worker import ROOT, worker_database_url

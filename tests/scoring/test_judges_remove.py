@@ -15,9 +15,10 @@ from django.urls import reverse
 from scoring.judges import prompts
 from scoring.judges.pairwise import PairItem
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
-from scoring.services.judge_remove import JudgeBusy, judge_delete
-from scoring.services.judge_turns import judge_pairs_turn
-from scoring.services.judges import JudgeRefusal, judge_pairs
+from scoring.services.judges.judging import judge_pairs
+from scoring.services.judges.registry import JudgeRefusal
+from scoring.services.judges.remove import JudgeBusy, judge_delete
+from scoring.services.judges.turns import judge_pairs_turn
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS
 

@@ -22,10 +22,10 @@ from django.urls import reverse
 from config.env import env_assignments
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun
-from scoring.selectors import metric_scores
-from scoring.services import metric_chunks as services_metric_chunks
-from scoring.services import metrics as services
-from scoring.services.judges import JudgeRefusal, base_url_problem
+from scoring.selectors.scores import metric_scores
+from scoring.services.judges.registry import JudgeRefusal, base_url_problem
+from scoring.services.metrics import chunks as services_metric_chunks
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 from tests.scoring.chat_server import Scripted
 from tests.scoring.judge_helpers import RECORDS, make_judge, scoring_server

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from scoring.models import JudgeUsage, MetricRun
-from scoring.selectors import metric_scores
-from scoring.services import metrics as services
+from scoring.selectors.scores import metric_scores
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS, make_judge, scoring_server
 from tests.scoring.test_judges_metric import expected_scores

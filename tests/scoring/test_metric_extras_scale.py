@@ -12,7 +12,7 @@ from django.db import connection
 
 from annotation.models import Response
 from scoring.models import MetricScore
-from scoring.selectors import metric_extras
+from scoring.selectors.scores import metric_extras
 from tests.factories import load_dataset_records
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ import scoring.metrics as engine
 from config.celery import app as celery_app
 from scoring.metrics import registry, resources
 from scoring.models import MetricRun
-from scoring.services import metric_chunks as services_metric_chunks
-from scoring.services import metric_progress
-from scoring.services import metrics as services
+from scoring.services.metrics import chunks as services_metric_chunks
+from scoring.services.metrics import compute as services
+from scoring.services.metrics import progress as metric_progress
 from tests.factories import load_dataset_records
 
 RECORDS = [

@@ -17,10 +17,10 @@ from config.celery import app as celery_app
 from scoring import tasks
 from scoring.metrics.cider import cider
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore
-from scoring.selectors import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
-from scoring.services import metric_chunks as services_metric_chunks
-from scoring.services import metric_scores as services_metric_scores
-from scoring.services import metrics as services
+from scoring.selectors.scores import corpus_bleu_by_system, metric_scores, metric_summary_by_metric
+from scoring.services.metrics import chunks as services_metric_chunks
+from scoring.services.metrics import compute as services
+from scoring.services.metrics import scores as services_metric_scores
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import make_judge
 

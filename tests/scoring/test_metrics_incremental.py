@@ -16,10 +16,10 @@ import scoring.metrics as engine
 from annotation.models import Response
 from config.celery import app as celery_app
 from scoring.models import MetricRun, MetricScore
-from scoring.pipeline import metric_state
-from scoring.selectors import metric_scores
-from scoring.services import metric_scores as services_metric_scores
-from scoring.services.adem import adem_train
+from scoring.selectors.pipeline import metric_state
+from scoring.selectors.scores import metric_scores
+from scoring.services.adem.training import adem_train
+from scoring.services.metrics import scores as services_metric_scores
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS, make_judge, scoring_server
 
@@ -176,7 +176,7 @@ def test_the_runs_signatures_name_only_what_it_computed(compute, dataset):
 
 def test_the_command_with_nothing_to_compute_says_so_and_creates_no_run(dataset, capsys):
     # an empty run would name no metric, and a nightly command would fill the newest runs the
-    # pipeline bar reads (scoring.pipeline.RUNS_CONSIDERED) with them
+    # pipeline bar reads (scoring.selectors.pipeline.RUNS_CONSIDERED) with them
     scored_by_an_earlier_run(dataset, ["bleu4", "rouge_l"])
     call_command("compute_metrics", "--dataset", "toy", "--metric", "bleu4", "--metric", "rouge_l", "--no-progress")
     assert "All 2 metrics were already up to date." in capsys.readouterr().out
@@ -186,7 +186,7 @@ def test_the_command_with_nothing_to_compute_says_so_and_creates_no_run(dataset,
 def test_the_pipeline_bar_finds_a_metric_computed_before_many_runs_of_other_metrics(dataset):
     """Runs name only what they computed: a full run followed by more runs of one metric than the
     bar reads at once (RUNS_CONSIDERED) still leaves every metric computed and up to date."""
-    from scoring.pipeline import RUNS_CONSIDERED, metric_states
+    from scoring.selectors.pipeline import RUNS_CONSIDERED, metric_states
 
     current = {metric.name: metric.version for metric in engine.all_metrics()}
     MetricRun.objects.create(dataset=dataset, metrics=list(current), versions=current, status=MetricRun.Status.DONE)

@@ -17,12 +17,12 @@ import pytest
 from django.db import connection, connections
 
 from scoring.models import AdemModel, Judge, MetricRun
-from scoring.services import judge_remove
-from scoring.services import metrics as services_metrics
-from scoring.services import signatures as services_signatures
-from scoring.services.adem_delete import adem_model_delete
-from scoring.services.judge_remove import JudgeBusy, judge_delete
-from scoring.services.metrics import metrics_compute
+from scoring.services.adem.delete import adem_model_delete
+from scoring.services.judges import remove as judge_remove
+from scoring.services.judges.remove import JudgeBusy, judge_delete
+from scoring.services.metrics import compute as services_metrics
+from scoring.services.metrics import signatures as services_signatures
+from scoring.services.metrics.compute import metrics_compute
 from tests.factories import load_dataset_records
 from tests.scoring.judge_helpers import RECORDS
 

@@ -22,7 +22,7 @@ from django.db import connection
 import scoring.metrics as engine
 from annotation.models import Response
 from scoring.models import MetricRun, MetricScore
-from scoring.services import metrics as services
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,12 +20,13 @@ from django.utils import timezone
 
 import scoring.metrics as engine
 from config.celery import app as celery_app
-from config.heartbeat import heartbeat
-from scoring import tasks, watchdog
+from config.runtime.heartbeat import heartbeat
+from scoring import tasks
 from scoring.models import AdemModel, MetricChunk, MetricRun, MetricScore, TrainingRun
-from scoring.services import adem as services_adem
-from scoring.services import metric_chunks as services_metric_chunks
-from scoring.services import metrics as services
+from scoring.services import watchdog
+from scoring.services.adem import training as services_adem
+from scoring.services.metrics import chunks as services_metric_chunks
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 from tests.test_settings import manage
 

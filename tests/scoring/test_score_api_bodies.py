@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from config.json_input import MAX_JSON_DEPTH, json_depth, json_loads
+from config.security.json_input import MAX_JSON_DEPTH, json_depth, json_loads
 from scoring.models import AdemModel
 from scoring.services.tokens import api_token_create
 

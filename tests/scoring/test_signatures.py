@@ -17,8 +17,8 @@ from config.celery import app as celery_app
 from scoring.metrics import signature
 from scoring.metrics.registry import Metric
 from scoring.models import AdemModel
-from scoring.services import metrics as services
-from scoring.services.signatures import adem_signature, dataset_signatures, metric_signature
+from scoring.services.metrics import compute as services
+from scoring.services.metrics.signatures import adem_signature, dataset_signatures, metric_signature
 from tests.annotation.collected import build_collected_survey
 
 pytestmark = pytest.mark.django_db

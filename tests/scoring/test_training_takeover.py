@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from config import heartbeat
-from config.heartbeat import process_ended, process_identity
-from scoring import liveness
+from config.runtime import heartbeat
+from config.runtime.heartbeat import process_ended, process_identity
 from scoring.models import TrainingRun
+from scoring.services import liveness
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ ELSEWHERE = "another-host|0b0c7a51-0000-4000-8000-000000000000|pid:[4026531836]|
 
 def ended_process_identity():
     """The identity of a process of this machine that has ended."""
-    code = "from config.heartbeat import process_identity; print(process_identity())"
+    code = "from config.runtime.heartbeat import process_identity; print(process_identity())"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 

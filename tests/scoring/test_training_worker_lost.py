@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from scoring.adem_jobs import adem_train_queue
 from scoring.models import AdemModel, TrainingRun
+from scoring.services.adem.jobs import adem_train_queue
 from scoring.tasks import adem_train_task
 from tests.factories import load_dataset_records, load_rating_records
 from tests.scoring.test_worker_lost import Worker, services_ready  # noqa: F401 (a fixture)

@@ -24,7 +24,7 @@ from django.db.models import Count
 from annotation.models import Response
 from config.celery import app as celery_app
 from scoring.models import MetricChunk, MetricRun, MetricScore
-from scoring.services import metrics as services
+from scoring.services.metrics import compute as services
 from tests.factories import load_dataset_records
 
 ROOT = Path(__file__).resolve().parents[2]

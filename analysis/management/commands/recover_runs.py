@@ -9,7 +9,7 @@ lost with its worker RUN_MAX_ATTEMPTS times. Run it from cron every minute or tw
 from django.core.management.base import BaseCommand
 
 from analysis.tasks.recovery import reports_recover
-from scoring.watchdog import metric_runs_recover, training_runs_recover
+from scoring.services.watchdog import metric_runs_recover, training_runs_recover
 
 
 class Command(BaseCommand):

@@ -26,7 +26,7 @@ from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhook
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
 from annotation.task_facts import entry_facts
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
-from config.json_input import json_loads
+from config.security.json_input import json_loads
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
 WEBHOOK_WINDOW_SECONDS = 300

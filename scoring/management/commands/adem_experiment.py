@@ -8,7 +8,8 @@ from annotation.management.cli import add_owner_argument, dataset_or_error
 from scoring.adem.choices import KINDS, VARIANTS
 from scoring.adem.encoders import ENCODERS
 from scoring.models import AdemModel
-from scoring.services.adem import AdemRefusal, adem_experiment
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.training import adem_experiment
 
 
 class Command(BaseCommand):

@@ -19,7 +19,7 @@ from annotation.management.cli import add_owner_argument, dataset_or_error
 from scoring import metrics as engine
 from scoring import tasks
 from scoring.models import MetricRun
-from scoring.services import metrics as services
+from scoring.services.metrics import compute as services
 
 
 class Command(BaseCommand):

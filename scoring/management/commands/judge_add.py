@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scoring.judges.prompts import TEMPLATES
 from scoring.management.judge_cli import add_judge_owner_argument, judge_owner
-from scoring.services.judges import JudgeRefusal, judge_create_or_refuse
+from scoring.services.judges.registry import JudgeRefusal, judge_create_or_refuse
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from scoring.management.judge_cli import add_judge_owner_argument, judge_owner
-from scoring.selectors import judges_visible_to
+from scoring.selectors.judges import judges_visible_to
 
 
 class Command(BaseCommand):

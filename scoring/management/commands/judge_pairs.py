@@ -13,8 +13,9 @@ from annotation.management.cli import dataset_or_error
 from scoring.judges.client import JudgeRequestFailed
 from scoring.judges.pairwise import PairItem
 from scoring.management.judge_cli import add_judge_owner_argument, judge_owner
-from scoring.services.judges import JudgeRefusal, judge_named, judge_pairs
-from scoring.services.judges_pairwise import judge_dataset_pairs
+from scoring.services.judges.judging import judge_pairs
+from scoring.services.judges.pairwise import judge_dataset_pairs
+from scoring.services.judges.registry import JudgeRefusal, judge_named
 
 WINNERS = ("A", "B", "tie", None)
 

@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.management.judge_cli import add_judge_owner_argument, judge_owner
-from scoring.services.judge_remove import judge_delete
-from scoring.services.judges import JudgeRefusal, judge_named
+from scoring.services.judges.registry import JudgeRefusal, judge_named
+from scoring.services.judges.remove import judge_delete
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.refusals import AdemRefusal
-from scoring.services.vhred import vhred_pretrain
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.vhred import vhred_pretrain
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ import sys
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services.adem import AdemRefusal
-from scoring.services.adem_scoring import adem_model_named, adem_score
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.scoring import adem_model_named, adem_score
 
 
 class Command(BaseCommand):

@@ -10,7 +10,8 @@ from annotation.text.numbers import p_value
 from scoring.adem.choices import VARIANTS
 from scoring.adem.encoders import ENCODERS
 from scoring.models import AdemModel
-from scoring.services.adem import AdemRefusal, adem_train
+from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.adem.training import adem_train
 
 
 class Command(BaseCommand):

@@ -1,0 +1,132 @@
+"""LLM judges on a pairwise study: judge a dataset's human-judged pairs in both orders, and read
+back, from the judge cache alone, how each judge agrees with the humans.
+
+The pairs are the accepted pairwise judgements of the dataset (`annotation.selectors_pairwise.
+judged_pairs`), one PairItem per human judgement, its winner the human's choice. Judging stores
+every answer in the judge cache (keyed by judge, template version and prompt), so the report
+reads the verdicts without a request, and judging again asks only for what is missing.
+"""
+
+from celery import current_app
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.selectors_pairwise import judged_pairs
+from scoring.judges import pairwise, prompts
+from scoring.judges.client import JudgeRequestFailed
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
+from scoring.services.judges.judging import judge_pairs, judge_usage_row, majority_pick
+from scoring.services.judges.registry import JudgeRefusal, judge_settings
+
+JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: services do not import the tasks module
+
+WINNER = {"a": "A", "b": "B", "tie": pairwise.TIE}
+
+
+def pair_items(rows):
+    """One PairItem per row of `judged_pairs`, its human winner the judgement's choice."""
+    return [
+        pairwise.PairItem(list(row["context"]), row["response_a"], row["response_b"], WINNER.get(row["winner"]))
+        for row in rows
+    ]
+
+
+def dataset_pair_items(dataset):
+    """One PairItem per accepted human pairwise judgement of `dataset` (exclusions applied)."""
+    return pair_items(judged_pairs(dataset=dataset))
+
+
+def pairwise_judge_check(judge, dataset):
+    """Refuse (JudgeRefusal, saying why) before anything is queued: a rating judge, a judge or a
+    dataset of another researcher, a missing API key, or a dataset without pairwise judgements."""
+    if prompts.get_template(judge.template).kind != prompts.PAIRWISE:
+        raise JudgeRefusal(f"judge {judge.name!r} rates single responses ({judge.template}); add a pairwise judge")
+    if judge.owner_id != dataset.owner_id:
+        raise JudgeRefusal(f"judge {judge.name!r} and dataset {dataset.name!r} belong to different researchers")
+    judge_settings(judge)
+    if not judged_pairs(dataset=dataset):
+        raise JudgeRefusal(f"dataset {dataset.name!r} has no accepted pairwise judgements to compare with")
+
+
+def pairs_label(dataset):
+    """The label of a dataset's judging of pairs on the judge's usage rows."""
+    return f"pairs of {dataset.name}"[:200]
+
+
+def judge_pairs_queue(*, judge, dataset):
+    """Check (JudgeRefusal, nothing queued), mark the judging queued on its usage row, and queue the
+    task once this commits. The mark is what tells a removal of the judge that a judging is waiting
+    in the broker; the judging clears it when it ends."""
+    pairwise_judge_check(judge, dataset)
+    with transaction.atomic():
+        usage = judge_usage_row(judge, None, pairs_label(dataset))
+        JudgeUsage.objects.filter(pk=usage.pk).update(queued_at=timezone.now())
+        transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
+
+
+def judge_dataset_pairs(*, judge, dataset):
+    """Judge the dataset's human-judged pairs with `judge` in both orders; returns the statistics.
+    However it ends (a refusal, a failed request), the judging is no longer queued; when it fails,
+    why is kept on its usage row (figures["error"]) for the judge's page, until a judging succeeds."""
+    label = pairs_label(dataset)
+    try:
+        pairwise_judge_check(judge, dataset)
+        _, stats = judge_pairs(judge=judge, items=dataset_pair_items(dataset), label=label)
+    except (JudgeRefusal, JudgeRequestFailed) as error:
+        _judging_failed(judge, label, str(error))
+        raise
+    except Exception:
+        _judging_failed(judge, label, "an internal error (the worker's log has it)")
+        raise
+    finally:
+        JudgeUsage.objects.filter(judge_id=judge.pk, run=None, label=label).update(queued_at=None)
+    return stats
+
+
+def _judging_failed(judge, label, reason):
+    if not Judge.objects.filter(pk=judge.pk).exists():  # removed meanwhile: no row to mark
+        return
+    usage = judge_usage_row(judge, None, label)
+    figures = {key: value for key, value in (usage.figures or {}).items() if key not in ("error", "failed_at")}
+    figures.update(error=reason[:2000], failed_at=timezone.now().isoformat())
+    JudgeUsage.objects.filter(pk=usage.pk).update(figures=figures)
+
+
+def cached_judge_statistics(*, dataset, pairs=None):
+    """For each of the dataset owner's pairwise judges that has judged some of its pairs (both
+    orders in the cache): `{judge, agreement, n_pairs, position_bias, self_consistency,
+    n_with_human_winner, unreadable_verdicts}`. No request is made; pairs not judged yet are left out.
+    `pairs`: a callable returning the `judged_pairs` rows to use (the report's filters), called only
+    when the owner has a pairwise judge; by default every accepted judgement."""
+    judges = list(Judge.objects.filter(owner_id=dataset.owner_id, template=prompts.PAIRWISE).order_by("name"))
+    if not judges:
+        return []
+    items = dataset_pair_items(dataset) if pairs is None else pair_items(pairs())
+    template = prompts.get_template(prompts.PAIRWISE)
+    hashes = [
+        [prompts.prompt_hash(messages) for messages in pairwise.both_orders_messages(template, item)] for item in items
+    ]
+    wanted = {h for pair in hashes for h in pair}
+    table = []
+    for judge in judges:
+        entries = JudgeCacheEntry.objects.filter(
+            judge=judge, template_version=template.key, prompt_hash__in=wanted
+        ).values_list("prompt_hash", "values")
+        picks = {prompt_hash: majority_pick(values) for prompt_hash, values in entries}
+        judged = [(item, pair) for item, pair in zip(items, hashes, strict=True) if all(h in picks for h in pair)]
+        if not judged:
+            continue
+        verdicts = [pairwise.verdict_from_picks(picks[a_first], picks[b_first]) for _, (a_first, b_first) in judged]
+        stats = pairwise.pairwise_statistics([item for item, _ in judged], verdicts)
+        table.append(
+            {
+                "judge": judge.name,
+                "agreement": stats["agreement_with_humans"],
+                "n_pairs": stats["n_pairs"],
+                "position_bias": stats["position_bias"],
+                "self_consistency": stats["self_consistency"],
+                "n_with_human_winner": stats["n_with_human_winner"],
+                "unreadable_verdicts": stats["unreadable_verdicts"],
+            }
+        )
+    return table

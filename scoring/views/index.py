@@ -1,0 +1,18 @@
+"""The Metrics place of the top bar: the researcher's datasets and how far their metrics are."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotation.selectors import datasets_visible_to
+from scoring.selectors.pipeline import metric_states
+
+
+@login_required
+@require_GET
+def metrics_index(request):
+    datasets = datasets_visible_to(user=request.user).select_related("owner").order_by("name")
+    datasets = list(datasets)
+    states = metric_states(datasets)
+    rows = [{"dataset": dataset, "state": states[dataset.pk]} for dataset in datasets]
+    return render(request, "scoring/metrics_index.html", {"rows": rows})
