@@ -6,8 +6,8 @@ import importlib
 
 import numpy as np
 
+from annotation.kinds.pairwise.selectors import accepted_judgements, judged_pairs, judgement_rows
 from annotation.models import REFERENCE_SYSTEM_NAME
-from annotation.selectors_pairwise import accepted_judgements, judged_pairs, judgement_rows
 from scoring.selectors import metric_scores
 from scoring.services.judges_pairwise import cached_judge_statistics
 

@@ -14,10 +14,10 @@ No bootstrap: the question is whether the ranking moves, not its uncertainty aga
 import numpy as np
 
 from analysis.pairwise_section import judgement_arrays, kept_systems, metric_table, pairwise_stats
+from annotation.kinds.pairwise.selectors import accepted_judgements, judgement_rows
 from annotation.models import Assignment, Survey
 from annotation.quality import whatif
 from annotation.quality.selectors import survey_quality
-from annotation.selectors_pairwise import accepted_judgements, judgement_rows
 from scoring.selectors import metric_scores
 
 KAPPA_GRID = (None, 0.0, 0.2, 0.4)

@@ -21,10 +21,10 @@ from analysis.report_keys import params_hash, report_params  # noqa: F401 (calle
 from analysis.sections.metaeval import clusters_section, pairwise_accuracy_section, response_contexts
 from analysis.sections.planning import planning_section
 from analysis.sensitivity import sensitivity_section
+from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.models import Assignment, Context, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
 from annotation.quality.agreement import split_half_agreement, split_halves
 from annotation.quality.selectors import accepted_ratings, agreement_summary
-from annotation.selectors_pairwise import accepted_judgements
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, MetricScore
 from scoring.services.signatures import dataset_signatures

@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
 from annotation.hit_pages import hit_page_store, page_holds_for, page_version, stored_page
+from annotation.kinds.registry import kind_for
 from annotation.services.assignments import assignment_items
 from annotation.task_items import fields_count, hit_blocks, items_html
 from annotation.task_wording import task_wording
@@ -60,8 +61,9 @@ def task_context(
         "preview": preview,
         "submit_url": submit_url,
         "progress": progress,
-        "write_task": survey.task_type == "write",
-        "pairwise_task": survey.task_type == "pairwise",
+        # The kind's keyboard hint (None: none) and page script (hit.html).
+        "kind_hint_template": kind_for(survey).hint_template,
+        "kind_script": kind_for(survey).page_script,
         "wording": task_wording(survey),
         "error": error,
         "items_html": None,

@@ -14,10 +14,10 @@ from annotation import selectors, selectors_studies, services
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific import study_settings
-from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
-from annotation.exporting_pairwise import pairwise_export
+from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
 from annotation.extensions import survey_panels
 from annotation.forms_surveys import SurveyForm
+from annotation.kinds.registry import kind_for
 from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey, WrittenResponse
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
@@ -401,10 +401,9 @@ def survey_export(request, pk, fmt="jsonl"):
     if real_ids and not selectors.may_see_real_worker_ids(user=request.user, study=survey):
         raise Http404("Real worker ids are for the survey's owner only.")
     response = HttpResponse(content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson")
-    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
-    export = pairwise_export if pairwise else ratings_export
-    export(dataset=survey.dataset, survey=survey, stream=response, fmt=fmt, real_ids=real_ids)
-    what = "pairwise" if pairwise else "ratings"
+    kind = kind_for(survey)
+    kind.export(dataset=survey.dataset, survey=survey, stream=response, fmt=fmt, real_ids=real_ids)
+    what = kind.export_name
     filename = download_filename(survey.name, f"{what}-{REAL_IDS_SUFFIX}.{fmt}" if real_ids else f"{what}.{fmt}")
     response["Content-Disposition"] = content_disposition_header(True, filename)
     response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"

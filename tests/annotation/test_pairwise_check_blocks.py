@@ -13,7 +13,7 @@ from django.db import transaction
 
 from analysis.pairwise_section import pairwise_section
 from annotation import services
-from annotation.exporting_pairwise import pairwise_export
+from annotation.kinds.pairwise.exporting import pairwise_export
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement
 from annotation.quality.services import quality_recompute
 from annotation.task_items import hit_blocks
