@@ -153,6 +153,11 @@ class TaskKind:
         """The model that stores the kind's answers (the first list of `validated_rows`)."""
         raise NotImplementedError
 
+    def answer_distribution(self, *, survey, annotator, scale):
+        """`(distribution, n)`: how often one annotator gave each answer (label, count) in the survey,
+        and how many answers in all, for their quality page. `scale`: the report's labels."""
+        raise NotImplementedError
+
     # -- import / export ---------------------------------------------------------------------------
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         """Write the survey's answers to `stream` as JSONL or CSV."""

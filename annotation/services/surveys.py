@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.crowd import get_provider
-from annotation.kinds.registry import all_kinds, kind_for, kind_named
+from annotation.kinds.registry import DEFAULT_KIND, all_kinds, kind_for, kind_named
 from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.services.hits import hits_generate
 from annotation.tasks_pages import render_hit_pages
@@ -208,7 +208,7 @@ def survey_estimate(
     *,
     n_contexts,
     n_systems,
-    task_type="rate",
+    task_type=DEFAULT_KIND,
     contexts_per_hit=5,
     assignments_per_hit=3,
     attention_checks_per_hit=1,

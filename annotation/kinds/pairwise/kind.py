@@ -132,6 +132,13 @@ class PairwiseKind(TaskKind):
     def failed_checks(self, checks, items):
         return failed_checks(checks, items)
 
+    def answer_distribution(self, *, survey, annotator, scale):
+        # A pairwise annotator gives choices, not 1-5 scores: count those instead.
+        judgements = PairwiseJudgement.objects.filter(survey=survey, annotator=annotator)
+        counts = dict(judgements.order_by().values_list("winner").annotate(n=Count("pk")))
+        distribution = [(label, counts.get(value, 0)) for value, label in PairwiseJudgement.Winner.choices]
+        return distribution, sum(counts.values())
+
     def answer_model(self):
         return PairwiseJudgement
 

@@ -17,6 +17,15 @@ def int_score(value, aspect, number):
     return score
 
 
+def score_distribution(*, survey, annotator, scale):
+    """`(distribution, n)`: how often the annotator gave each score of `scale` (and any other)."""
+    ratings = Rating.objects.filter(survey=survey, annotator=annotator)
+    scores = dict.fromkeys(scale, 0)
+    for score in ratings.values_list("score", flat=True):
+        scores[score] = scores.get(score, 0) + 1
+    return sorted(scores.items()), ratings.count()
+
+
 def rating_rows(*, assignment, annotator, survey, items, answers, aspects):
     """`(ratings, checks, [])` of one submission whose items are all answered (checked before)."""
     overall = aspects[Aspect.OVERALL]

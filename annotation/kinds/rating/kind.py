@@ -2,7 +2,7 @@
 
 from annotation.exporting import ratings_export
 from annotation.kinds.base import TaskKind
-from annotation.kinds.rating.answers import rating_rows
+from annotation.kinds.rating.answers import rating_rows, score_distribution
 from annotation.kinds.rating.checks import gold_shortfall
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
@@ -60,6 +60,9 @@ class RatingKind(TaskKind):
         return rating_rows(
             assignment=assignment, annotator=annotator, survey=survey, items=items, answers=answers, aspects=aspects
         )
+
+    def answer_distribution(self, *, survey, annotator, scale):
+        return score_distribution(survey=survey, annotator=annotator, scale=scale)
 
     def answer_model(self):
         return Rating

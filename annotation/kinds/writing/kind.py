@@ -5,6 +5,7 @@ reply has no right answer to check), and its replies are exported and judged as 
 
 from annotation.exporting import ratings_export
 from annotation.kinds.base import TaskKind
+from annotation.kinds.rating.answers import score_distribution
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.writing.answers import written_rows
@@ -70,6 +71,9 @@ class WritingKind(TaskKind):
 
     def validated_rows(self, *, assignment, annotator, survey, items, answers, aspects):
         return written_rows(assignment=assignment, items=items, answers=answers)
+
+    def answer_distribution(self, *, survey, annotator, scale):
+        return score_distribution(survey=survey, annotator=annotator, scale=scale)
 
     def answer_model(self):
         # A writing submission's answers are its written replies (the third list of `validated_rows`):
