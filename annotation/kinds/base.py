@@ -100,7 +100,7 @@ class TaskKind:
         return "Comparing with the reference is for pairwise (A/B) surveys only."
 
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
-        """`(items_per_hit, seconds_per_hit, answers)` of a planned layout (`services.surveys.survey_estimate`)."""
+        """`(items_per_hit, seconds_per_hit, answers)` of a planned layout (`services.estimates.survey_estimate`)."""
         raise NotImplementedError
 
     def gold_shortfall(self, **counts):

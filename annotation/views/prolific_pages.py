@@ -19,6 +19,7 @@ from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, floor_problem, hou
 from annotation.crowd.prolific_review import MIN_REJECT_MESSAGE, REJECTION_CATEGORIES
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
+from annotation.services.estimates import survey_estimate_for
 from annotation.services.reviews import annotators_excluded
 
 MAX_MINUTES = 24 * 60  # one participant's estimated time; the column (an integer) takes no more than 2**31 - 1
@@ -72,7 +73,7 @@ def prolific_survey(request, pk):
     submissions = _code_states(study, _bonus_states(list(_submissions(study)), study.currency))
     _mark_reviewed(survey, submissions)
     places = slot_count(survey)
-    task_minutes = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
+    task_minutes = survey_estimate_for(survey=survey)["minutes_per_hit"]
     context = {
         "survey": survey,
         "study": study,

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.services.surveys import survey_estimate_for
+from annotation.services.estimates import survey_estimate_for
 from annotation.task_time import task_seconds
 from tests.annotation.studies_helpers import make_survey
 
