@@ -27,7 +27,7 @@ from annotation.crowd.prolific_pay import currency_problem, floor_problem, money
 from annotation.crowd.prolific_review import ProlificReviewMixin
 from annotation.crowd.prolific_submissions import apply_submission_status, measured_median_seconds
 from annotation.models import Assignment, ProlificStudy
-from annotation.task_wording import task_description, task_wording
+from annotation.task_page.wording import task_description, task_wording
 
 DEFAULT_MINUTES = 10
 

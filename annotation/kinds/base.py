@@ -50,7 +50,7 @@ class TaskKind:
     name = ""
     # The analysis report section this kind contributes (its name in the sections registry), if any.
     report_section = None
-    # Words for annotators and researchers (see annotation/task_wording.py for the keys).
+    # Words for annotators and researchers (see annotation/task_page/wording.py for the keys).
     wording = {}
     # The sentence the platforms' listings show, before `describe` adds the survey's details.
     description = ""
@@ -113,7 +113,7 @@ class TaskKind:
         raise NotImplementedError
 
     def estimated_seconds(self, *, items, n_aspects):
-        """The time a task of `items` items takes before any was measured (annotation.task_time)."""
+        """The time a task of `items` items takes before any was measured (annotation.task_page.timing)."""
         raise NotImplementedError
 
     # -- the annotator page -------------------------------------------------------------------------
@@ -200,5 +200,5 @@ class TaskKind:
 
     # -- the demo ----------------------------------------------------------------------------------
     def simulated_answers(self, annotator, *, assignment, items, aspects, survey):
-        """A simulated annotator's answers to an assignment's items (annotation.simulation)."""
+        """A simulated annotator's answers to an assignment's items (annotation.demo.simulation)."""
         raise NotImplementedError

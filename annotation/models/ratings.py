@@ -61,7 +61,7 @@ class HIT(models.Model):
 class HITPage(models.Model):
     """A HIT's items rendered once, as every annotator who has no answers on it yet sees them.
 
-    Rendered after launch (`annotation.hit_pages.hit_pages_render`) and read by every worker
+    Rendered after launch (`annotation.task_page.stored.hit_pages_render`) and read by every worker
     process, so that a crowd arriving at once is not rendering the same HTML in each process.
     `version` names the templates and code it was rendered by: a page of another version is
     ignored (and rendered again), never shown.

@@ -132,7 +132,7 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            # Every question is asked of every item but a lone instructed check (see task_items).
+            # Every question is asked of every item but a lone instructed check (see task_page.items).
             wanted = {Aspect.OVERALL} if item.asks_main_only else set(aspects)
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:

@@ -22,8 +22,8 @@ from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Su
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.services.reviews import annotators_excluded
-from annotation.task_display import task_context
-from annotation.task_items import survey_scales
+from annotation.task_page.display import task_context
+from annotation.task_page.items import survey_scales
 
 WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
 WHOLE_REPLY_BLOCK_CHARS = 100_000  # see _text_blocks

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation.services.estimates import survey_estimate_for
-from annotation.task_time import task_seconds
+from annotation.task_page.timing import task_seconds
 from tests.annotation.studies_helpers import make_survey
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]

@@ -12,7 +12,7 @@ from annotation.kinds.pairwise.page import pair_questions
 from annotation.kinds.pairwise.references import dataset_has_references
 from annotation.kinds.pairwise.simulation import simulated_judgements
 from annotation.models import Aspect, PairwiseJudgement, Survey, System
-from annotation.task_time import task_seconds
+from annotation.task_page.timing import task_seconds
 
 PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
 PAIRWISE_INSTRUCTIONS = (

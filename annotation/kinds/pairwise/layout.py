@@ -27,7 +27,7 @@ the check" let a careless annotator read there only. So:
   turns one of that block's fillers into a repeat rather than show the conversation a third time.
 
 Filler pairs (`kind="pair_filler"`) are answered, required and checked like a real pair
-(`pairwise_answers`) and never stored: a borrowed context's pairs are judged on their own HIT, a
+(`answers`) and never stored: a borrowed context's pairs are judged on their own HIT, a
 repeated conversation's on this one; kept, they would count twice in agreement, the Bradley-Terry
 ranking and the exports. The page marks none of them (same markup as any pair; item ids in page
 order).

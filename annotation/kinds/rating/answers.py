@@ -42,7 +42,7 @@ def rating_rows(*, assignment, annotator, survey, items, answers, aspects):
         if set(scores) != set(wanted):
             raise SubmissionRefused(f"Please answer every question for reply {number}.")
         if item.kind in HITItem.FILLERS:
-            # A filler beside a gold reply or an instruction (annotation/services/hits_gold.py):
+            # A filler beside a gold reply or an instruction (annotation/kinds/rating/checks.py):
             # answered and checked like a real reply, so the check's block looks and behaves like
             # one, but never stored.
             # It was rated under the check's conversation, not its own, and its response has its

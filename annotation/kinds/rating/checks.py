@@ -23,7 +23,7 @@ only the main question, it was the block to read while clicking at random elsewh
 import collections
 import math
 
-from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
+from annotation.kinds.rating.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Context, HITItem
 
 # Random draws of a context to borrow fillers from before the candidates are filtered in full.

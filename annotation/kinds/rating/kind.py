@@ -8,7 +8,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.models import Rating, Survey
 from annotation.quality import data
-from annotation.task_time import task_seconds
+from annotation.task_page.timing import task_seconds
 
 
 class RatingKind(TaskKind):

@@ -12,7 +12,7 @@ from annotation.kinds.writing.answers import written_rows
 from annotation.models import Rating, Survey
 from annotation.quality import data
 from annotation.reserved import reserved_system_name_problem
-from annotation.task_time import task_seconds
+from annotation.task_page.timing import task_seconds
 
 WRITE_INSTRUCTIONS = (
     "You will read short conversations. For each one, write the next turn: a reply that fits the "

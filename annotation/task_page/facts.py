@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from annotation.kinds.registry import kind_for
 from annotation.models import HIT, Assignment, HITItem
-from annotation.task_wording import task_wording
+from annotation.task_page.wording import task_wording
 
 FACTS_CACHE_SECONDS = 300
 MEASURED_AFTER = 5  # finished tasks before their median replaces the estimate

@@ -1,7 +1,7 @@
 """The items of one HIT as the annotator page shows them: blocks of conversation turns, each with
 the replies to judge under it and a fieldset per rating scale.
 
-Shared by the live page, the stored pages (`hit_pages.hit_pages_render`) and the Mechanical
+Shared by the live page, the stored pages (`stored.hit_pages_render`) and the Mechanical
 Turk frame, all of which render templates/annotation/task/_items.html from these blocks. Only
 texts and HITItem ids reach the page: never system names, response ids or references.
 """
@@ -12,8 +12,8 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from annotation.answer_seconds import seconds_or_none
-from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.kinds.pairwise.answers import kept_strength
+from annotation.kinds.rating.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.kinds.registry import kind_for
 from annotation.models import Aspect, Context, HITItem
 
@@ -231,7 +231,7 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
             # adjacent lone gold items of a HIT laid out before fillers existed did.
             key, turns = ("gold", item.attention_check_id), _gold_turns(survey, item.attention_check.turns)
         elif item.kind == HITItem.Kind.INSTRUCTED_FILLER or not item.asks_main_only:
-            # An instruction and its fillers, under the conversation they borrowed (hits_gold).
+            # An instruction and its fillers, under the conversation they borrowed (kinds/rating/checks.py).
             key, turns = ("borrowed", item.context_id), item.context.turns
         else:
             key, turns = ("instructed", item.pk), []

@@ -1,7 +1,7 @@
 """What the annotator page shows for one HIT, and where its item HTML comes from.
 
 Shared by the local task page and the Mechanical Turk frame, which render the same include
-(templates/annotation/task/_items.html) from `task_items.hit_blocks`. Only texts and HITItem ids
+(templates/annotation/task/_items.html) from `items.hit_blocks`. Only texts and HITItem ids
 reach the page: never system names, response ids or references.
 """
 
@@ -10,11 +10,11 @@ import hashlib
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from annotation.hit_pages import hit_page_store, page_holds_for, page_version, stored_page
 from annotation.kinds.registry import kind_for
 from annotation.services.assignments import assignment_items
-from annotation.task_items import fields_count, hit_blocks, items_html
-from annotation.task_wording import task_wording
+from annotation.task_page.items import fields_count, hit_blocks, items_html
+from annotation.task_page.stored import hit_page_store, page_holds_for, page_version, stored_page
+from annotation.task_page.wording import task_wording
 
 ITEMS_CACHE_SECONDS = 600
 

@@ -14,10 +14,11 @@ from pathlib import Path
 from django.db import connection
 from django.template.loader import get_template
 
-from annotation import gold_turns, task_items
+from annotation.kinds.rating import gold_turns
 from annotation.kinds.registry import all_kinds
 from annotation.models import HIT, HITItem, HITPage
-from annotation.task_items import fields_count, hit_blocks, items_html, survey_scales
+from annotation.task_page import items as task_items
+from annotation.task_page.items import fields_count, hit_blocks, items_html, survey_scales
 
 STORE_BATCH = 200
 
@@ -28,7 +29,7 @@ def _item_templates():
 
 @functools.cache
 def page_version():
-    """A digest of what renders a HIT's items: a changed template or task_items.py is a new version.
+    """A digest of what renders a HIT's items: a changed template or items.py is a new version.
 
     Pages of an older version are then ignored and rendered again, so a deploy never shows
     annotators HTML its own code would not produce.
