@@ -5,9 +5,10 @@ import json
 from django import forms
 from django.conf import settings
 
-from annotation.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
+from annotation.aspect_details import aspect_details_parse
 from annotation.crowd.prolific import DEFAULT_MINUTES, setup_problems
 from annotation.crowd.prolific_pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
+from annotation.kinds.rating.forms import ASPECT_DETAILS_HELP, gold_lines_parse
 from annotation.kinds.registry import DEFAULT_KIND, all_kinds, kind_named
 from annotation.models import Survey, System
 from annotation.services.surveys import aspect_key_problem, instructions_by_type, reference_pairs_problem
@@ -70,34 +71,6 @@ class ProviderSelect(forms.Select):
         if option["value"] in self.unavailable and not option["selected"]:
             option["attrs"]["disabled"] = True
         return option
-
-
-ASPECT_DETAILS_HELP = (
-    "One line per extra aspect: its name, a colon, what it means in one sentence (at most "
-    f"{DEFINITION_MAX} characters), then the labels of the scale's ends (at most {LABEL_MAX} characters each; "
-    "other points too if you like) after |, e.g. `topicality: Does the reply stay on the conversation's "
-    "topic? | 1 = Off topic | 5 = Fully on topic`. Annotators see the sentence under the question. An aspect "
-    f"without labels shows 1 = {DEFAULT_LOW} · 5 = {DEFAULT_HIGH}."
-)
-
-
-class AspectDetailsForm(forms.Form):
-    """A draft rating survey's aspect definitions and labels, changed on a page of their own."""
-
-    aspect_details = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 5}), label="What the extra aspects mean",
-        help_text=ASPECT_DETAILS_HELP,
-    )  # fmt: skip
-
-    def __init__(self, *args, scales, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.scales = scales
-
-    def clean_aspect_details(self):
-        text = self.cleaned_data["aspect_details"]
-        for problem in aspect_details_parse(text, self.scales)[1]:
-            self.add_error("aspect_details", problem)
-        return text
 
 
 class SurveyForm(forms.Form):
@@ -409,27 +382,9 @@ class SurveyForm(forms.Form):
         return [{"key": key, **details.get(key, {})} for key in keys]
 
     def _gold(self, text):
-        checks = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            parts = [p.strip() for p in line.split("=>")]
-            try:
-                turns, response, scores = parts
-                accepted = sorted({int(s) for s in scores.split(",") if s.strip()})
-            except ValueError:
-                self.add_error("gold_checks", f"Line {number}: write `turns => response => scores`.")
-                continue
-            if not response or not accepted or not all(1 <= s <= 5 for s in accepted):
-                self.add_error("gold_checks", f"Line {number}: needs a response and scores between 1 and 5.")
-                continue
-            checks.append(
-                {
-                    "turns": [t.strip() for t in turns.split("|") if t.strip()],
-                    "response_text": response,
-                    "accepted_scores": accepted,
-                }
-            )
+        checks, problems = gold_lines_parse(text)
+        for problem in problems:
+            self.add_error("gold_checks", problem)
         return checks
 
     def settings(self):

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.aspect_details import aspect_details_text
-from annotation.forms_surveys import AspectDetailsForm
+from annotation.kinds.rating.forms import AspectDetailsForm
 from annotation.models import Aspect
 
 

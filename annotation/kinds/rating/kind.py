@@ -1,9 +1,9 @@
 """The rating kind: what a rating survey does where kinds of task differ (`base.TaskKind`)."""
 
-from annotation.exporting import ratings_export
 from annotation.kinds.base import TaskKind
 from annotation.kinds.rating.answers import rating_rows, score_distribution
 from annotation.kinds.rating.checks import gold_shortfall
+from annotation.kinds.rating.exporting import ratings_export
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.models import Rating, Survey

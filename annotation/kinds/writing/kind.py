@@ -3,9 +3,9 @@
 Its contexts are laid out as a rating survey's are, one item per context and no checks (a written
 reply has no right answer to check), and its replies are exported and judged as ratings are."""
 
-from annotation.exporting import ratings_export
 from annotation.kinds.base import TaskKind
 from annotation.kinds.rating.answers import score_distribution
+from annotation.kinds.rating.exporting import ratings_export
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.writing.answers import written_rows
