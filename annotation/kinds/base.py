@@ -10,6 +10,8 @@ fail one by one, no statistics of the kind's own); a kind overrides what it does
 
 import random
 
+from annotation.importing.errors import DataImportError
+
 
 def seeded_rng(survey, purpose):
     """A random generator seeded by the survey: regenerating its HITs gives the same layout, and
@@ -159,6 +161,11 @@ class TaskKind:
         raise NotImplementedError
 
     # -- import / export ---------------------------------------------------------------------------
+    def answers_import(self, *, file, dataset, **options):
+        """Import a file of this kind's answers into `dataset` as a closed survey of its own; the survey.
+        A kind without a file format of its own (writing: its replies join the dataset) refuses."""
+        raise DataImportError(f"RateLab reads no file of {self.wording['answers_lower']} to import.")
+
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         """Write the survey's answers to `stream` as JSONL or CSV."""
         raise NotImplementedError

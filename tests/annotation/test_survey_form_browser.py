@@ -4,7 +4,7 @@ except where the researcher wrote their own; what is saved is the task type's ow
 
 import pytest
 
-from annotation.kinds.pairwise.kind import PAIRWISE_QUESTION
+from annotation.kinds.pairwise.page import PAIRWISE_QUESTION
 from annotation.kinds.writing.kind import WRITE_INSTRUCTIONS
 from annotation.models import Survey
 from annotation.services.surveys import instructions_by_type

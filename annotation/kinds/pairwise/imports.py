@@ -8,7 +8,7 @@ pairwise.references) and the survey is marked as comparing with the reference.
 from django.db import DatabaseError, transaction
 
 from annotation.importing import DataImportError, ErrorCollector, detect_format, read_lines
-from annotation.kinds.pairwise.kind import PAIRWISE_QUESTION
+from annotation.kinds.pairwise.page import PAIRWISE_QUESTION
 from annotation.kinds.pairwise.parsing import DEFAULT_ASPECT, parse_pairwise
 from annotation.kinds.pairwise.references import reference_system_ensure
 from annotation.models import REFERENCE_SYSTEM_NAME, Aspect, PairwiseJudgement, Reference, Response, Survey

@@ -7,14 +7,14 @@ from annotation.kinds.base import SubmissionRefused, TaskKind
 from annotation.kinds.pairwise import quality
 from annotation.kinds.pairwise.answers import PairAnswerError, failed_checks, pairwise_rows
 from annotation.kinds.pairwise.exporting import pairwise_export
+from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.kinds.pairwise.layout import pairwise_layout
-from annotation.kinds.pairwise.page import pair_questions
+from annotation.kinds.pairwise.page import PAIRWISE_QUESTION, pair_questions
 from annotation.kinds.pairwise.references import dataset_has_references
 from annotation.kinds.pairwise.simulation import simulated_judgements
 from annotation.models import Aspect, PairwiseJudgement, Survey, System
 from annotation.task_page.timing import task_seconds
 
-PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
 PAIRWISE_INSTRUCTIONS = (
     "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "
     "Choose the one that is the better reply to the conversation so far, or 'about the same' when neither "
@@ -141,6 +141,9 @@ class PairwiseKind(TaskKind):
 
     def answer_model(self):
         return PairwiseJudgement
+
+    def answers_import(self, *, file, dataset, **options):
+        return pairwise_import(file=file, dataset=dataset, **options)
 
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         return pairwise_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)

@@ -2,6 +2,9 @@
 
 from annotation.models import Aspect
 
+# The overall question of a pairwise survey (made here or imported) when the researcher gives none.
+PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
+
 
 def pair_questions(survey):
     """A pairwise survey's questions: each aspect asks which reply, 1 or 2 (or a tie if allowed).

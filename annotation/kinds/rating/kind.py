@@ -8,6 +8,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.models import Rating, Survey
 from annotation.quality import data
+from annotation.services.imports import ratings_import
 from annotation.task_page.timing import task_seconds
 
 
@@ -66,6 +67,9 @@ class RatingKind(TaskKind):
 
     def answer_model(self):
         return Rating
+
+    def answers_import(self, *, file, dataset, **options):
+        return ratings_import(file=file, dataset=dataset, **options)
 
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         return ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
