@@ -115,7 +115,7 @@ class TaskKind:
         raise NotImplementedError
 
     def estimated_seconds(self, *, items, n_aspects):
-        """The time a task of `items` items takes before any was measured (annotation.task_page.timing)."""
+        """The time a task of `items` items takes before any was measured (annotation.kinds.timing)."""
         raise NotImplementedError
 
     # -- the annotator page -------------------------------------------------------------------------

@@ -12,8 +12,8 @@ from annotation.kinds.pairwise.layout import pairwise_layout
 from annotation.kinds.pairwise.page import PAIRWISE_QUESTION, pair_questions
 from annotation.kinds.pairwise.references import dataset_has_references
 from annotation.kinds.pairwise.simulation import simulated_judgements
+from annotation.kinds.timing import task_seconds
 from annotation.models import Aspect, PairwiseJudgement, Survey, System
-from annotation.task_page.timing import task_seconds
 
 PAIRWISE_INSTRUCTIONS = (
     "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "

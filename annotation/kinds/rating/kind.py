@@ -6,10 +6,10 @@ from annotation.kinds.rating.checks import gold_shortfall
 from annotation.kinds.rating.exporting import ratings_export
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
+from annotation.kinds.timing import task_seconds
 from annotation.models import Rating, Survey
 from annotation.quality import data
 from annotation.services.imports import ratings_import
-from annotation.task_page.timing import task_seconds
 
 
 class RatingKind(TaskKind):

@@ -8,11 +8,11 @@ from annotation.kinds.rating.answers import score_distribution
 from annotation.kinds.rating.exporting import ratings_export
 from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
+from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
 from annotation.models import Rating, Survey
 from annotation.quality import data
 from annotation.reserved import reserved_system_name_problem
-from annotation.task_page.timing import task_seconds
 
 WRITE_INSTRUCTIONS = (
     "You will read short conversations. For each one, write the next turn: a reply that fits the "
