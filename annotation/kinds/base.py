@@ -11,6 +11,7 @@ fail one by one, no statistics of the kind's own); a kind overrides what it does
 import random
 
 from annotation.importing.errors import DataImportError
+from annotation.models import Aspect
 
 
 def seeded_rng(survey, purpose):
@@ -37,7 +38,7 @@ class SubmissionRefused(Exception):
 
     `missing`: the ids of the items left unanswered, for the page to mark next to each item.
     Defined beside the interface because each kind's `validated_rows` raises it and the shared
-    submit service (`services.assignments`, which re-exports it) catches it.
+    submit service (`services.assignments`; `annotation.services` exports it) catches it.
     """
 
     def __init__(self, message, missing=()):
@@ -66,8 +67,6 @@ class TaskKind:
     compares_with_reference = False
     # Whether the kind's aspects take definitions and scale labels (annotation.aspect_details).
     describes_aspects = False
-    # Whether its HITs carry attention checks at all.
-    has_checks = True
     # The key of a simulated run's summary that counts its stored answers.
     answers_named = "ratings"
     # The file name stem of a survey export ("ratings.jsonl", "pairwise.csv").
@@ -111,7 +110,8 @@ class TaskKind:
 
     # -- HITs ---------------------------------------------------------------------------------
     def hits_layout(self, *, survey, contexts):
-        """Lay the survey's contexts (ids in dataset order) out as HITs, items and slots; the HITs."""
+        """Lay the survey's contexts (ids in dataset order) out as HITs and their items; the HITs, saved.
+        (`services.hits.hits_generate` clears the old ones before and adds the slots after.)"""
         raise NotImplementedError
 
     def estimated_seconds(self, *, items, n_aspects):
@@ -144,7 +144,7 @@ class TaskKind:
 
     def validated_rows(self, *, assignment, annotator, survey, items, answers, aspects):
         """Parse and check one submission: `(answers, checks, written)` rows to store, unsaved.
-        Raises `services.assignments.SubmissionRefused` (or the kind's own error it names) on a problem."""
+        Raises `SubmissionRefused` on a problem."""
         raise NotImplementedError
 
     def failed_checks(self, checks, items):
@@ -183,7 +183,7 @@ class TaskKind:
     nominal = False
 
     # The one question the rules judge, or None when they judge every question (`quality_aspects`).
-    quality_aspect = "overall"
+    quality_aspect = Aspect.OVERALL
 
     def quality_aspects(self, survey):
         """The questions the rules judge (keys)."""
@@ -206,6 +206,7 @@ class TaskKind:
         return {}
 
     # -- the demo ----------------------------------------------------------------------------------
-    def simulated_answers(self, annotator, *, assignment, items, aspects, survey):
-        """A simulated annotator's answers to an assignment's items (annotation.demo.simulation)."""
+    def simulated_answers(self, annotator, *, items, aspects, survey):
+        """A simulated annotator's answers to the items an assignment shows, by item id
+        (`kinds.simulated.SimulatedAnnotator`, driven by annotation.demo.simulation)."""
         raise NotImplementedError

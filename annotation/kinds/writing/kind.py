@@ -36,7 +36,6 @@ class WritingKind(TaskKind):
     description = "Read short conversations and write a fitting next reply to each."
     default_question = ""
     own_settings = ("write_system_name",)
-    has_checks = False
     answers_named = "written"
     # Write items take no choice; the template is only what the page's shared code is given.
     choice_template = "annotation/kinds/rating/_scale.html"
