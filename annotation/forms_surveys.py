@@ -7,14 +7,11 @@ from django.conf import settings
 
 from annotation.crowd.prolific.pay import HOURLY_FLOOR_CENTS, MINOR_UNITS, floor_problem, min_reward_cents, money
 from annotation.crowd.prolific.study import DEFAULT_MINUTES, setup_problems
+from annotation.kinds.rating.forms import ASPECT_DETAILS_HELP, gold_lines_parse
+from annotation.kinds.registry import DEFAULT_KIND, all_kinds, kind_named
 from annotation.models import Survey, System
-from annotation.services.surveys import (
-    PAIRWISE_QUESTION,
-    aspect_key_problem,
-    instructions_by_type,
-    reference_pairs_problem,
-)
-from annotation.text.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
+from annotation.services.surveys import aspect_key_problem, instructions_by_type, reference_pairs_problem
+from annotation.text.aspect_details import aspect_details_parse
 
 
 class SystemChoiceField(forms.MultipleChoiceField):
@@ -29,17 +26,6 @@ class SystemChoiceField(forms.MultipleChoiceField):
         forms.Field.validate(self, value)
 
 
-PAIRWISE_SETTINGS = (
-    "pair_budget",
-    "reference_pairs",
-    "allow_tie",
-    "ask_strength",
-    "ask_reason",
-    "max_position_bias",
-    "min_position_judgements",
-    "min_repeat_consistency",
-    "min_repeats",
-)
 
 
 def prolific_reward_help(currency, *, workspace_known):
@@ -87,38 +73,10 @@ class ProviderSelect(forms.Select):
         return option
 
 
-ASPECT_DETAILS_HELP = (
-    "One line per extra aspect: its name, a colon, what it means in one sentence (at most "
-    f"{DEFINITION_MAX} characters), then the labels of the scale's ends (at most {LABEL_MAX} characters each; "
-    "other points too if you like) after |, e.g. `topicality: Does the reply stay on the conversation's "
-    "topic? | 1 = Off topic | 5 = Fully on topic`. Annotators see the sentence under the question. An aspect "
-    f"without labels shows 1 = {DEFAULT_LOW} · 5 = {DEFAULT_HIGH}."
-)
-
-
-class AspectDetailsForm(forms.Form):
-    """A draft rating survey's aspect definitions and labels, changed on a page of their own."""
-
-    aspect_details = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 5}), label="What the extra aspects mean",
-        help_text=ASPECT_DETAILS_HELP,
-    )  # fmt: skip
-
-    def __init__(self, *args, scales, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.scales = scales
-
-    def clean_aspect_details(self):
-        text = self.cleaned_data["aspect_details"]
-        for problem in aspect_details_parse(text, self.scales)[1]:
-            self.add_error("aspect_details", problem)
-        return text
-
-
 class SurveyForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=None, help_text="The contexts and responses the study shows.")
     name = forms.CharField(max_length=200)
-    task_type = forms.ChoiceField(choices=Survey.TaskType.choices, initial=Survey.TaskType.RATE)
+    task_type = forms.ChoiceField(choices=Survey.TaskType.choices, initial=DEFAULT_KIND)
     systems = forms.CharField(
         required=False,
         help_text="Comma-separated names of the systems whose replies are shown; empty means all of the dataset's "
@@ -259,16 +217,11 @@ class SurveyForm(forms.Form):
         "new_annotators_per_address_hour",
         "reward_cents",
         "attention_policy",
-        "write_system_name",
-        *PAIRWISE_SETTINGS,
+        *(name for kind in all_kinds() for name in kind.own_settings),
     )
     # Fields that only one task type reads: the page shows them for that type only (survey_form.js;
     # without the script every field shows, each labelled with its type).
-    TASK_TYPE_OF_FIELD = {
-        **dict.fromkeys(PAIRWISE_SETTINGS, Survey.TaskType.PAIRWISE),
-        "aspect_details": Survey.TaskType.RATE,
-        "write_system_name": Survey.TaskType.WRITE,
-    }
+    TASK_TYPE_OF_FIELD = {name: kind.name for kind in all_kinds() for name in (*kind.own_settings, *kind.own_fields)}
 
     def __init__(self, *args, datasets, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -287,10 +240,11 @@ class SurveyForm(forms.Form):
         reward.prolific_help = prolific_reward_help(currency, workspace_known=bool(settings.PROLIFIC_WORKSPACE_ID))
         self._prolific_availability()
         reward.widget.attrs["data-prolific-min"] = min_reward_cents(DEFAULT_MINUTES, currency)
+        # A kind without a question of its own asks the form's (the rating question).
+        initial = self.fields["question"].initial
         self.fields["question"].widget.attrs["data-defaults"] = json.dumps(
-            {Survey.TaskType.RATE: self.fields["question"].initial, Survey.TaskType.PAIRWISE: PAIRWISE_QUESTION,
-             Survey.TaskType.WRITE: ""}
-        )  # fmt: skip
+            {kind.name: initial if kind.default_question is None else kind.default_question for kind in all_kinds()}
+        )
 
     def _prolific_availability(self):
         """On a server that cannot publish on Prolific, the option says so and cannot be chosen (the
@@ -379,11 +333,9 @@ class SurveyForm(forms.Form):
                 self.add_error("reference_pairs", problem)
         for minimum in ("min_position_judgements", "min_repeats"):  # empty keeps the model's default
             data[minimum] = data.get(minimum) or Survey._meta.get_field(minimum).default
-        if (
-            data.get("task_type") == Survey.TaskType.PAIRWISE
-            and data.get("question") == self.fields["question"].initial
-        ):
-            data["question"] = ""  # the pairwise question ("Which reply is better?") replaces the rating one
+        kind = kind_named(data.get("task_type"))
+        if kind.default_question and data.get("question") == self.fields["question"].initial:
+            data["question"] = ""  # the kind's own question ("Which reply is better?") replaces the rating one
         data["provider"] = data.get("provider") or Survey.Provider.LOCAL
         if data["provider"] == Survey.Provider.PROLIFIC and setup_problems():
             self.add_error(
@@ -392,8 +344,9 @@ class SurveyForm(forms.Form):
                 "them in its environment and restarts it (docs/prolific.md); until then choose the built-in link.",
             )
         self._prolific_floor(data)
-        if data.get("task_type") == Survey.TaskType.WRITE and not data.get("write_system_name"):
-            self.add_error("write_system_name", "A write task needs the system name accepted replies join.")
+        problem = kind.form_problem(data)
+        if problem:
+            self.add_error(*problem)
         return data
 
     def _prolific_floor(self, data):
@@ -420,7 +373,7 @@ class SurveyForm(forms.Form):
         keys, text = data["aspect_keys"], data.get("aspect_details") or ""
         if not text.strip() or self.has_error("aspects"):
             return keys
-        if data.get("task_type") != Survey.TaskType.RATE:
+        if not kind_named(data.get("task_type")).describes_aspects:
             self.add_error("aspect_details", "Definitions and scale labels are for rating tasks: leave this empty.")
             return keys
         details, problems = aspect_details_parse(text, dict.fromkeys(keys, (1, 5)))
@@ -429,27 +382,9 @@ class SurveyForm(forms.Form):
         return [{"key": key, **details.get(key, {})} for key in keys]
 
     def _gold(self, text):
-        checks = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            parts = [p.strip() for p in line.split("=>")]
-            try:
-                turns, response, scores = parts
-                accepted = sorted({int(s) for s in scores.split(",") if s.strip()})
-            except ValueError:
-                self.add_error("gold_checks", f"Line {number}: write `turns => response => scores`.")
-                continue
-            if not response or not accepted or not all(1 <= s <= 5 for s in accepted):
-                self.add_error("gold_checks", f"Line {number}: needs a response and scores between 1 and 5.")
-                continue
-            checks.append(
-                {
-                    "turns": [t.strip() for t in turns.split("|") if t.strip()],
-                    "response_text": response,
-                    "accepted_scores": accepted,
-                }
-            )
+        checks, problems = gold_lines_parse(text)
+        for problem in problems:
+            self.add_error("gold_checks", problem)
         return checks
 
     def settings(self):

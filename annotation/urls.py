@@ -5,6 +5,7 @@ from annotation.views import (
     quality,
     survey_aspects,
     survey_extend,
+    survey_written,
     surveys,
     task,
 )
@@ -33,8 +34,10 @@ urlpatterns = [
     path("surveys/<int:pk>/extend/", survey_extend.survey_extend_view, name="survey_extend"),
     path("surveys/<int:pk>/ratings.jsonl", surveys.survey_export, name="survey_export"),
     path("surveys/<int:pk>/ratings.csv", surveys.survey_export, {"fmt": "csv"}, name="survey_export_csv"),
-    path("surveys/<int:pk>/written/", surveys.survey_written, name="survey_written"),
-    path("surveys/<int:pk>/written/<int:written_pk>/", surveys.survey_written_reply, name="survey_written_reply"),
+    path("surveys/<int:pk>/written/", survey_written.survey_written, name="survey_written"),
+    path(
+        "surveys/<int:pk>/written/<int:written_pk>/", survey_written.survey_written_reply, name="survey_written_reply"
+    ),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/", surveys.survey_annotator, name="survey_annotator"),
     path("surveys/<int:pk>/annotators/<int:annotator_pk>/review/", surveys.survey_review, name="survey_review"),
     re_path(

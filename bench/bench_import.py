@@ -39,7 +39,8 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from annotation.exporting import dataset_export, ratings_export
+    from annotation.exporting import dataset_export
+    from annotation.kinds.rating.exporting import ratings_export
     from annotation.models import Dataset
     from annotation.services import dataset_import, ratings_import
 

@@ -69,9 +69,9 @@ def participate(state, study_id, participant, rng, address):
     address and hour)."""
     from django.test import Client
 
+    from annotation.kinds.simulated import SimulatedAnnotator
     from annotation.models import Aspect, Assignment
     from annotation.services import assignment_items
-    from annotation.simulation import SimulatedAnnotator
 
     session_id, study_url = state.participant_start(study_id, participant)
     browser = Client(REMOTE_ADDR=address)

@@ -17,10 +17,10 @@ survey-wide: they are the evidence that decided the exclusions, and say so.
 
 from statistics import median
 
+from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.models import REFERENCE_SYSTEM_NAME, Survey
 from annotation.quality import agreement, data
 from annotation.quality.selectors import accepted_ratings
-from annotation.selectors_pairwise import accepted_judgements
 
 
 def kept_systems(systems):

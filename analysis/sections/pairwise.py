@@ -10,8 +10,8 @@ import numpy as np
 from analysis.report.latex import latex_escape, number, tabular
 from analysis.report.population import kept_systems
 from analysis.sections.base import Section
+from annotation.kinds.pairwise.selectors import accepted_judgements, judged_pairs, judgement_rows
 from annotation.models import REFERENCE_SYSTEM_NAME
-from annotation.selectors_pairwise import accepted_judgements, judged_pairs, judgement_rows
 from scoring.selectors.scores import metric_scores
 from scoring.services.judges.pairwise import cached_judge_statistics
 

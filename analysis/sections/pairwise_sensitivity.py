@@ -18,10 +18,10 @@ from analysis.report.display import Column, DisplayTable
 from analysis.report.population import kept_systems
 from analysis.sections.base import Section
 from analysis.sections.pairwise import judgement_arrays, metric_table, pairwise_stats
+from annotation.kinds.pairwise.selectors import accepted_judgements, judgement_rows
 from annotation.models import Assignment, Survey
 from annotation.quality import whatif
 from annotation.quality.selectors import survey_quality
-from annotation.selectors_pairwise import accepted_judgements, judgement_rows
 from scoring.selectors.scores import metric_scores
 
 KAPPA_GRID = (None, 0.0, 0.2, 0.4)

@@ -10,9 +10,9 @@ import json
 
 from django.db.models import Count, Max, Sum
 
+from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.models import Assignment, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
 from annotation.quality.selectors import accepted_ratings
-from annotation.selectors_pairwise import accepted_judgements
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, MetricScore
 

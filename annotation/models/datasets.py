@@ -93,7 +93,7 @@ class System(models.Model):
     """A source of responses: a dialogue model such as `hred`, or `human`.
 
     One system per dataset may be the reference pseudo-system (`is_reference`, named
-    REFERENCE_SYSTEM_NAME), made on demand by `annotation.services.references` so that a pairwise
+    REFERENCE_SYSTEM_NAME), made on demand by `annotation.kinds.pairwise.references` so that a pairwise
     study can put a context's reference against a system's reply. It is no system to rate, score or
     report on: the default manager (`objects`, and so every related manager and model form) leaves it
     out; the pairwise code, which wants it, asks `with_references` by name. Foreign keys to a

@@ -61,7 +61,7 @@ class HIT(models.Model):
 class HITPage(models.Model):
     """A HIT's items rendered once, as every annotator who has no answers on it yet sees them.
 
-    Rendered after launch (`annotation.hit_pages.hit_pages_render`) and read by every worker
+    Rendered after launch (`annotation.task_page.stored.hit_pages_render`) and read by every worker
     process, so that a crowd arriving at once is not rendering the same HTML in each process.
     `version` names the templates and code it was rendered by: a page of another version is
     ignored (and rendered again), never shown.
@@ -88,8 +88,8 @@ class HITItem(models.Model):
 
     A check's block also holds filler replies (`gold_filler` beside a gold reply, `instr_filler`
     beside an instruction: a real response, shown so that the block is as large as a real one;
-    see annotation/services/hits_gold.py), and a pairwise check's block filler pairs
-    (`pair_filler`: two real responses to the block's context; annotation/services/hits_pairwise.py).
+    see annotation/kinds/rating/checks.py), and a pairwise check's block filler pairs
+    (`pair_filler`: two real responses to the block's context; annotation/kinds/pairwise/layout.py).
     Their answers are checked and never stored, so they reach no analysis. An instructed check laid
     out with fillers has `context` set (the borrowed conversation shown above it); one laid out
     before fillers existed has none and shows alone.

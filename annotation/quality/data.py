@@ -4,7 +4,8 @@ import hashlib
 
 from django.db.models import Count, Max
 
-from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, HITItem, PairwiseJudgement, Rating
+from annotation.kinds.registry import kind_for
+from annotation.models import Annotator, Aspect, Assignment, ExclusionDecision, HITItem, Rating
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality.rules import effective_decision
 
@@ -148,8 +149,5 @@ def survey_fingerprint(survey):
         survey.min_repeat_consistency,
         survey.min_repeats,
     ]
-    if survey.task_type == "pairwise":
-        # Judgements are only ever added too (imported ones come with no attention answers).
-        judgements = PairwiseJudgement.objects.filter(survey=survey).aggregate(n=Count("id"), last=Max("id"))
-        parts += ["pairwise", judgements["n"], judgements["last"]]
+    parts += kind_for(survey).fingerprint_parts(survey)  # what else changes the kind's report
     return hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()

@@ -9,9 +9,9 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.kinds.registry import kind_for
 from annotation.models import ExclusionDecision, QualityReport, Survey
 from annotation.quality import data, report
-from annotation.quality.pairwise import pairwise_quality
 
 
 def _outcome_key(excluded, reasons):
@@ -58,8 +58,7 @@ def quality_recompute(*, survey):
     QualityReport.objects.get_or_create(survey=survey)
     cached = QualityReport.objects.select_for_update().get(survey=survey)
     cached.data = report.survey_report(survey, record=lambda outcomes: _record_auto_decisions(survey, outcomes))
-    if survey.task_type == Survey.TaskType.PAIRWISE:
-        cached.data["pairwise"] = pairwise_quality(survey=survey)
+    cached.data.update(kind_for(survey).quality_extras(survey))  # the kind's own figures (pairwise)
     # Read after the decisions this run recorded (they are part of the report). A rating that
     # commits between the report's reads and this one is missed here, but its writer's
     # `quality_mark_dirty` queues another recompute.

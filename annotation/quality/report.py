@@ -7,8 +7,8 @@ from statistics import median
 
 from django.utils import timezone
 
-from annotation.models import Aspect
-from annotation.quality import agreement, data, pairwise, rules, whatif
+from annotation.kinds.registry import kind_for
+from annotation.quality import agreement, data, rules, whatif
 
 SPLIT_HALF_SPLITS = 100
 SPLIT_HALF_SEED = 0
@@ -23,29 +23,25 @@ def _median_seconds(rows):
     return float(median(seconds)) if seconds else None
 
 
-def _is_pairwise(survey):
-    return survey.task_type == "pairwise"
-
-
 def _rows(survey):
-    """What the rules judge: ratings on the overall question, or for a pairwise survey its
-    judgements on every question, read as ratings of oriented (pair, question) items on the labels
-    first / tie / second (`pairwise.judgement_rows`)."""
-    return pairwise.judgement_rows(survey) if _is_pairwise(survey) else data.rating_rows(surveys=[survey])
+    """What the rules judge, as the survey's kind reads it: ratings on the overall question, or for
+    a pairwise survey its judgements on every question, read as ratings of oriented (pair, question)
+    items on the labels first / tie / second."""
+    return kind_for(survey).quality_rows(survey)
 
 
 def survey_evidence(survey, rows, labels, attention, pair_counts=None):
     """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
 
-    `pair_counts`, for a pairwise survey: `(pairwise.position_counts, pairwise.repeat_counts)`,
-    the evidence of its position-bias and consistency rules.
+    `pair_counts`, for a kind with rules of its own (pairwise): `(position counts, repeat counts)`,
+    the evidence of its position-bias and consistency rules (`TaskKind.pair_counts`).
 
     When raters are anonymous per item (each rater id rates one item, as in GRADE) no pair
     shares enough items to mean anything, so no pairs are computed. The kappa the rule judges is
     the mean with the agreeing annotators (`agreement.consensus_kappas`), leaving out partners
     that the attention or speed rule already excludes; `means` keeps the plain mean for display.
     """
-    scale = list(pairwise.SCALE) if _is_pairwise(survey) else data.survey_scale(survey)
+    scale = kind_for(survey).quality_scale(survey)
     triples = _triples(rows, labels)
     pairs = []
     if agreement.split_half_mode(triples) == agreement.SPLIT_ANNOTATORS:
@@ -125,21 +121,6 @@ def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision,
     }
 
 
-def _pairwise_settings(survey):
-    if not _is_pairwise(survey):
-        return {}
-    return {
-        "max_position_bias": survey.max_position_bias,
-        "min_position_judgements": survey.min_position_judgements,
-        "min_repeat_consistency": survey.min_repeat_consistency,
-        "min_repeats": survey.min_repeats,
-    }
-
-
-def _pairwise_aspects(survey):
-    return list(Aspect.objects.filter(survey=survey).order_by("position").values_list("key", flat=True))
-
-
 def survey_report(survey, *, record=None):
     """The full quality report of one survey, using the decisions stored now.
 
@@ -150,7 +131,8 @@ def survey_report(survey, *, record=None):
     # next recompute rather than half-appearing in this one.
     rows = _rows(survey)
     attention = data.attention_by_annotator(survey)
-    pair_counts = (pairwise.position_counts(survey), pairwise.repeat_counts(survey)) if _is_pairwise(survey) else None
+    kind = kind_for(survey)
+    pair_counts = kind.pair_counts(survey)
     repeaters = set(pair_counts[1]) if pair_counts else set()
     labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention) | repeaters)
     scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention, pair_counts)
@@ -176,14 +158,14 @@ def survey_report(survey, *, record=None):
     accepted_rows = [r for r in rows if r["annotator_id"] not in excluded]
     accepted_labels = {entry["worker"] for entry in annotators if not entry["excluded"]}
     weighting = whatif.settings_of(survey).kappa_weighting
-    level = "nominal" if _is_pairwise(survey) else "ordinal"
+    level = "nominal" if kind.nominal else "ordinal"
     used_kappas = [agreement.pair_kappa(p, weighting) for p in pairs if p.used]
     return {
         "survey": survey.pk,
         "survey_name": survey.name,
         # A pairwise survey's rules judge every question it asks; a rating survey's the overall one.
-        "aspect": None if _is_pairwise(survey) else Aspect.OVERALL,
-        "aspects": _pairwise_aspects(survey) if _is_pairwise(survey) else [Aspect.OVERALL],
+        "aspect": kind.quality_aspect,
+        "aspects": kind.quality_aspects(survey),
         "task_type": survey.task_type,
         "scale": scale,
         "computed_at": timezone.now().isoformat(),
@@ -193,7 +175,7 @@ def survey_report(survey, *, record=None):
             "min_pair_overlap": survey.min_pair_overlap,
             "min_seconds_per_item": survey.min_seconds_per_item,
             "attention_policy": survey.attention_policy,
-            **_pairwise_settings(survey),
+            **kind.rule_settings(survey),
         },
         "n_ratings": len(rows),
         "n_accepted_ratings": len(accepted_rows),

@@ -10,6 +10,7 @@ costs no pairwise kappas. Researcher overrides hold at every setting, as they do
 
 from dataclasses import dataclass, field, replace
 
+from annotation.kinds.registry import kind_for
 from annotation.quality import agreement, rules
 
 
@@ -32,22 +33,15 @@ class RuleSettings:
 
 
 def settings_of(survey):
-    # A pairwise survey's labels (first / tie / second) are nominal: its kappa is never weighted.
-    pairwise = survey.task_type == "pairwise"
-    pairwise_rules = {}
-    if pairwise:
-        pairwise_rules = {
-            "max_position_bias": survey.max_position_bias,
-            "min_position_judgements": survey.min_position_judgements,
-            "min_repeat_consistency": survey.min_repeat_consistency,
-            "min_repeats": survey.min_repeats,
-        }
+    # A kind's nominal labels (pairwise: first / tie / second) are never weighted; its own rules
+    # (pairwise: position bias, repeats) take the survey's settings.
+    kind = kind_for(survey)
     return RuleSettings(
         kappa_threshold=survey.kappa_threshold,
         attention_policy=survey.attention_policy,
         min_seconds_per_item=survey.min_seconds_per_item,
-        kappa_weighting="none" if pairwise else survey.kappa_weighting,
-        **pairwise_rules,
+        kappa_weighting="none" if kind.nominal else survey.kappa_weighting,
+        **kind.rule_settings(survey),
     )
 
 

@@ -10,6 +10,7 @@ from annotation.services.assignments import (
 )
 from annotation.services.claims import NoWorkAvailable, annotator_get, assignment_claim, worker_id_valid
 from annotation.services.demo import demo_load
+from annotation.services.estimates import survey_estimate, survey_estimate_for
 from annotation.services.hits import HITLayoutError, hits_generate
 from annotation.services.imports import dataset_import, ratings_import
 from annotation.services.reviews import (
@@ -24,8 +25,6 @@ from annotation.services.surveys import (
     SurveyError,
     survey_close,
     survey_create,
-    survey_estimate,
-    survey_estimate_for,
     survey_launch,
     survey_pause,
     survey_reopen,

@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from annotation.kinds.registry import kind_for
 from annotation.models import Aspect, Survey
 from annotation.services.surveys import SurveyError
 from annotation.text.aspect_details import aspect_details_parse
@@ -25,7 +26,7 @@ def survey_aspects_describe(*, survey, text):
             f"Survey {survey.name!r} is {survey.get_status_display().lower()}: its questions are fixed once it "
             "has been launched."
         )
-    if survey.task_type != Survey.TaskType.RATE:
+    if not kind_for(survey).describes_aspects:
         raise SurveyError("Definitions and scale labels are for rating surveys.")
     details, problems = aspect_details_parse(text, survey_aspect_scales(survey=survey))
     if problems:

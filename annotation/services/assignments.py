@@ -13,50 +13,19 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.kinds.base import SubmissionRefused
+from annotation.kinds.registry import kind_for
 from annotation.models import (
     Aspect,
     Assignment,
     AttentionAnswer,
     HITItem,
-    PairwiseJudgement,
     Rating,
     ReviewAction,
     Survey,
     WrittenResponse,
 )
 from annotation.quality.services import quality_mark_dirty
-from annotation.services.pairwise_answers import PairAnswerError, failed_checks, pairwise_rows
-from annotation.text.answer_seconds import seconds_or_none
-
-MAX_WRITTEN_CHARS = 2000
-
-
-class SubmissionRefused(Exception):
-    """A submission was refused and nothing was stored; the message is safe to show the annotator.
-
-    `missing`: the ids of the items left unanswered, for the page to mark next to each item.
-    """
-
-    def __init__(self, message, missing=()):
-        super().__init__(message)
-        self.missing = tuple(missing)
-
-
-def _numbers_text(numbers):
-    """[3] -> "3"; [3, 7] -> "3 and 7"; [2, 3, 7] -> "2, 3 and 7"."""
-    shown = [str(n) for n in numbers]
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-
-
-def missing_message(numbers, *, pairwise=False):
-    """The summary of a submission with items left out, naming them by the numbers the page shows.
-
-    A pairwise page's items are pairs (each of reply A and reply B; "pair 5" in its item message).
-    """
-    one, many = ("pair", "pairs") if pairwise else ("reply", "replies")
-    if len(numbers) == 1:
-        return f"Please answer every item: {one} {numbers[0]} is still unanswered (marked below)."
-    return f"Please answer every item: {many} {_numbers_text(numbers)} are still unanswered (marked below)."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,36 +95,6 @@ def parse_answers(data):
     return answers
 
 
-def written_text(value, number):
-    """A written reply as it is stored, or SubmissionRefused naming the reply by its number on the page.
-
-    Line breaks arrive as CRLF (HTML form encoding) but the page's `maxlength` counted each as one
-    character: they are stored as LF and counted so, or a reply the page let through was refused
-    as too long. A NUL character cannot be typed, and PostgreSQL cannot store it in text: refused.
-    """
-    text = str(value or "").replace("\r\n", "\n").strip()
-    if not text:
-        raise SubmissionRefused("Please write a reply for every conversation.")
-    if "\x00" in text:
-        raise SubmissionRefused(f"Reply {number} holds a NUL character, which cannot be stored: remove it.")
-    if len(text) > MAX_WRITTEN_CHARS:
-        raise SubmissionRefused(
-            f"Reply {number} has {len(text)} characters: a reply may have at most {MAX_WRITTEN_CHARS}."
-        )
-    return text
-
-
-def _int_score(value, aspect, number):
-    """The score given to reply `number` (as the page numbers it; never its row id) on `aspect`."""
-    try:
-        score = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise SubmissionRefused(f"Reply {number}: {value!r} is not a score.") from None
-    if not aspect.scale_min <= score <= aspect.scale_max:
-        raise SubmissionRefused(f"Reply {number}: {score} is outside the scale {aspect.scale_min}-{aspect.scale_max}.")
-    return score
-
-
 def _stored_result(assignment, replayed):
     """The result of an assignment submitted earlier, read back from the database (replays only)."""
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
@@ -193,7 +132,7 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            # Every question is asked of every item but a lone instructed check (see task_items).
+            # Every question is asked of every item but a lone instructed check (see task_page.items).
             wanted = {Aspect.OVERALL} if item.asks_main_only else set(aspects)
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:
@@ -203,7 +142,6 @@ def _unanswered(items, answers, aspects):
 
 def _validated_rows(assignment, annotator, survey, items, answers):
     aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
-    overall = aspects[Aspect.OVERALL]
     by_id = {item.pk: item for item in items}
     unknown = set(answers) - set(by_id)
     if unknown:
@@ -216,78 +154,10 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     if missing:
         # Numbered as the page numbers them: the items shown, in order, from 1.
         numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]
-        pairwise = survey.task_type == Survey.TaskType.PAIRWISE
-        raise SubmissionRefused(missing_message(numbers, pairwise=pairwise), missing=missing)
-    if survey.task_type == Survey.TaskType.PAIRWISE:
-        try:
-            judgements, checks = pairwise_rows(
-                assignment=assignment,
-                annotator=annotator,
-                survey=survey,
-                items=items,
-                answers=answers,
-                aspects=aspects,
-                seconds_of=seconds_or_none,
-            )
-        except PairAnswerError as error:
-            raise SubmissionRefused(str(error)) from None
-        return judgements, checks, []
-
-    ratings, checks, written = [], [], []
-    for number, (item_id, item) in enumerate(by_id.items(), start=1):
-        answer = answers[item_id]
-        seconds = seconds_or_none(answer.get("seconds"))
-        scores = answer.get("scores") or {}
-        if item.kind == HITItem.Kind.WRITE:
-            text = written_text(answer.get("text"), number)
-            written.append(
-                WrittenResponse(
-                    assignment=assignment, item=item, context_id=item.context_id, text=text, seconds=seconds
-                )
-            )
-            continue
-        wanted = {Aspect.OVERALL: overall} if item.asks_main_only else aspects
-        extra = sorted(set(scores) - set(wanted))
-        if extra:
-            raise SubmissionRefused(f"Reply {number}: unknown question(s) {', '.join(extra)}.")
-        if set(scores) != set(wanted):
-            raise SubmissionRefused(f"Please answer every question for reply {number}.")
-        if item.kind in HITItem.FILLERS:
-            # A filler beside a gold reply or an instruction (annotation/services/hits_gold.py):
-            # answered and checked like a real reply, so the check's block looks and behaves like
-            # one, but never stored.
-            # It was rated under the check's conversation, not its own, and its response has its
-            # own ratings on its own HIT: stored, it would skew the analyses and counts.
-            for key, aspect in wanted.items():
-                _int_score(scores[key], aspect, number)
-            continue
-        if item.kind == HITItem.Kind.RESPONSE:
-            for key, aspect in wanted.items():
-                ratings.append(
-                    Rating(
-                        survey=survey,
-                        annotator=annotator,
-                        response_id=item.response_id,
-                        aspect=key,
-                        score=_int_score(scores[key], aspect, number),
-                        seconds=seconds,
-                        assignment=assignment,
-                    )
-                )
-        else:
-            for key, aspect in wanted.items():  # a gold item's other answers are checked, not kept
-                _int_score(scores[key], aspect, number)
-            score = _int_score(scores[Aspect.OVERALL], overall, number)
-            if item.kind == HITItem.Kind.GOLD:
-                passed = score in item.attention_check.accepted_scores
-            else:
-                # Only the main answer decides, as for a gold reply, though the instruction asks
-                # for the number on every question of its block (its other answers are checked).
-                passed = score == item.instructed_score
-            checks.append(
-                AttentionAnswer(assignment=assignment, item=item, score=score, passed=passed, seconds=seconds)
-            )
-    return ratings, checks, written
+        raise SubmissionRefused(kind_for(survey).missing_message(numbers), missing=missing)
+    return kind_for(survey).validated_rows(
+        assignment=assignment, annotator=annotator, survey=survey, items=items, answers=answers, aspects=aspects
+    )
 
 
 class _NotYours(Exception):
@@ -326,8 +196,8 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     answers = {int(k): v for k, v in answers.items()}
     items = _items_to_check(assignment, annotator)
     ratings, checks, written = _validated_rows(assignment, annotator, survey, items, answers)
-    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
-    failed = failed_checks(checks, items) if pairwise else sum(not c.passed for c in checks)
+    kind = kind_for(survey)
+    failed = kind.failed_checks(checks, items)
 
     in_time = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
     try:
@@ -338,8 +208,8 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
             if not flipped:
                 raise _NotYours
             # Any IntegrityError here (a response this annotator already rated) rolls all of it back.
-            # A pairwise survey's "ratings" are its judgements (`_validated_rows`).
-            (PairwiseJudgement if pairwise else Rating).objects.bulk_create(ratings)
+            # "ratings": the kind's answers (a pairwise survey's are its judgements).
+            kind.answer_model().objects.bulk_create(ratings)
             AttentionAnswer.objects.bulk_create(checks)
             WrittenResponse.objects.bulk_create(written)
             status = Assignment.Status.SUBMITTED

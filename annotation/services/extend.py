@@ -11,7 +11,7 @@ from django.db.models import Max
 from annotation.crowd import get_provider
 from annotation.crowd.base import ProviderError
 from annotation.models import HIT, Assignment, Survey
-from annotation.services.surveys import survey_estimate_for
+from annotation.services.estimates import survey_estimate_for
 
 MAX_EXTRA_PER_HIT = 20
 

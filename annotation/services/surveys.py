@@ -1,6 +1,5 @@
 """Creating a survey and moving it through its life: draft → live ⇄ paused → closed."""
 
-import math
 import re
 
 from django.core.exceptions import ValidationError
@@ -8,14 +7,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.crowd import get_provider
+from annotation.kinds.registry import all_kinds, kind_for, kind_named
 from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.services.hits import hits_generate
-from annotation.services.hits_gold import gold_shortfall
-from annotation.services.references import dataset_has_references
-from annotation.task_time import task_seconds
-from annotation.task_wording import wording_of_type
 from annotation.tasks.pages import render_hit_pages
-from annotation.text.reserved import reserved_system_name_problem
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
 SURVEY_SETTINGS = (
@@ -46,17 +41,7 @@ SURVEY_SETTINGS = (
     "ask_strength",
     "ask_reason",
 )
-PAIRWISE_QUESTION = "Which reply is the better next turn in this conversation?"
-PAIRWISE_INSTRUCTIONS = (
-    "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "
-    "Choose the one that is the better reply to the conversation so far, or 'about the same' when neither "
-    "is better. Some items are attention checks: read every item."
-)
 
-WRITE_INSTRUCTIONS = (
-    "You will read short conversations. For each one, write the next turn: a reply that fits the "
-    "conversation so far, in your own words, as a person taking part in it would."
-)
 
 DEFAULT_SCALE_LABELS = {"1": "Not appropriate or sensible", "5": "Very reasonable"}
 
@@ -84,7 +69,7 @@ def aspect_key_problem(key):
     return f"Aspect {shown!r} cannot be used: {ASPECT_KEY_RULE}."
 
 
-def _aspect_spec(spec, position, *, pairwise=False):
+def _aspect_spec(spec, position, *, kind):
     if isinstance(spec, str):
         spec = {"key": spec}
     key = spec["key"].strip()
@@ -92,8 +77,7 @@ def _aspect_spec(spec, position, *, pairwise=False):
     if problem:
         raise SurveyError(problem)
     label = key.replace("-", " ").replace("_", " ")
-    # A pairwise question is answered A, B or tie: it asks which reply, not for a rating.
-    default = f"{label[:1].upper()}{label[1:]}: which reply is better?" if pairwise else None
+    default = kind.aspect_question(label)
     question = spec.get("question") or default or f"How would you rate the {key.replace('-', ' ')} of this response?"
     return Aspect(
         key=key,
@@ -139,10 +123,10 @@ def survey_create(
         survey.full_clean(exclude=["owner"])
     except ValidationError as error:
         raise SurveyError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
-    if survey.task_type == Survey.TaskType.WRITE and not survey.write_system_name:
-        raise SurveyError("A write task needs the name of the system that accepted responses join.")
-    if survey.task_type == Survey.TaskType.WRITE and reserved_system_name_problem(survey.write_system_name):
-        raise SurveyError(reserved_system_name_problem(survey.write_system_name) + ".")
+    kind = kind_for(survey)
+    problem = kind.survey_problem(survey)
+    if problem:
+        raise SurveyError(problem)
     problem = reference_pairs_problem(
         dataset=dataset, task_type=survey.task_type, reference_pairs=survey.reference_pairs, systems=systems
     )
@@ -165,10 +149,9 @@ def survey_create(
     overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS)
     if question:
         overall.question = question
-    elif survey.task_type == Survey.TaskType.PAIRWISE:
-        overall.question = PAIRWISE_QUESTION
-    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
-    extra = [_aspect_spec(spec, position, pairwise=pairwise) for position, spec in enumerate(aspects, start=1)]
+    elif kind.default_question:
+        overall.question = kind.default_question
+    extra = [_aspect_spec(spec, position, kind=kind) for position, spec in enumerate(aspects, start=1)]
     keys = [a.key for a in [overall, *extra]]
     if len(set(keys)) != len(keys):
         raise SurveyError("Aspect keys must be distinct (and `overall` is always present).")
@@ -195,32 +178,14 @@ def reference_pairs_problem(*, dataset, task_type, reference_pairs, systems=()):
     `systems`: the chosen names (empty means all of the dataset's)."""
     if reference_pairs == Survey.ReferencePairs.NONE:
         return None
-    if task_type != Survey.TaskType.PAIRWISE:
-        return "Comparing with the reference is for pairwise (A/B) surveys only."
-    if not dataset_has_references(dataset=dataset):
-        return f"Dataset {dataset.name!r} has no references to compare with."
-    if reference_pairs == Survey.ReferencePairs.ONLY and not (
-        systems or System.objects.filter(dataset=dataset).exists()
-    ):
-        return "Comparing only with the reference needs at least one system to compare."
-    return None
-
-
-def survey_selected_systems(*, survey):
-    systems = survey.systems.all()
-    return systems if systems.exists() else System.objects.filter(dataset=survey.dataset)
+    return kind_named(task_type).reference_pairs_problem(
+        dataset=dataset, reference_pairs=reference_pairs, systems=systems
+    )
 
 
 def instructions_by_type(*, allow_tie=True):
     """The default instructions of each task type (the survey form offers them as the type changes)."""
-    pairwise = PAIRWISE_INSTRUCTIONS
-    if not allow_tie:
-        pairwise = pairwise.replace(", or 'about the same' when neither is better", "")
-    return {
-        Survey.TaskType.RATE: Survey._meta.get_field("instructions").default,
-        Survey.TaskType.PAIRWISE: pairwise,
-        Survey.TaskType.WRITE: WRITE_INSTRUCTIONS,
-    }
+    return {kind.name: kind.instructions(allow_tie=allow_tie) for kind in all_kinds()}
 
 
 def default_instructions(survey):
@@ -230,102 +195,7 @@ def default_instructions(survey):
     defaults = {*instructions_by_type().values(), *instructions_by_type(allow_tie=False).values()}
     if survey.instructions not in defaults:
         return survey.instructions
-    return instructions_by_type(allow_tie=survey.allow_tie)[survey.task_type]
-
-
-def survey_estimate(
-    *,
-    n_contexts,
-    n_systems,
-    task_type="rate",
-    contexts_per_hit=5,
-    assignments_per_hit=3,
-    attention_checks_per_hit=1,
-    overlap_contexts=0,
-    n_aspects=1,
-    reward_cents=50,
-    pair_budget=0,
-    reference_pairs="none",
-    assignment_minutes=None,
-    n_gold_checks=0,
-    max_hits_per_annotator=10,
-    **_ignored,
-):
-    """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
-    survey's written replies), annotator time and the total reward; `over_time` when a HIT takes
-    longer than the `assignment_minutes` an annotator holds it (it would expire unfinished)."""
-    overlap = min(overlap_contexts, n_contexts)
-    regular = max(n_contexts - overlap, 0)
-    hits = math.ceil(regular / contexts_per_hit) if regular else (1 if overlap else 0)
-    assignments = hits * assignments_per_hit
-    # Every HIT carries the overlap contexts beside its own (hits_generate), so the first HIT an
-    # annotator takes has them all: count them, or the estimate undercounts that HIT's items.
-    contexts_in_first_hit = min(contexts_per_hit, regular) + overlap
-    if task_type == Survey.TaskType.PAIRWISE:
-        # Every pair of systems per context (or the budget): one question per aspect each. The
-        # reference is one more side (`also`) or every system's one opponent (`only`).
-        if reference_pairs == Survey.ReferencePairs.ONLY:
-            pairs = n_systems
-        else:
-            sides = n_systems + (reference_pairs == Survey.ReferencePairs.ALSO)
-            pairs = sides * (sides - 1) // 2
-        pairs = min(pairs, pair_budget) if pair_budget else pairs
-        # A check is a block of as many pairs as a real one, every question asked of each
-        # (hits_pairwise: a gold or repeated pair among filler pairs).
-        items_per_hit = (min(contexts_per_hit, n_contexts) + attention_checks_per_hit) * pairs * n_aspects
-        seconds_per_hit = task_seconds(answers=items_per_hit)
-        ratings = n_contexts * pairs * n_aspects * assignments_per_hit
-    elif task_type == Survey.TaskType.WRITE:
-        items_per_hit = contexts_in_first_hit
-        seconds_per_hit = task_seconds(written=items_per_hit)
-        ratings = n_contexts * assignments_per_hit  # written replies: one per context and annotator
-    else:
-        # A check, gold or instructed, is a block of as many replies as a real one, every question
-        # asked of each (hits_gold).
-        items_per_hit = (contexts_in_first_hit + attention_checks_per_hit) * n_systems * n_aspects
-        seconds_per_hit = task_seconds(answers=items_per_hit)
-        # Overlap contexts: rated once by every annotator, and there are at least assignments_per_hit.
-        ratings = (regular + overlap) * n_systems * n_aspects * assignments_per_hit
-    return {
-        "hits": hits,
-        "assignments": assignments,
-        "items_per_hit": items_per_hit,
-        "overlap": overlap,
-        "ratings": ratings,
-        "answers": wording_of_type(task_type)["answers"],  # what `ratings` counts, in the type's words
-        "minutes_per_hit": round(seconds_per_hit / 60, 1),
-        "assignment_minutes": assignment_minutes,
-        "over_time": assignment_minutes is not None and seconds_per_hit > assignment_minutes * 60,
-        "annotator_hours": round(assignments * seconds_per_hit / 3600, 1),
-        "cost_cents": assignments * reward_cents,
-        "cost_dollars": f"{assignments * reward_cents / 100:.2f}",
-        "gold_short": gold_shortfall(
-            task_type=task_type,
-            n_gold=n_gold_checks,
-            checks_per_hit=attention_checks_per_hit,
-            hits=hits,
-            max_hits_per_annotator=max_hits_per_annotator,
-        ),
-    }
-
-
-def survey_estimate_for(*, survey):
-    return survey_estimate(
-        n_contexts=survey.dataset.contexts.count(),
-        n_systems=survey_selected_systems(survey=survey).count(),
-        task_type=survey.task_type,
-        contexts_per_hit=survey.contexts_per_hit,
-        assignments_per_hit=survey.assignments_per_hit,
-        attention_checks_per_hit=survey.attention_checks_per_hit,
-        overlap_contexts=survey.overlap_contexts,
-        n_aspects=survey.aspects.count(),
-        reward_cents=survey.reward_cents,
-        pair_budget=survey.pair_budget,
-        reference_pairs=survey.reference_pairs,
-        assignment_minutes=survey.assignment_minutes,
-        n_gold_checks=survey.attention_checks.count(),
-        max_hits_per_annotator=survey.max_hits_per_annotator,
-    )
+    return kind_for(survey).instructions(allow_tie=survey.allow_tie)
 
 
 def _set_status(survey, status, allowed_from, **fields):

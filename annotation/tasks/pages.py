@@ -1,9 +1,9 @@
-"""Celery task that renders a launched survey's HIT pages (see `hit_pages.hit_pages_render`)."""
+"""Celery task that renders a launched survey's HIT pages (see `task_page.stored.hit_pages_render`)."""
 
 from celery import shared_task
 
-from annotation.hit_pages import hit_pages_render
 from annotation.models import Survey
+from annotation.task_page.stored import hit_pages_render
 
 
 @shared_task(name="annotation.render_hit_pages")

@@ -1,9 +1,9 @@
 """`{% load task_words %}{{ survey|task_wording:"study" }}`: a template names the survey's task in
-the words of annotation/task_wording.py, whichever view rendered it (the no-work page has five)."""
+the words of annotation/task_page/wording.py, whichever view rendered it (the no-work page has five)."""
 
 from django import template
 
-from annotation.task_wording import task_wording as wording_of
+from annotation.task_page.wording import task_wording as wording_of
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 """Names the app gives meaning to, which an imported file or a researcher may not use (no Django)."""
 
-# A dataset's references as a pseudo-system in pairwise studies (annotation.services.references).
+# A dataset's references as a pseudo-system in pairwise studies (annotation.kinds.pairwise.references).
 REFERENCE_SYSTEM_NAME = "(reference)"
 
 

@@ -7,12 +7,12 @@ or missing, queue a recompute (debounced) and say so.
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import selectors
+from annotation.kinds.registry import kind_for
 from annotation.models import Annotator, HITItem, PairwiseJudgement, Rating, Survey
 from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
@@ -193,8 +193,6 @@ def _annotator_in(survey, annotator_id):
 def annotator_quality(request, survey_id, annotator_id):
     survey = _survey_for(request, survey_id)
     annotator = _annotator_in(survey, annotator_id)
-    ratings = Rating.objects.filter(survey=survey, annotator=annotator)
-    judgements = PairwiseJudgement.objects.filter(survey=survey, annotator=annotator)
     content, fresh = _report_or_queue(survey)
     names = selectors.worker_names(user=request.user, study=survey)
     content = names.scrub(content)  # its labels, and the notes naming workers, as this reader may see them
@@ -213,17 +211,9 @@ def annotator_quality(request, survey_id, annotator_id):
         .select_related("item", "assignment__hit")
         .order_by("assignment__hit__position", "item__position")
     )
-    if survey.task_type == Survey.TaskType.PAIRWISE:
-        # A pairwise annotator gives choices, not 1-5 scores: count those instead.
-        counts = dict(judgements.order_by().values_list("winner").annotate(n=Count("pk")))
-        distribution = [(label, counts.get(value, 0)) for value, label in PairwiseJudgement.Winner.choices]
-        n_answers = sum(counts.values())
-    else:
-        scores = dict.fromkeys((content or {}).get("scale", data.DEFAULT_SCALE), 0)
-        for score in ratings.values_list("score", flat=True):
-            scores[score] = scores.get(score, 0) + 1
-        distribution = sorted(scores.items())
-        n_answers = ratings.count()
+    distribution, n_answers = kind_for(survey).answer_distribution(
+        survey=survey, annotator=annotator, scale=(content or {}).get("scale", data.DEFAULT_SCALE)
+    )
     context = {
         "survey": survey,
         "annotator": annotator,

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
-from annotation.forms_surveys import AspectDetailsForm
+from annotation.kinds.rating.forms import AspectDetailsForm
 from annotation.models import Aspect
 from annotation.text.aspect_details import aspect_details_text
 

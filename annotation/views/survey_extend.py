@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.crowd.base import ProviderError
 from annotation.services.extend import survey_extend, survey_extend_preview
-from annotation.views.surveys import _survey
+from annotation.views.surveys import survey_or_404
 
 
 @login_required
@@ -19,7 +19,7 @@ def survey_extend_view(request, pk):
     provider and its time; the POST from that page's button (confirm=yes) extends. The number of
     assignments the page showed travels with it: a second click finds the survey extended already
     and adds nothing."""
-    survey = _survey(request, pk, change=True)
+    survey = survey_or_404(request, pk, change=True)
     try:
         per_hit, seen = int(request.POST.get("per_hit", "")), int(request.POST.get("from_assignments", ""))
     except ValueError:

@@ -4,7 +4,6 @@ from operator import itemgetter
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models.functions import Length, Substr
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -14,30 +13,28 @@ from annotation import selectors, services
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific.study import study_settings
-from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename, ratings_export
-from annotation.exporting_pairwise import pairwise_export
+from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
 from annotation.extensions.points import survey_panels
 from annotation.forms_surveys import SurveyForm
-from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey, WrittenResponse
+from annotation.kinds.registry import kind_for
+from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.selectors import studies as selectors_studies
 from annotation.services.reviews import annotators_excluded
-from annotation.task_display import task_context
-from annotation.task_items import survey_scales
-
-WRITTEN_EXCERPT_CHARS = 600  # the most of a written reply the review page shows
-WHOLE_REPLY_BLOCK_CHARS = 100_000  # see _text_blocks
+from annotation.task_page.display import task_context
+from annotation.task_page.items import survey_scales
 
 
-def _survey(request, pk, *, change=False):
+def survey_or_404(request, pk, *, change=False):
+    """The survey `pk` as this user may read it (or change it), else a 404."""
     # Others' surveys are a 404, not a 403: their existence is not revealed either; a survey one
     # may read but not change (staff) is a 404 to every write, too.
     surveys = selectors.surveys_changeable_by if change else selectors.surveys_visible_to
     return get_object_or_404(surveys(user=request.user), pk=pk)
 
 
-def _posted_pk(request, field):
+def posted_pk(request, field):
     """The row id a review form names in `field`, or None: anything but ASCII digits (a tampered
     form) would otherwise reach the database lookup and end as a server error."""
     value = request.POST.get(field, "")
@@ -137,7 +134,7 @@ def _progress(survey):
 
 @login_required
 def survey_detail(request, pk):
-    survey = _survey(request, pk)
+    survey = survey_or_404(request, pk)
     progress = _progress(survey)
     names = selectors.worker_names(user=request.user, study=survey)
     annotators = names.ordered(selectors_studies.survey_annotators(survey=survey), annotator_of=itemgetter("annotator"))
@@ -163,7 +160,7 @@ def survey_detail(request, pk):
 
 @login_required
 def survey_progress_json(request, pk):
-    survey = _survey(request, pk)
+    survey = survey_or_404(request, pk)
     # The page polls this: a recompute queued now answers a later poll.
     return JsonResponse(_progress(survey))
 
@@ -225,7 +222,7 @@ def _close_consequences(survey):
 @login_required
 @require_http_methods(["GET", "POST"])
 def survey_action(request, pk, action):
-    survey = _survey(request, pk, change=True)
+    survey = survey_or_404(request, pk, change=True)
     if action not in ACTIONS:
         return redirect("annotation:survey_detail", pk=pk)
     if action in NEEDS_CONFIRMATION and not (request.method == "POST" and request.POST.get("confirm") == "yes"):
@@ -250,7 +247,7 @@ def survey_action(request, pk, action):
 @login_required
 def survey_preview(request, pk):
     """The first HIT exactly as an annotator sees it; the form accepts nothing."""
-    survey = _survey(request, pk)
+    survey = survey_or_404(request, pk)
     hit = survey.hits.first()
     if hit is None:
         messages.error(request, "This survey has no HITs to preview.")
@@ -267,7 +264,7 @@ def survey_preview(request, pk):
 
 @login_required
 def survey_annotator(request, pk, annotator_pk):
-    survey = _survey(request, pk)
+    survey = survey_or_404(request, pk)
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     work = selectors_studies.annotator_work(survey=survey, annotator=annotator)
     names = selectors.worker_names(user=request.user, study=survey)
@@ -279,11 +276,11 @@ def survey_annotator(request, pk, annotator_pk):
 @require_POST
 def survey_review(request, pk, annotator_pk):
     """approve/reject one assignment, or exclude/include the annotator; the reason goes to the audit trail."""
-    survey = _survey(request, pk, change=True)
+    survey = survey_or_404(request, pk, change=True)
     annotator = get_object_or_404(Annotator.objects.filter(assignments__hit__survey=survey).distinct(), pk=annotator_pk)
     action = request.POST.get("action", "")
     reason = request.POST.get("reason", "")
-    assignment_pk = _posted_pk(request, "assignment")
+    assignment_pk = posted_pk(request, "assignment")
     if action in ("approve", "reject") and assignment_pk is None:
         messages.error(request, "Choose a task from the list: the form named none.")
         return redirect("annotation:survey_annotator", pk=pk, annotator_pk=annotator_pk)
@@ -322,90 +319,16 @@ def survey_review(request, pk, annotator_pk):
 
 
 @login_required
-def survey_written(request, pk):
-    survey = _survey(request, pk, change=request.method == "POST")
-    if request.method == "POST":
-        written_pk = _posted_pk(request, "written")
-        if written_pk is None:
-            messages.error(request, "Choose a reply from the list: the form named none.")
-            return redirect("annotation:survey_written", pk=pk)
-        written = get_object_or_404(WrittenResponse, pk=written_pk, assignment__hit__survey=survey)
-        try:
-            services.written_response_review(
-                written=written,
-                accept=request.POST.get("action") == "accept",
-                actor=request.user,
-                reason=request.POST.get("reason", ""),
-            )
-        except services.ReviewError as error:
-            messages.error(request, str(error))
-        return redirect("annotation:survey_written", pk=pk)
-    # Only each reply's start is read and shown: one written before replies were bounded (or put in
-    # another way) may be megabytes long, which would swamp the page; the whole is one link away.
-    written = list(
-        WrittenResponse.objects.filter(assignment__hit__survey=survey)
-        .select_related("context", "assignment__annotator")
-        .defer("text")
-        .annotate(excerpt=Substr("text", 1, WRITTEN_EXCERPT_CHARS), length=Length("text"))
-        .order_by("status", "pk")
-    )
-    unconfirmed = set(
-        services.written_unconfirmed().filter(assignment__hit__survey=survey).values_list("pk", flat=True)
-    )
-    for row in written:
-        row.unconfirmed = row.pk in unconfirmed
-    context = {
-        "survey": survey,
-        "written": written,
-        "excerpt_chars": WRITTEN_EXCERPT_CHARS,
-        "worker_names": selectors.worker_names(user=request.user, study=survey),
-    }
-    return render(request, "annotation/surveys/written.html", context)
-
-
-@login_required
-def survey_written_reply(request, pk, written_pk):
-    """One written reply whole, on a page of its own (the review page shows only its start)."""
-    survey = _survey(request, pk)
-    written = get_object_or_404(
-        WrittenResponse.objects.select_related("context", "assignment__annotator"),
-        pk=written_pk,
-        assignment__hit__survey=survey,
-    )
-    context = {
-        "survey": survey,
-        "w": written,
-        "blocks": _text_blocks(written.text, WHOLE_REPLY_BLOCK_CHARS),
-        "worker_names": selectors.worker_names(user=request.user, study=survey),
-    }
-    return render(request, "annotation/surveys/written_reply.html", context)
-
-
-def _text_blocks(text, size):
-    """`text` cut into blocks of at most `size` characters, after a space where there is one.
-
-    Chromium stops wrapping a single run of text of some megabytes, which then widens the page far
-    past the window; blocks of this size each wrap."""
-    blocks = []
-    while len(text) > size:
-        cut = text.rfind(" ", size // 2, size) + 1 or size
-        blocks.append(text[:cut])
-        text = text[cut:]
-    return [*blocks, text]
-
-
-@login_required
 def survey_export(request, pk, fmt="jsonl"):
     """The survey's ratings (JSONL or CSV), workers as dataset pseudonyms; `?ids=real` (owner only) gives real ids."""
-    survey = _survey(request, pk)
+    survey = survey_or_404(request, pk)
     real_ids = request.GET.get("ids") == "real"
     if real_ids and not selectors.may_see_real_worker_ids(user=request.user, study=survey):
         raise Http404("Real worker ids are for the survey's owner only.")
     response = HttpResponse(content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson")
-    pairwise = survey.task_type == Survey.TaskType.PAIRWISE
-    export = pairwise_export if pairwise else ratings_export
-    export(dataset=survey.dataset, survey=survey, stream=response, fmt=fmt, real_ids=real_ids)
-    what = "pairwise" if pairwise else "ratings"
+    kind = kind_for(survey)
+    kind.export(dataset=survey.dataset, survey=survey, stream=response, fmt=fmt, real_ids=real_ids)
+    what = kind.export_name
     filename = download_filename(survey.name, f"{what}-{REAL_IDS_SUFFIX}.{fmt}" if real_ids else f"{what}.{fmt}")
     response["Content-Disposition"] = content_disposition_header(True, filename)
     response[REAL_IDS_HEADER] = "real" if real_ids else "pseudonymised"

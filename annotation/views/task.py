@@ -27,9 +27,9 @@ from annotation.services.identities import (
     identity_for_resume_code,
     resume_code_display,
 )
-from annotation.task_display import task_context
-from annotation.task_facts import task_facts, tasks_at_most
-from annotation.task_wording import task_wording
+from annotation.task_page.display import task_context
+from annotation.task_page.facts import task_facts, tasks_at_most
+from annotation.task_page.wording import task_wording
 from annotation.views.task_identity import (
     browser_identity,
     client_address,

@@ -11,10 +11,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.services.build import report_build
+from annotation.kinds.pairwise.imports import pairwise_import
+from annotation.kinds.pairwise.references import reference_system_ensure
 from annotation.models import REFERENCE_SYSTEM_NAME, Response
 from annotation.services.imports import ratings_import
-from annotation.services.imports_pairwise import pairwise_import
-from annotation.services.references import reference_system_ensure
 from scoring.models import MetricScore
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records

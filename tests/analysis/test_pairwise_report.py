@@ -13,9 +13,9 @@ from django.urls import reverse
 from analysis.models import Report
 from analysis.services.build import report_build
 from analysis.views import report as report_views
+from annotation.kinds.pairwise.imports import pairwise_import
+from annotation.kinds.pairwise.selectors import judged_pairs
 from annotation.models import Annotator, ExclusionDecision, Response, Survey
-from annotation.selectors_pairwise import judged_pairs
-from annotation.services.imports_pairwise import pairwise_import
 from scoring.models import MetricScore
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records

@@ -13,8 +13,8 @@ from django.urls import reverse
 from analysis.models import Report
 from analysis.sections.registry import SECTIONS, TABLES
 from analysis.services.exports import to_latex
+from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.models import Response, Survey
-from annotation.services.imports_pairwise import pairwise_import
 from scoring.models import MetricScore
 from tests.factories import load_dataset_records, load_rating_records
 

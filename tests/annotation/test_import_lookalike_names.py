@@ -15,7 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.importing import DataImportError, parse_dataset, parse_ratings
-from annotation.importing.pairwise import parse_pairwise
+from annotation.kinds.pairwise.parsing import parse_pairwise
 from annotation.models import Context, Dataset, Response
 
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation import services
-from annotation.services.imports_pairwise import pairwise_import
+from annotation.kinds.pairwise.imports import pairwise_import
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records, load_rating_records
 

@@ -9,8 +9,8 @@ from botocore.stub import ANY
 from django.urls import reverse
 
 from annotation.crowd.mturk.provider import MTurkProvider
-from annotation.exporting import ratings_export
 from annotation.importing.ratings import parse_ratings
+from annotation.kinds.rating.exporting import ratings_export
 from annotation.models import Annotator
 from annotation.quality.selectors import survey_quality
 from annotation.services import mturk as services

@@ -13,10 +13,10 @@ from django.db import transaction
 
 from analysis.sections.pairwise import pairwise_section
 from annotation import services
-from annotation.exporting_pairwise import pairwise_export
+from annotation.kinds.pairwise.exporting import pairwise_export
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement
 from annotation.quality.services import quality_recompute
-from annotation.task_items import hit_blocks
+from annotation.task_page.items import hit_blocks
 from tests.annotation.check_block_helpers import BlockSkeletons, task_page
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 

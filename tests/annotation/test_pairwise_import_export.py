@@ -8,8 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.models import PairwiseJudgement, Survey
-from annotation.services.imports_pairwise import pairwise_import
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records
 

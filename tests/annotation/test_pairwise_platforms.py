@@ -12,8 +12,8 @@ from analysis.services.freshness import report_input_parts
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.mturk.provider import settings_for as mturk_settings_for
 from annotation.crowd.prolific.study import study_settings
+from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.models import Assignment, HITItem, PairwiseJudgement, Survey
-from annotation.selectors_pairwise import accepted_judgements
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.prolific_helpers import STUDY_ID, entry, pid, provider, publish, session, submissions_answer
 from tests.annotation.studies_helpers import make_survey

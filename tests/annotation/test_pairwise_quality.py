@@ -9,10 +9,10 @@ import pytest
 from django.urls import reverse
 
 from annotation import services
+from annotation.kinds.pairwise.imports import pairwise_import
+from annotation.kinds.pairwise.quality import fleiss_kappa, pairwise_quality
 from annotation.models import Annotator, PairwiseJudgement
-from annotation.quality.pairwise import fleiss_kappa, pairwise_quality
 from annotation.quality.recompute import quality_recompute
-from annotation.services.imports_pairwise import pairwise_import
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records

@@ -12,12 +12,12 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotation import services
-from annotation.exporting_pairwise import pairwise_export
 from annotation.importing import DataImportError
+from annotation.kinds.pairwise.exporting import pairwise_export
+from annotation.kinds.pairwise.imports import pairwise_import
+from annotation.kinds.pairwise.references import reference_system_ensure
+from annotation.kinds.pairwise.selectors import judged_pairs
 from annotation.models import REFERENCE_SYSTEM_NAME, HITItem, PairwiseJudgement, Response, Survey, System
-from annotation.selectors_pairwise import judged_pairs
-from annotation.services.imports_pairwise import pairwise_import
-from annotation.services.references import reference_system_ensure
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import SYSTEMS, dataset_records, make_survey
 from tests.factories import load_dataset_records

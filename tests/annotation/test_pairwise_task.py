@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from annotation import services
+from annotation.kinds.pairwise.pairing import PairPlanner
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement, Rating
-from annotation.pairing import PairPlanner
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records

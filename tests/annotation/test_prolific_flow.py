@@ -9,7 +9,7 @@ from django.test import Client
 
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific.study import slot_count
-from annotation.exporting import ratings_export
+from annotation.kinds.rating.exporting import ratings_export
 from annotation.models import Assignment, ProlificBonus, ProlificStudy, ProlificSubmission, Rating, Survey
 from annotation.quality.selectors import accepted_ratings
 from tests.annotation.prolific_helpers import (

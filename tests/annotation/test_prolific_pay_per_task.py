@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from annotation.models import Survey
-from annotation.services import surveys as survey_services
+from annotation.services import estimates
 from tests.annotation.prolific_helpers import make_prolific_survey
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def test_pay_per_task_and_per_hour_at_the_most_a_participant_can_do(researcher_c
     survey = make_prolific_survey(researcher, reward_cents=reward, minutes=10)
     Survey.objects.filter(pk=survey.pk).update(max_hits_per_annotator=tasks)
     survey.refresh_from_db()
-    minutes_per_task = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
+    minutes_per_task = estimates.survey_estimate_for(survey=survey)["minutes_per_hit"]
     most = tasks * minutes_per_task  # the most time one participant can spend
     cell = pay_cell(researcher_client, survey)
     assert f"£{reward / 100:.2f} for 1 task" in cell

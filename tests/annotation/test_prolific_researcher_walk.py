@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation.crowd.prolific.study import study_settings
 from annotation.models import ProlificBonus, ProlificStudy, Response, Survey, WrittenResponse
+from annotation.services import estimates
 from annotation.services import surveys as survey_services
 from tests.annotation.prolific_helpers import (
     STUDY_ID,
@@ -369,7 +370,7 @@ def test_a_participant_who_found_no_task_is_asked_to_return_the_study_not_given_
 
 
 def test_the_prolific_page_shows_the_layouts_own_time_per_task_beside_the_estimate(researcher_client, survey):
-    minutes = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
+    minutes = estimates.survey_estimate_for(survey=survey)["minutes_per_hit"]
     text = page(researcher_client, survey)
     cell = text.split('id="task-minutes">', 1)[1].split("</td>", 1)[0]
     assert f"about {minutes} min per task" in cell and f"up to {survey.max_hits_per_annotator} task" in cell

@@ -7,8 +7,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation import services
+from annotation.kinds.simulated import latent_quality
 from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey, WrittenResponse
-from annotation.simulation import latent_quality
 from annotation.tasks.assignments import expire_assignments
 from tests.annotation.studies_helpers import dataset_records, make_survey
 from tests.factories import load_dataset_records

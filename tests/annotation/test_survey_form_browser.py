@@ -4,8 +4,10 @@ except where the researcher wrote their own; what is saved is the task type's ow
 
 import pytest
 
+from annotation.kinds.pairwise.page import PAIRWISE_QUESTION
+from annotation.kinds.writing.kind import WRITE_INSTRUCTIONS
 from annotation.models import Survey
-from annotation.services.surveys import PAIRWISE_QUESTION, WRITE_INSTRUCTIONS, instructions_by_type
+from annotation.services.surveys import instructions_by_type
 from tests.annotation.studies_helpers import dataset_records
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records

@@ -6,8 +6,8 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.services.surveys import survey_estimate_for
-from annotation.task_time import task_seconds
+from annotation.kinds.timing import task_seconds
+from annotation.services.estimates import survey_estimate_for
 from tests.annotation.studies_helpers import make_survey
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]

@@ -3,7 +3,8 @@ instructions a researcher wrote, and other task types, are left as they are."""
 
 import pytest
 
-from annotation.services.surveys import WRITE_INSTRUCTIONS, instructions_by_type
+from annotation.kinds.writing.kind import WRITE_INSTRUCTIONS
+from annotation.services.surveys import instructions_by_type
 from tests.scoring.test_owner_migration import _latest, _migrate
 
 BEFORE = [("annotation", "0015_admin_names")]

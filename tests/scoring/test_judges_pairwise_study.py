@@ -14,7 +14,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.services.imports_pairwise import pairwise_import
+from annotation.kinds.pairwise.imports import pairwise_import
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, JudgeUsage
 from scoring.services.judges.pairwise import dataset_pair_items, judge_dataset_pairs

@@ -23,7 +23,7 @@ from annotation.crowd.prolific.review import ProlificReviewMixin
 from annotation.crowd.prolific.study import draft_prefix, entry_url, new_draft_tag, slot_count, study_settings
 from annotation.crowd.prolific.submissions import apply_submission_status, measured_median_seconds
 from annotation.models import ProlificStudy
-from annotation.task_wording import task_description, task_wording
+from annotation.task_page.wording import task_description, task_wording
 
 
 class ProlificProvider(ProlificReviewMixin, CrowdProvider):

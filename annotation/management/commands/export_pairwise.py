@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from annotation.exporting_pairwise import pairwise_export
 from annotation.importing import FORMATS
+from annotation.kinds.pairwise.exporting import pairwise_export
 from annotation.management.cli import add_owner_argument, add_worker_ids_arguments, run_export
 
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.management.cli import add_import_arguments, run_import
-from annotation.services.imports_pairwise import pairwise_import
 
 
 class Command(BaseCommand):

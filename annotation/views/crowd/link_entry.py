@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.models import LinkParticipant, LinkPlatform, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
-from annotation.task_facts import entry_facts
+from annotation.task_page.facts import entry_facts
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 
 # Platforms' participant ids: letters and digits, and the - and _ some of them use (no spaces,

@@ -24,7 +24,7 @@ from annotation.crowd.prolific.tasks import prolific_sync_survey
 from annotation.importing.text import unstorable
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
-from annotation.task_facts import entry_facts
+from annotation.task_page.facts import entry_facts
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
 from config.security.json_input import json_loads
 

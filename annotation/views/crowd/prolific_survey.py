@@ -20,6 +20,7 @@ from annotation.crowd.prolific.review import MIN_REJECT_MESSAGE, REJECTION_CATEG
 from annotation.crowd.prolific.study import pay_check, setup_problems, slot_count, study_settings
 from annotation.models import Assignment, ProlificBlockList, ProlificBonus, Survey
 from annotation.services import surveys as survey_services
+from annotation.services.estimates import survey_estimate_for
 from annotation.services.reviews import annotators_excluded
 
 MAX_MINUTES = 24 * 60  # one participant's estimated time; the column (an integer) takes no more than 2**31 - 1
@@ -73,7 +74,7 @@ def prolific_survey(request, pk):
     submissions = _code_states(study, _bonus_states(list(_submissions(study)), study.currency))
     _mark_reviewed(survey, submissions)
     places = slot_count(survey)
-    task_minutes = survey_services.survey_estimate_for(survey=survey)["minutes_per_hit"]
+    task_minutes = survey_estimate_for(survey=survey)["minutes_per_hit"]
     context = {
         "survey": survey,
         "study": study,

@@ -1,7 +1,7 @@
 """LLM judges on a pairwise study: judge a dataset's human-judged pairs in both orders, and read
 back, from the judge cache alone, how each judge agrees with the humans.
 
-The pairs are the accepted pairwise judgements of the dataset (`annotation.selectors_pairwise.
+The pairs are the accepted pairwise judgements of the dataset (`annotation.kinds.pairwise.selectors.
 judged_pairs`), one PairItem per human judgement, its winner the human's choice. Judging stores
 every answer in the judge cache (keyed by judge, template version and prompt), so the report
 reads the verdicts without a request, and judging again asks only for what is missing.
@@ -11,7 +11,7 @@ from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.selectors_pairwise import judged_pairs
+from annotation.kinds.pairwise.selectors import judged_pairs
 from scoring.judges import pairwise, prompts
 from scoring.judges.client import JudgeRequestFailed
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage

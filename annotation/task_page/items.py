@@ -1,7 +1,7 @@
 """The items of one HIT as the annotator page shows them: blocks of conversation turns, each with
 the replies to judge under it and a fieldset per rating scale.
 
-Shared by the live page, the stored pages (`hit_pages.hit_pages_render`) and the Mechanical
+Shared by the live page, the stored pages (`stored.hit_pages_render`) and the Mechanical
 Turk frame, all of which render templates/annotation/task/_items.html from these blocks. Only
 texts and HITItem ids reach the page: never system names, response ids or references.
 """
@@ -11,11 +11,11 @@ import collections
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
+from annotation.kinds.pairwise.answers import kept_strength
+from annotation.kinds.rating.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
+from annotation.kinds.registry import kind_for
 from annotation.models import Aspect, Context, HITItem
-from annotation.services.pairwise_answers import kept_strength
 from annotation.text.answer_seconds import seconds_or_none
-from annotation.text.aspect_details import scale_ends
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
 # An instruction among filler replies is asked every question, as they are: it says so.
@@ -99,7 +99,7 @@ GOLD_KINDS = (HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)
 class _Fieldsets:
     """Each scale's fieldset rendered once per selected value, then copied per item with its id."""
 
-    def __init__(self, template="annotation/task/_scale.html"):
+    def __init__(self, template):
         self.rendered = {}
         self.template = template
 
@@ -203,46 +203,10 @@ def _seconds_given(before):
     return "" if seconds is None else f"{seconds:.2f}"
 
 
-def _pair_questions(survey):
-    """A pairwise survey's questions: each aspect asks which reply, 1 or 2 (or a tie if allowed).
-
-    The sides are numbered, not lettered: a dataset's speakers are often "A" and "B", and their
-    turns sit directly above the replies. The values sent stay "a" and "b" (left and right)."""
-    choices = [{"value": "a", "label": "Reply 1", "key": "1"}, {"value": "b", "label": "Reply 2", "key": "2"}]
-    if survey.allow_tie:
-        choices.append({"value": "tie", "label": "About the same", "key": "3"})
-    questions = [
-        {"key": aspect.key, "question": aspect.question, "choices": choices, "low": "", "high": "", "pair": True}
-        for aspect in survey.aspects.order_by("position")
-    ]
-    questions.sort(key=lambda a: a["key"] != Aspect.OVERALL)
-    return questions
-
-
 def survey_scales(survey):
-    """The survey's rating scales as the blocks show them (read once for many HITs by a caller)."""
-    if survey.task_type == "pairwise":
-        return _pair_questions(survey)
-    aspects = []
-    # Ordered here: the model's default order would join the survey to sort by it, for one survey.
-    for aspect in survey.aspects.order_by("position"):
-        # An extra aspect without labels of its own reads 1 = Poor · 5 = Excellent, as the overall
-        # question reads its stored ones: never a bare scale.
-        extra = aspect.key != Aspect.OVERALL
-        labels = scale_ends(aspect.scale_labels, aspect.scale_min, aspect.scale_max, default=extra)
-        aspects.append(
-            {
-                "key": aspect.key,
-                "question": aspect.question,
-                "definition": aspect.definition,
-                # Values as text: they are compared with submitted ones and printed, never computed with.
-                "choices": [{"value": str(v), "label": labels.get(str(v), "")} for v in aspect.values],
-                "low": labels.get(str(aspect.scale_min), ""),
-                "high": labels.get(str(aspect.scale_max), ""),
-            }
-        )
-    aspects.sort(key=lambda a: a["key"] != Aspect.OVERALL)
-    return aspects
+    """The questions every item of the survey's page asks, as its kind words them (read once for
+    many HITs by a caller)."""
+    return kind_for(survey).scales(survey)
 
 
 def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
@@ -253,8 +217,9 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
     """
     missing = set(missing)
     aspects = scales if scales is not None else survey_scales(survey)
-    pairwise = survey.task_type == "pairwise"
-    fieldsets = _Fieldsets("annotation/task/_pair_choice.html" if pairwise else "annotation/task/_scale.html")
+    kind = kind_for(survey)
+    fieldsets = _Fieldsets(kind.choice_template)
+    options = kind.block_options(survey)
     blocks = []
     for number, item in enumerate(items, start=1):
         if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE, *PAIR_KINDS):
@@ -266,7 +231,7 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
             # adjacent lone gold items of a HIT laid out before fillers existed did.
             key, turns = ("gold", item.attention_check_id), _gold_turns(survey, item.attention_check.turns)
         elif item.kind == HITItem.Kind.INSTRUCTED_FILLER or not item.asks_main_only:
-            # An instruction and its fillers, under the conversation they borrowed (hits_gold).
+            # An instruction and its fillers, under the conversation they borrowed (kinds/rating/checks.py).
             key, turns = ("borrowed", item.context_id), item.context.turns
         else:
             key, turns = ("instructed", item.pk), []
@@ -280,9 +245,7 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                     "turns": _turns(turns),
                     "items": [],
                     "write": item.kind == HITItem.Kind.WRITE,
-                    "ask_strength": pairwise and survey.ask_strength,
-                    "allow_tie": pairwise and survey.allow_tie,
-                    "ask_reason": pairwise and survey.ask_reason,
+                    **options,
                 }
             )
         blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))

@@ -5,9 +5,9 @@ import statistics
 
 from django.core.cache import cache
 
+from annotation.kinds.registry import kind_for
 from annotation.models import HIT, Assignment, HITItem
-from annotation.task_time import task_seconds
-from annotation.task_wording import task_wording
+from annotation.task_page.wording import task_wording
 
 FACTS_CACHE_SECONDS = 300
 MEASURED_AFTER = 5  # finished tasks before their median replaces the estimate
@@ -39,10 +39,7 @@ def _facts(survey):
     if len(durations) >= MEASURED_AFTER:
         seconds, measured = statistics.median(durations), True
     else:
-        if survey.task_type == "write":
-            seconds = task_seconds(written=items)
-        else:
-            seconds = task_seconds(answers=items * survey.aspects.count())
+        seconds = kind_for(survey).estimated_seconds(items=items, n_aspects=survey.aspects.count())
         measured = False
     return {"items": items, "minutes": max(1, math.ceil(seconds / 60)), "measured": measured, "hits": n_hits}
 

@@ -1,19 +1,19 @@
 """Importing pairwise judgements as a closed survey of their own (provider "imported"): all or nothing.
 
 A side named `(reference)` (REFERENCE_SYSTEM_NAME, as export_pairwise writes it) is the context's
-first reference: the dataset's reference pseudo-system is made on demand (annotation.services.
-references) and the survey is marked as comparing with the reference.
+first reference: the dataset's reference pseudo-system is made on demand (annotation.kinds.
+pairwise.references) and the survey is marked as comparing with the reference.
 """
 
 from django.db import DatabaseError, transaction
 
 from annotation.importing import DataImportError, ErrorCollector, detect_format, read_lines
-from annotation.importing.pairwise import DEFAULT_ASPECT, parse_pairwise
+from annotation.kinds.pairwise.page import PAIRWISE_QUESTION
+from annotation.kinds.pairwise.parsing import DEFAULT_ASPECT, parse_pairwise
+from annotation.kinds.pairwise.references import reference_system_ensure
 from annotation.models import REFERENCE_SYSTEM_NAME, Aspect, PairwiseJudgement, Reference, Response, Survey
 from annotation.quality.services import quality_mark_dirty
 from annotation.services.imports import NAME_LENGTH, _annotators, _free_survey_name
-from annotation.services.references import reference_system_ensure
-from annotation.services.surveys import PAIRWISE_QUESTION
 
 
 def pairwise_import(*, file, dataset, survey_name=None, owner=None, fmt=None, max_bytes=None):

@@ -67,7 +67,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
     for number, item in enumerate(items, start=1):
         answer = answers[item.pk]
         scores = answer.get("scores") or {}
-        wanted = set(aspects)  # check pairs are asked every question too (see task_items)
+        wanted = set(aspects)  # check pairs are asked every question too (see task_page.items)
         extra = sorted(set(scores) - wanted)
         if extra:
             raise PairAnswerError(f"Pair {number}: unknown question(s) {', '.join(extra)}.")
@@ -96,7 +96,7 @@ def pairwise_rows(*, assignment, annotator, survey, items, answers, aspects, sec
                 )
             continue
         if item.kind == HITItem.Kind.PAIR_FILLER:
-            # A filler pair beside a check (hits_pairwise): answered and checked as a real pair is,
+            # A filler pair beside a check (layout.py): answered and checked as a real pair is,
             # so the check's block looks and behaves like a real one, never stored (the pair is
             # judged on its own HIT; kept, it would count twice in agreement and the ranking).
             _optional(answer, number)

@@ -2,7 +2,7 @@
 shows its conversations: the speaker apart from the text.
 
 The survey form takes a check's turns as plain texts and the page adds the dataset's speakers
-(task_items._gold_turns); a researcher who wrote them in as the dataset shows them got
+(task_page.items._gold_turns); a researcher who wrote them in as the dataset shows them got
 "A: A: Is fire cold?", which no other conversation looks like: the check stood out. A leading
 "<name>:" is read as the speaker only when the name is one of the dataset's own speakers.
 """

@@ -1,7 +1,7 @@
 """What the annotator page shows for one HIT, and where its item HTML comes from.
 
 Shared by the local task page and the Mechanical Turk frame, which render the same include
-(templates/annotation/task/_items.html) from `task_items.hit_blocks`. Only texts and HITItem ids
+(templates/annotation/task/_items.html) from `items.hit_blocks`. Only texts and HITItem ids
 reach the page: never system names, response ids or references.
 """
 
@@ -10,10 +10,11 @@ import hashlib
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from annotation.hit_pages import hit_page_store, page_holds_for, page_version, stored_page
+from annotation.kinds.registry import kind_for
 from annotation.services.assignments import assignment_items
-from annotation.task_items import fields_count, hit_blocks, items_html
-from annotation.task_wording import task_wording
+from annotation.task_page.items import fields_count, hit_blocks, items_html
+from annotation.task_page.stored import hit_page_store, page_holds_for, page_version, stored_page
+from annotation.task_page.wording import task_wording
 
 ITEMS_CACHE_SECONDS = 600
 
@@ -60,8 +61,9 @@ def task_context(
         "preview": preview,
         "submit_url": submit_url,
         "progress": progress,
-        "write_task": survey.task_type == "write",
-        "pairwise_task": survey.task_type == "pairwise",
+        # The kind's keyboard hint (None: none) and page script (hit.html).
+        "kind_hint_template": kind_for(survey).hint_template,
+        "kind_script": kind_for(survey).page_script,
         "wording": task_wording(survey),
         "error": error,
         "items_html": None,

@@ -23,7 +23,7 @@ only the main question, it was the block to read while clicking at random elsewh
 import collections
 import math
 
-from annotation.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
+from annotation.kinds.rating.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.models import Context, HITItem
 
 # Random draws of a context to borrow fillers from before the candidates are filtered in full.
@@ -146,11 +146,12 @@ def gold_blocks_per_hit(checks_per_hit):
     return math.ceil(checks_per_hit / 2)
 
 
-def gold_shortfall(*, task_type, n_gold, checks_per_hit, hits, max_hits_per_annotator):
+def gold_shortfall(*, n_gold, checks_per_hit, hits, max_hits_per_annotator):
     """The researcher's warning ("" for none) when an annotator doing as many tasks as they may would
     meet a gold check twice: fewer gold checks than gold blocks over those tasks (F09). A survey
-    without gold checks uses instructed ones only, as designed; a comparison makes its own."""
-    if task_type != "rate" or not n_gold or not checks_per_hit or not hits:
+    without gold checks uses instructed ones only, as designed. (A comparison makes its own gold: its
+    kind asks nothing of this.)"""
+    if not n_gold or not checks_per_hit or not hits:
         return ""
     tasks = min(max_hits_per_annotator, hits)
     per_hit = gold_blocks_per_hit(checks_per_hit)

@@ -14,23 +14,28 @@ from pathlib import Path
 from django.db import connection
 from django.template.loader import get_template
 
-from annotation import gold_turns, task_items
+from annotation.kinds.rating import gold_turns
+from annotation.kinds.registry import all_kinds
 from annotation.models import HIT, HITItem, HITPage
-from annotation.task_items import fields_count, hit_blocks, items_html, survey_scales
+from annotation.task_page import items as task_items
+from annotation.task_page.items import fields_count, hit_blocks, items_html, survey_scales
 
 STORE_BATCH = 200
-ITEM_TEMPLATES = ("annotation/task/_items.html", "annotation/task/_scale.html", "annotation/task/_pair_choice.html")
+
+def _item_templates():
+    """The templates that render a HIT's items: the shared one and every kind's choice template."""
+    return ["annotation/task/_items.html", *dict.fromkeys(kind.choice_template for kind in all_kinds())]
 
 
 @functools.cache
 def page_version():
-    """A digest of what renders a HIT's items: a changed template or task_items.py is a new version.
+    """A digest of what renders a HIT's items: a changed template or items.py is a new version.
 
     Pages of an older version are then ignored and rendered again, so a deploy never shows
     annotators HTML its own code would not produce.
     """
     digest = hashlib.sha1()
-    for name in ITEM_TEMPLATES:
+    for name in _item_templates():
         digest.update(Path(get_template(name).origin.name).read_bytes())
     digest.update(Path(task_items.__file__).read_bytes())
     digest.update(Path(gold_turns.__file__).read_bytes())  # how a gold check's turns are shown

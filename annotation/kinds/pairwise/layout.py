@@ -1,6 +1,6 @@
 """Laying a pairwise (A/B) survey out as HITs.
 
-Per HIT: `contexts_per_hit` contexts, each with its planned pairs (`annotation.pairing`: every
+Per HIT: `contexts_per_hit` contexts, each with its planned pairs (`annotation.kinds.pairwise.pairing`: every
 pair, or a balanced budget; sides chosen so each system is as often left as right), then
 `attention_checks_per_hit` checks, alternating a gold pair (a real reply against an obviously
 broken one: choosing the broken one fails) and a repeat of one of the HIT's pairs with its sides
@@ -27,7 +27,7 @@ the check" let a careless annotator read there only. So:
   turns one of that block's fillers into a repeat rather than show the conversation a third time.
 
 Filler pairs (`kind="pair_filler"`) are answered, required and checked like a real pair
-(`pairwise_answers`) and never stored: a borrowed context's pairs are judged on their own HIT, a
+(`answers`) and never stored: a borrowed context's pairs are judged on their own HIT, a
 repeated conversation's on this one; kept, they would count twice in agreement, the Bradley-Terry
 ranking and the exports. The page marks none of them (same markup as any pair; item ids in page
 order).
@@ -37,9 +37,10 @@ references`) as a side: `also` as one more system in every pair plan, `only` as 
 every chosen system. Its response is the context's reference, shown like any other reply.
 """
 
-from annotation.models import HITItem, Response, Survey, System
-from annotation.pairing import PairPlanner
-from annotation.services.references import reference_system_ensure
+from annotation.kinds.base import HITLayoutError, seeded_rng
+from annotation.kinds.pairwise.pairing import PairPlanner
+from annotation.kinds.pairwise.references import reference_system_ensure
+from annotation.models import HIT, HITItem, Response, Survey, System
 
 # Random draws of a context to borrow for a gold pair before the candidates are filtered in full.
 DRAWS = 20
@@ -236,3 +237,32 @@ def link_repeats(items, repeats):
     for repeat, original in repeats:
         repeat.repeat_of_id = by_plan[original].pk
     return [repeat for repeat, _ in repeats]
+
+
+def pairwise_layout(*, survey, contexts):
+    """The survey's HITs and items: each context's planned pairs, repeats linked to what they repeat."""
+    plan = pairwise_plan(survey, contexts, f"{survey.pk}:{survey.token}:pairs")
+    contexts = [pk for pk in contexts if pk in plan]
+    if not contexts:
+        raise HITLayoutError("No context has replies from two of the chosen systems: there is nothing to compare.")
+    seeded_rng(survey, "layout").shuffle(contexts)
+    size = survey.contexts_per_hit
+    chunks = [contexts[i : i + size] for i in range(0, len(contexts), size)]
+    hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
+    borrowable = list(plan)  # the contexts a check may borrow, once for every HIT
+    for hit, chunk in zip(hits, chunks, strict=True):
+        items, repeats = pairwise_hit_items(
+            survey=survey,
+            hit=hit,
+            chunk=chunk,
+            plan=plan,
+            rng=seeded_rng(survey, f"hit{hit.position}"),
+            contexts=borrowable,
+        )
+        # Saved in page order, repeats included, and only then pointed at the pairs they repeat:
+        # saved last, a repeat's id was the highest of its HIT, and the page's field names
+        # (score-<id>-...) showed which pair in the middle of the page was the check.
+        in_order = sorted([*items, *(repeat for repeat, _ in repeats)], key=lambda item: item.position)
+        HITItem.objects.bulk_create(in_order, batch_size=1000)
+        HITItem.objects.bulk_update(link_repeats(items, repeats), ["repeat_of"])
+    return hits

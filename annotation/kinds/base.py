@@ -1,0 +1,212 @@
+"""What differs between kinds of task (rating, pairwise, writing, ...): one small interface.
+
+The shared machinery (surveys, HITs, assignments, claims, providers, exclusions, the task page)
+asks a survey's kind (`registry.kind_for(survey)`) wherever kinds differ, and never names a kind
+itself: a new kind is a package implementing this class plus one line in `registry.py`.
+
+The defaults below are the plainest behaviour (one question per shown reply, checks that pass or
+fail one by one, no statistics of the kind's own); a kind overrides what it does otherwise.
+"""
+
+import random
+
+from annotation.importing.errors import DataImportError
+from annotation.models import Aspect
+
+
+def seeded_rng(survey, purpose):
+    """A random generator seeded by the survey: regenerating its HITs gives the same layout, and
+    tests can rely on it."""
+    return random.Random(f"{survey.pk}:{survey.token}:{purpose}")
+
+
+def _numbers_text(numbers):
+    """[3] -> "3"; [3, 7] -> "3 and 7"; [2, 3, 7] -> "2, 3 and 7"."""
+    shown = [str(n) for n in numbers]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+class HITLayoutError(Exception):
+    """HITs cannot be (re)generated; the message is safe to show a researcher.
+
+    Defined here, beside the interface, because every kind's layout raises it and the shared
+    `services.hits` reports it: neither imports the other for it."""
+
+
+class SubmissionRefused(Exception):
+    """A submission was refused and nothing was stored; the message is safe to show the annotator.
+
+    `missing`: the ids of the items left unanswered, for the page to mark next to each item.
+    Defined beside the interface because each kind's `validated_rows` raises it and the shared
+    submit service (`services.assignments`; `annotation.services` exports it) catches it.
+    """
+
+    def __init__(self, message, missing=()):
+        super().__init__(message)
+        self.missing = tuple(missing)
+
+
+class TaskKind:
+    """One kind of task. Instances are stateless; the registry holds one of each."""
+
+    # The Survey.TaskType value this kind serves.
+    name = ""
+    # The analysis report section this kind contributes (its name in the sections registry), if any.
+    report_section = None
+    # Words for annotators and researchers (see annotation/task_page/wording.py for the keys).
+    wording = {}
+    # The sentence the platforms' listings show, before `describe` adds the survey's details.
+    description = ""
+    # The overall question a new survey of this kind asks when the researcher gives none (None: the form's).
+    default_question = None
+    # Survey settings only this kind reads, and the survey form's fields only it has (not survey
+    # settings): the form shows both only for it.
+    own_settings = ()
+    own_fields = ()
+    # Whether the kind compares systems with the dataset's references (the reference pseudo-system).
+    compares_with_reference = False
+    # Whether the kind's aspects take definitions and scale labels (annotation.aspect_details).
+    describes_aspects = False
+    # The key of a simulated run's summary that counts its stored answers.
+    answers_named = "ratings"
+    # The file name stem of a survey export ("ratings.jsonl", "pairwise.csv").
+    export_name = "ratings"
+    # The annotator page: the template of one item's fieldset, the keyboard hint above the items
+    # (None: none) and the page's script (a static path: a Content-Security-Policy forbids inline script).
+    choice_template = ""
+    hint_template = None
+    page_script = "annotation/task.js"
+
+    # -- a new survey ---------------------------------------------------------------------------
+    def instructions(self, *, allow_tie=True):
+        """The default instructions of a survey of this kind."""
+        raise NotImplementedError
+
+    def survey_problem(self, survey):
+        """Why a survey of this kind cannot be created as given (None when it can)."""
+        return None
+
+    def form_problem(self, data):
+        """`(field, message)` when the survey form's cleaned `data` lacks what this kind needs, else None."""
+        return None
+
+    def aspect_question(self, label):
+        """The question an extra aspect named `label` asks when the researcher gives none (None: the
+        shared rating question)."""
+        return None
+
+    def reference_pairs_problem(self, *, dataset, reference_pairs, systems=()):
+        """Why a survey of this kind cannot compare with the dataset's references as asked (None when
+        it can); only asked when the researcher asked for reference pairs."""
+        return "Comparing with the reference is for pairwise (A/B) surveys only."
+
+    def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
+        """`(items_per_hit, seconds_per_hit, answers)` of a planned layout (`services.estimates.survey_estimate`)."""
+        raise NotImplementedError
+
+    def gold_shortfall(self, **counts):
+        """The researcher's warning ("" for none) when annotators would meet a gold check twice."""
+        return ""
+
+    # -- HITs ---------------------------------------------------------------------------------
+    def hits_layout(self, *, survey, contexts):
+        """Lay the survey's contexts (ids in dataset order) out as HITs and their items; the HITs, saved.
+        (`services.hits.hits_generate` clears the old ones before and adds the slots after.)"""
+        raise NotImplementedError
+
+    def estimated_seconds(self, *, items, n_aspects):
+        """The time a task of `items` items takes before any was measured (annotation.kinds.timing)."""
+        raise NotImplementedError
+
+    # -- the annotator page -------------------------------------------------------------------------
+    def scales(self, survey):
+        """The questions every item of the survey's page asks, as the item templates read them."""
+        raise NotImplementedError
+
+    def block_options(self, survey):
+        """What each block of the page offers besides its questions (the item template reads them)."""
+        return {"ask_strength": False, "allow_tie": False, "ask_reason": False}
+
+    def describe(self, survey):
+        """One sentence for the platforms' listings: what an annotator does."""
+        return self.description
+
+    # -- submissions -------------------------------------------------------------------------------
+    # What the page calls one item in a message about it (singular, plural).
+    page_item = ("reply", "replies")
+
+    def missing_message(self, numbers):
+        """The summary of a submission with items left out, naming them by the numbers the page shows."""
+        one, many = self.page_item
+        if len(numbers) == 1:
+            return f"Please answer every item: {one} {numbers[0]} is still unanswered (marked below)."
+        return f"Please answer every item: {many} {_numbers_text(numbers)} are still unanswered (marked below)."
+
+    def validated_rows(self, *, assignment, annotator, survey, items, answers, aspects):
+        """Parse and check one submission: `(answers, checks, written)` rows to store, unsaved.
+        Raises `SubmissionRefused` on a problem."""
+        raise NotImplementedError
+
+    def failed_checks(self, checks, items):
+        """How many checks of the submission failed (it is flagged when any did)."""
+        return sum(not check.passed for check in checks)
+
+    def answer_model(self):
+        """The model that stores the kind's answers (the first list of `validated_rows`)."""
+        raise NotImplementedError
+
+    def answer_distribution(self, *, survey, annotator, scale):
+        """`(distribution, n)`: how often one annotator gave each answer (label, count) in the survey,
+        and how many answers in all, for their quality page. `scale`: the report's labels."""
+        raise NotImplementedError
+
+    # -- import / export ---------------------------------------------------------------------------
+    def answers_import(self, *, file, dataset, **options):
+        """Import a file of this kind's answers into `dataset` as a closed survey of its own; the survey.
+        A kind without a file format of its own (writing: its replies join the dataset) refuses."""
+        raise DataImportError(f"RateLab reads no file of {self.wording['answers_lower']} to import.")
+
+    def export(self, *, dataset, survey, stream, fmt, real_ids=False):
+        """Write the survey's answers to `stream` as JSONL or CSV."""
+        raise NotImplementedError
+
+    # -- quality -----------------------------------------------------------------------------------
+    def quality_rows(self, survey):
+        """What the quality rules judge, as rating rows (`annotator_id`, `response_id`, `score`, ...)."""
+        raise NotImplementedError
+
+    def quality_scale(self, survey):
+        """The labels those rows take, in order."""
+        raise NotImplementedError
+
+    # Whether the labels are nominal (kappa never weighted) rather than ordinal.
+    nominal = False
+
+    # The one question the rules judge, or None when they judge every question (`quality_aspects`).
+    quality_aspect = Aspect.OVERALL
+
+    def quality_aspects(self, survey):
+        """The questions the rules judge (keys)."""
+        return [self.quality_aspect]
+
+    def pair_counts(self, survey):
+        """Evidence of the kind's own rules (position, repeats), or None when it has none."""
+        return None
+
+    def rule_settings(self, survey):
+        """The survey settings of the kind's own quality rules, by name ({} when it has none)."""
+        return {}
+
+    def fingerprint_parts(self, survey):
+        """What else, besides ratings and decisions, changes the kind's quality report."""
+        return []
+
+    def quality_extras(self, survey):
+        """Statistics of the kind's own for the quality report (merged in), or {}."""
+        return {}
+
+    # -- the demo ----------------------------------------------------------------------------------
+    def simulated_answers(self, annotator, *, items, aspects, survey):
+        """A simulated annotator's answers to the items an assignment shows, by item id
+        (`kinds.simulated.SimulatedAnnotator`, driven by annotation.demo.simulation)."""
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Pairwise tasks: two replies to one conversation, the annotator says which is better (or a tie)."""

@@ -1,0 +1,1 @@
+"""Writing tasks: annotators write the next turn of each conversation; the replies join a system."""

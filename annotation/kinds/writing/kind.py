@@ -1,0 +1,96 @@
+"""The writing kind: what a writing survey does where kinds of task differ (`base.TaskKind`).
+
+Its contexts are laid out as a rating survey's are, one item per context and no checks (a written
+reply has no right answer to check), and its replies are exported and judged as ratings are."""
+
+from annotation.kinds.base import TaskKind
+from annotation.kinds.rating.answers import score_distribution
+from annotation.kinds.rating.exporting import ratings_export
+from annotation.kinds.rating.layout import context_layout
+from annotation.kinds.rating.page import rating_scales
+from annotation.kinds.timing import task_seconds
+from annotation.kinds.writing.answers import written_rows
+from annotation.models import Rating, Survey
+from annotation.quality import data
+from annotation.text.reserved import reserved_system_name_problem
+
+WRITE_INSTRUCTIONS = (
+    "You will read short conversations. For each one, write the next turn: a reply that fits the "
+    "conversation so far, in your own words, as a person taking part in it would."
+)
+
+
+class WritingKind(TaskKind):
+    name = Survey.TaskType.WRITE
+    wording = {
+        "heading": "Write replies to conversations",
+        "title": "Write replies in short conversations",
+        "item": ("reply", "replies"),
+        "verb": "write",
+        "page_title": "Join a writing study",
+        "study": "Writing study",
+        "task_title": "Writing task",
+        "answers": "Written replies",
+        "answers_lower": "written replies",
+    }
+    description = "Read short conversations and write a fitting next reply to each."
+    default_question = ""
+    own_settings = ("write_system_name",)
+    answers_named = "written"
+    # Write items take no choice; the template is only what the page's shared code is given.
+    choice_template = "annotation/kinds/rating/_scale.html"
+
+    def instructions(self, *, allow_tie=True):
+        return WRITE_INSTRUCTIONS
+
+    def survey_problem(self, survey):
+        if not survey.write_system_name:
+            return "A write task needs the name of the system that accepted responses join."
+        problem = reserved_system_name_problem(survey.write_system_name)
+        return problem + "." if problem else None
+
+    def form_problem(self, data):
+        if not data.get("write_system_name"):
+            return "write_system_name", "A write task needs the system name accepted replies join."
+        return None
+
+    def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
+        items_per_hit = contexts_in_first_hit
+        answers = n_contexts * settings["assignments_per_hit"]  # one reply per context and annotator
+        return items_per_hit, task_seconds(written=items_per_hit), answers
+
+    def hits_layout(self, *, survey, contexts):
+        return context_layout(survey=survey, contexts=contexts, write=True)
+
+    def estimated_seconds(self, *, items, n_aspects):
+        return task_seconds(written=items)
+
+    def scales(self, survey):
+        return rating_scales(survey)
+
+    def validated_rows(self, *, assignment, annotator, survey, items, answers, aspects):
+        return written_rows(assignment=assignment, items=items, answers=answers)
+
+    def answer_distribution(self, *, survey, annotator, scale):
+        return score_distribution(survey=survey, annotator=annotator, scale=scale)
+
+    def answer_model(self):
+        # A writing submission's answers are its written replies (the third list of `validated_rows`):
+        # its first list, the one stored here, is always empty.
+        return Rating
+
+    def export(self, *, dataset, survey, stream, fmt, real_ids=False):
+        return ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
+
+    def quality_rows(self, survey):
+        return data.rating_rows(surveys=[survey])
+
+    def quality_scale(self, survey):
+        return data.survey_scale(survey)
+
+    def simulated_answers(self, annotator, *, items, aspects, survey):
+        answers = {}
+        for item in items:
+            seconds = annotator.rng.uniform(0.3, 1.5) if annotator.careless else annotator.rng.uniform(3, 12)
+            answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {annotator.worker_id}."}
+        return answers

@@ -1,0 +1,84 @@
+"""Design rule: task kinds are packages behind one interface, listed in one registry, and the shared
+machinery asks a survey's kind instead of naming kinds (annotation/kinds/, issue 36)."""
+
+import inspect
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.template.loader import get_template
+
+from annotation.kinds.base import TaskKind
+from annotation.kinds.registry import KINDS, all_kinds, kind_for, kind_named
+from annotation.models import Survey
+
+ROOT = Path(__file__).resolve().parents[2]
+# A kind named in code: a TaskType member, or a task type compared with (or defaulted to) a literal.
+NAMES_A_KIND = re.compile(
+    r"TaskType\.(?!choices\b|values\b|labels\b)[A-Z_]+|task_type\s*(?:[!=]=|=)\s*[\"']|task_type\s+(?:not\s+)?in\s+[({\[]"
+)
+# Where kinds may be named: their own packages, the models that define the choices and migrations.
+KIND_HOMES = ("annotation/kinds/", "annotation/models/", "annotation/migrations/")
+# Shared modules that still name a kind, each with why. Owned by another engineer's move when this
+# rule was written; the test fails when one is fixed too, so the list only shrinks.
+NOT_YET = {
+    "annotation/selectors_studies.py": "counts answers per kind for the survey pages (selectors move, issue 36)",
+}
+
+
+def _abstract_methods():
+    """The interface's methods that a kind must give (the base raises NotImplementedError)."""
+    return sorted(
+        name
+        for name, member in vars(TaskKind).items()
+        if callable(member) and "raise NotImplementedError" in inspect.getsource(member)
+    )
+
+
+def test_the_registry_has_a_kind_for_every_survey_task_type():
+    assert set(KINDS) == set(Survey.TaskType.values)
+    for value in Survey.TaskType.values:
+        kind = kind_named(value)
+        assert isinstance(kind, TaskKind)
+        assert kind.name == value
+        assert kind_for(Survey(task_type=value)) is kind
+
+
+def test_every_kind_gives_every_method_the_interface_leaves_to_it():
+    missing = {
+        kind.name: [name for name in _abstract_methods() if getattr(type(kind), name) is getattr(TaskKind, name)]
+        for kind in all_kinds()
+    }
+    assert _abstract_methods(), "the interface names the methods a kind must give"
+    assert missing == {kind.name: [] for kind in all_kinds()}
+
+
+def test_every_kind_has_its_words_page_templates_and_script():
+    words = set(kind_named(Survey.TaskType.RATE).wording)
+    for kind in all_kinds():
+        assert set(kind.wording) == words, kind.name
+        templates = [kind.choice_template, *([kind.hint_template] if kind.hint_template else [])]
+        for name in templates:
+            assert get_template(name).origin.name.startswith(str(Path(settings.BASE_DIR, "templates")))
+        assert finders.find(kind.page_script), kind.page_script
+
+
+def test_the_pairwise_kind_declares_the_report_section_it_contributes():
+    assert {kind.name: kind.report_section for kind in all_kinds()} == {
+        Survey.TaskType.RATE: None,
+        Survey.TaskType.PAIRWISE: "pairwise",
+        Survey.TaskType.WRITE: None,
+    }
+
+
+def test_shared_machinery_names_no_kind():
+    naming = {}
+    for path in sorted((ROOT / "annotation").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(KIND_HOMES):
+            continue
+        found = NAMES_A_KIND.findall(path.read_text())
+        if found:
+            naming[relative] = found
+    assert set(naming) == set(NOT_YET), naming
