@@ -15,6 +15,7 @@ The same limits and refusals as the dataset import: every bad line is listed wit
 ids and names that look like others are refused, and no field holds more than 131,072 characters.
 """
 
+import csv
 from dataclasses import dataclass, field
 
 from annotation.importing.errors import DataImportError, ErrorCollector
@@ -25,6 +26,7 @@ from annotation.importing.text import (
     iter_jsonl,
     loads_json,
     lookalike_name_problem,
+    read_lines,
     shown,
     unstorable,
     unstorable_json,
@@ -287,3 +289,23 @@ def _check_new_id(conversation, seen, unit):
             field="conversation_id",
             unit=unit,
         )
+
+
+def holds_conversations(file, fmt):
+    """Whether `file` looks like a conversations file (its first record or header names `conversation_id`),
+    so that one upload page takes both kinds of dataset. A file that cannot be read says no: the
+    dataset import then reports why."""
+    try:
+        for _, line in read_lines(file):
+            if not line.strip():
+                continue
+            if fmt == "csv":
+                return "conversation_id" in [column.strip() for column in next(csv.reader([line]), [])]
+            try:
+                record = loads_json(line)
+            except ValueError:
+                return '"conversation_id"' in line
+            return isinstance(record, dict) and "conversation_id" in record
+    except (DataImportError, csv.Error):
+        return False
+    return False
