@@ -61,6 +61,7 @@ def test_the_upload_page_still_takes_a_dataset_of_contexts(researcher_client):
 def test_the_dataset_page_counts_conversations_and_turns_per_system(researcher_client, chats):
     page = researcher_client.get(reverse("annotation:dataset_detail", args=[chats.pk])).content.decode()
     assert 'id="conversations-per-system"' in page
+    assert 'id="contexts"' not in page  # a dataset of conversations only lists no contexts
     table = page[page.index('id="conversations-per-system"') :]
     table = table[: table.index("</table>")]
     # blender: d2 (4 turns, 2 of the system) and d3 (2 turns, 1); meena: d1 (4 turns, 2).
@@ -77,6 +78,7 @@ def test_a_dataset_of_contexts_shows_no_conversations_section(researcher_client,
     dataset = dataset_import(file=(json.dumps(record) + "\n").encode(), name="ctx", owner=researcher)
     page = researcher_client.get(reverse("annotation:dataset_detail", args=[dataset.pk])).content.decode()
     assert 'id="conversations"' not in page
+    assert 'id="contexts"' in page
 
 
 def test_the_list_is_paginated_and_filtered_by_system(researcher_client, researcher):
