@@ -307,6 +307,6 @@ class LinkIdentityAdmin(admin.ModelAdmin):
         return False
 
 
-# Prolific rows and pairwise judgements live in their own modules (annotation/admin_prolific.py,
-# annotation/admin_pairwise.py).
-from annotation import admin_pairwise, admin_prolific  # noqa: E402, F401
+# Prolific rows, pairwise judgements and conversations live in their own modules (annotation/admin_prolific.py,
+# annotation/admin_pairwise.py, annotation/admin_conversations.py).
+from annotation import admin_conversations, admin_pairwise, admin_prolific  # noqa: E402, F401
