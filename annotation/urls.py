@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
 from annotation.views import (
+    conversations,
     datasets,
     quality,
     survey_aspects,
@@ -19,6 +20,17 @@ urlpatterns = [
     path("datasets/<int:pk>/", datasets.dataset_detail, name="dataset_detail"),
     path("datasets/<int:pk>/ratings/upload/", datasets.ratings_upload, name="ratings_upload"),
     path("datasets/<int:pk>/contexts/<int:context_pk>/scores/", datasets.context_scores, name="context_scores"),
+    path("datasets/<int:pk>/conversations/", conversations.conversation_list, name="conversation_list"),
+    path(
+        "datasets/<int:pk>/conversations/<int:conversation_pk>/",
+        conversations.conversation_detail,
+        name="conversation_detail",
+    ),
+    re_path(
+        r"^datasets/(?P<pk>[0-9]+)/download/conversations\.(?P<fmt>jsonl|csv)$",
+        conversations.conversations_download,
+        name="conversations_download",
+    ),
     re_path(
         r"^datasets/(?P<pk>[0-9]+)/download/(?P<what>dataset|ratings)\.(?P<fmt>jsonl|csv)$",
         datasets.dataset_download,

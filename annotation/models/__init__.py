@@ -1,5 +1,12 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
+from annotation.models.conversations import (
+    Conversation,
+    ConversationAspect,
+    ConversationJudgement,
+    ConversationRating,
+    ConversationTurn,
+)
 from annotation.models.datasets import REFERENCE_SYSTEM_NAME, Context, Dataset, Reference, Response, System
 from annotation.models.identity import LinkIdentity
 from annotation.models.link_platform import LinkParticipant, LinkPlatform
@@ -44,6 +51,11 @@ __all__ = [
     "AttentionAnswer",
     "AttentionCheck",
     "Context",
+    "Conversation",
+    "ConversationAspect",
+    "ConversationJudgement",
+    "ConversationRating",
+    "ConversationTurn",
     "Dataset",
     "ExclusionDecision",
     "HITItem",

@@ -14,15 +14,18 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
+from annotation.conversations.selectors import conversations_per_system
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename
 from annotation.extensions.points import response_extras
 from annotation.extensions.score_display import score_display
 from annotation.forms.datasets import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
-from annotation.importing import DataImportError
+from annotation.importing import DataImportError, detect_format
+from annotation.importing.conversations import holds_conversations
 from annotation.kinds.rating.exporting import ratings_export
 from annotation.models import PairwiseJudgement, Rating, Response
 from annotation.runtime.uploads import upload_max_bytes
 from annotation.services import dataset_import, ratings_import
+from annotation.services.conversations import conversations_import
 
 # Ten contexts a page, each reply with its headline scores; every score of a context is one click
 # away on its own page (context_scores). Twenty contexts with all 29 scores of every reply made a
@@ -82,6 +85,7 @@ def dataset_detail(request, pk):
         "systems": selectors.dataset_systems(dataset=dataset),
         "surveys": _with_answer_counts(selectors.surveys_visible_to(user=request.user).filter(dataset=dataset)),
         "real_ids_allowed": selectors.may_see_real_worker_ids(user=request.user, study=dataset),
+        "conversation_systems": conversations_per_system(dataset=dataset),
     }
     return render(request, "annotation/dataset_detail.html", context)
 
@@ -130,8 +134,11 @@ def context_scores(request, pk, context_pk):
 def dataset_upload(request):
     form = DatasetUploadForm(request.POST or None, request.FILES or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
+        # A conversations file (issue 37) goes to its own import; both list every problem the same way.
+        fmt = form.cleaned_data["format"] or detect_format(None, form.cleaned_data["file"])
+        importer = conversations_import if holds_conversations(form.cleaned_data["file"], fmt) else dataset_import
         try:
-            dataset = dataset_import(
+            dataset = importer(
                 file=form.cleaned_data["file"],
                 name=form.cleaned_data["name"],
                 owner=request.user,

@@ -24,7 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from analysis.tasks.scheduling import report_current
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
-from annotation.models import Annotator, Survey, WrittenResponse
+from annotation.models import Annotator, Conversation, ConversationTurn, Survey, WrittenResponse
 from annotation.services import mturk as mturk_services
 from scoring.models import AdemModel, ApiToken, Judge, TrainingRun
 from scoring.services.metrics.compute import metrics_compute
@@ -105,6 +105,15 @@ def written_survey(owner, mark):
     return survey
 
 
+def conversation_of(dataset, mark):
+    """A conversation in the dataset (issue 37: its pages name it under the dataset)."""
+    conversation = Conversation.objects.create(
+        dataset=dataset, external_id=f"{mark}-conversation", position=0, system=dataset.systems.first()
+    )
+    ConversationTurn.objects.create(conversation=conversation, index=0, speaker="system", text="Hello.")
+    return conversation
+
+
 def study_objects(owner, mark, capture_on_commit):
     """One of each object a researcher may own, named with `mark`, with the rows their pages make on
     first sight already made. Their annotators are the owner's own (worker ids carry the mark)."""
@@ -120,6 +129,7 @@ def study_objects(owner, mark, capture_on_commit):
     link.refresh_from_db()
     platform_settings(link)
     written = written_survey(owner, mark)
+    conversation_of(survey.dataset, mark)
     api_token_create(user=owner, name=f"{mark}-token")
     with capture_on_commit(execute=True):  # computed, as the embedded worker would
         report = report_current(dataset=survey.dataset)
@@ -186,6 +196,7 @@ def sample_urls(name, pattern, route, objects, children=None):
         "run_id": objects["training_run" if name.startswith("scoring:adem") else "metric_run"].pk,
         # a context of the dataset the URL names (its scores page)
         "context_pk": objects["dataset"].contexts.order_by("pk").first().pk,
+        "conversation_pk": objects["dataset"].conversations.order_by("pk").first().pk,
     }
     if route.lstrip("^").startswith("datasets"):
         values["pk"] = objects["dataset"].pk
@@ -193,7 +204,7 @@ def sample_urls(name, pattern, route, objects, children=None):
         values["pk"] = objects["report"].pk
     else:
         values["pk"] = survey_for(name, objects).pk
-    if name == "annotation:dataset_download":
+    if name in ("annotation:dataset_download", "annotation:conversations_download"):
         values["fmt"] = "csv"
     elif name == "analysis:report_export":
         values["fmt"] = "json"
