@@ -71,7 +71,11 @@ def cross_validate(kind_name, rated, *, folds=5, seed=0, config=None, progress=N
     fit, "split", "predictions", "seconds": {"folds", "final"}, "config"}.
     """
     kind = kinds.get(kind_name)
-    config = {**kind.default_config(), **(config or {})}
+    defaults = kind.default_config()
+    unknown = set(config or {}) - set(defaults)
+    if unknown:
+        raise ValueError(f"the {kind_name} kind has no setting {', '.join(sorted(unknown))}")
+    config = {**defaults, **(config or {})}
     context_ids = [r.context_id for r in rated]
     splits = kfold_by_context(context_ids, k=folds, seed=seed)
     pooled = np.full(len(rated), np.nan, dtype=np.float64)

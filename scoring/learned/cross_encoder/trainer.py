@@ -23,8 +23,8 @@ from scoring.learned.kinds import FitReport, Kind
 
 CHECKPOINT_KIND = "learned-cross-encoder"
 DEFAULTS = {
-    "max_epochs": 4,
-    "patience": 2,
+    "max_epochs": 3,
+    "patience": 1,
     "lr": 4e-5,
     "head_lr": 1e-3,
     "weight_decay": 0.01,

@@ -11,6 +11,8 @@ from scoring.learned.cross_encoder.trainer import CrossEncoder, fingerprint, loa
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
 
+pytestmark = pytest.mark.slow  # a few tiny fine-tunings: ~20 s on a quiet 2-core machine, minutes under load
+
 TINY = {
     "layers": 1,
     "max_length": 32,

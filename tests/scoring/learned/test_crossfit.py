@@ -105,3 +105,8 @@ def test_the_registry_names_both_kinds_and_refuses_an_unknown_one():
         kinds.get("oracle")
     with pytest.raises(ValueError, match="already registered"):
         kinds.register(Kind("stacked", "again", None, None, dict))
+
+
+def test_a_setting_the_kind_does_not_have_is_refused_before_any_training():
+    with pytest.raises(ValueError, match="has no setting epochs"):
+        crossfit.cross_validate("stacked", rated_set(contexts=6), folds=2, config={"epochs": 3})
