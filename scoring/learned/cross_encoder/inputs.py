@@ -26,7 +26,8 @@ def tokenizer():
 
 
 def _pieces(texts):
-    return tokenizer()(list(texts), add_special_tokens=False)["input_ids"] if texts else []
+    # No truncation here (each part keeps its own budget in encode), so no warning about long texts.
+    return tokenizer()(list(texts), add_special_tokens=False, verbose=False)["input_ids"] if texts else []
 
 
 def encode(responses, *, max_length, response_tokens, reference_tokens, use_reference):
