@@ -73,7 +73,7 @@ def run_adem(examples, *, folds, seed, cache):
     return {"test": results["test"], "train_seconds": round(time.perf_counter() - started, 1)}
 
 
-def run_kind(kind, rated, *, folds, seed, verbose):
+def run_kind(kind, rated, *, folds, seed, verbose, config=None):
     def progress(step: Step):
         if verbose:
             where = f"fold {step.fold + 1}/{step.folds}" if step.fold is not None else "final"
@@ -83,7 +83,7 @@ def run_kind(kind, rated, *, folds, seed, verbose):
             )
 
     load_before = load_average()
-    _, results = cross_validate(kind, rated, folds=folds, seed=seed, progress=progress, refit=False)
+    _, results = cross_validate(kind, rated, folds=folds, seed=seed, config=config, progress=progress, refit=False)
     epochs = sum(len(curve) for curve in results["curves"])
     trained = sum(f["train_n"] * len(c) for f, c in zip(results["folds"], results["curves"], strict=True))
     return {
@@ -142,6 +142,7 @@ def main():
     parser.add_argument("--cache", default="var/learned")
     parser.add_argument("--out", default="var/learned/bench.json")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--config", default="{}", help='JSON settings per kind, e.g. {"cross-encoder": {"lr": 1e-4}}')
     parser.add_argument("--score-only", action="store_true", help="Skip the cross-validation; time scoring only.")
     args = parser.parse_args()
     folder = Path(args.cache)
@@ -161,7 +162,14 @@ def main():
                     examples, folds=args.folds, seed=args.seed, cache=VectorCache(folder / "vectors.sqlite")
                 )
             else:
-                figures[kind] = run_kind(kind, rated, folds=args.folds, seed=args.seed, verbose=not args.quiet)
+                figures[kind] = run_kind(
+                    kind,
+                    rated,
+                    folds=args.folds,
+                    seed=args.seed,
+                    verbose=not args.quiet,
+                    config=json.loads(args.config).get(kind),
+                )
             print(
                 f"  {kind}: {_figure(figures[kind]['test'])}, {figures[kind]['train_seconds']} s to train "
                 f"(load {load_average():.2f})",
