@@ -1,0 +1,148 @@
+"""The `stacked` kind: a ridge regression over the scores a dataset already has for each response.
+
+A learned combination of metrics (as SALT-NLP's autometrics does): its inputs are the responses'
+`features` (metric name -> score: BLEU, ROUGE-L, embedding metrics, MiniLM, ADEM, judges,
+lengths...), its target the human score. Everything it estimates comes from the training rows
+it is handed and from nothing else: which features it uses (those the training rows have and
+that vary there), the medians that fill a missing score, each feature's centre and spread, and
+the coefficients. A missing score also sets a 0/1 indicator column, so "this metric could not
+score it" can carry weight of its own.
+
+Early stopping is over the regularisation path: the penalty falls step by step from strong to
+weak (each step one point of the learning curve) while the validation correlation improves, and
+the best step's coefficients are kept; `patience` steps without gain end the walk. The ridge is
+solved in closed form with numpy, so a fit takes milliseconds and is exactly repeatable.
+
+Features a model learned from these same ratings (an ADEM trained on the dataset) leak the test
+folds' ratings into every fold unless they were themselves computed out of fold: the caller
+decides what it feeds in, and the report must say so.
+"""
+
+import numpy as np
+
+from scoring.adem import checkpoint
+from scoring.learned.early_stopping import BestSoFar, pearson
+from scoring.learned.kinds import FitReport, Kind
+
+CHECKPOINT_KIND = "learned-stacked"
+DEFAULTS = {
+    "features": None,  # None: every feature the training rows carry; else these names only
+    "penalties": [1e4, 3e3, 1e3, 3e2, 1e2, 30.0, 10.0, 3.0, 1.0, 0.3, 0.1],  # strong to weak
+    "patience": 3,
+    "missing_indicators": True,
+}
+
+
+def default_config():
+    return dict(DEFAULTS)
+
+
+def _matrix(rows, names):
+    return np.array(
+        [[np.nan if r.features.get(n) is None else float(r.features[n]) for n in names] for r in rows],
+        dtype=np.float64,
+    ).reshape(len(rows), len(names))
+
+
+class Stacked:
+    kind = "stacked"
+
+    def __init__(self, config, *, state=None):
+        self.config = {**DEFAULTS, **config}
+        self.state = state  # names, medians, indicators, centre, spread, coefficients, intercept
+
+    def fit(self, train, val, *, seed, progress=None):
+        # seed: the fit is closed-form and draws nothing; kept for the kinds' common interface
+        names = self.config["features"] or sorted({n for r in train for n in r.features})
+        raw = _matrix(train, names)
+        present = ~np.isnan(raw)
+        # A feature no training row has, or one that never varies there, can teach nothing.
+        varies = np.array([present[:, j].any() and np.nanstd(raw[:, j]) > 1e-12 for j in range(len(names))], bool)
+        names = [n for n, keep in zip(names, varies, strict=True) if keep]
+        if not names:
+            raise ValueError("the training rows carry no feature that varies: nothing to stack")
+        raw, present = raw[:, varies], present[:, varies]
+        medians = np.nanmedian(raw, axis=0)
+        indicators = (~present).any(axis=0) if self.config["missing_indicators"] else np.zeros(len(names), bool)
+        state = {"names": names, "medians": medians, "indicators": indicators}
+        x = self._design(raw, state)
+        state["centre"], state["spread"] = x.mean(axis=0), np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
+        x = (x - state["centre"]) / state["spread"]
+        y = np.array([r.score for r in train], dtype=np.float64)
+        state["intercept"] = float(y.mean())
+        gram, moment = x.T @ x, x.T @ (y - y.mean())
+        val_scores = [r.score for r in val]
+        best, curve = BestSoFar(self.config["patience"]), []
+        for step, penalty in enumerate(self.config["penalties"], start=1):
+            coefficients = np.linalg.solve(gram + penalty * np.eye(len(gram)), moment)
+            self.state = {**state, "coefficients": coefficients, "penalty": float(penalty)}
+            train_loss = float(np.mean((x @ coefficients + y.mean() - y) ** 2))
+            val_pearson = pearson(self.predict(val), val_scores)
+            curve.append(
+                {"epoch": step, "penalty": float(penalty), "train_loss": train_loss, "val_pearson": val_pearson}
+            )
+            if progress is not None:
+                progress(step, train_loss, val_pearson)
+            if best.update(step, val_pearson, lambda: dict(self.state)):
+                break
+        self.state = best.state
+        return FitReport(curve=curve, best_epoch=best.best_epoch, details={"penalty": self.state["penalty"]})
+
+    @staticmethod
+    def _design(raw, state):
+        filled = np.where(np.isnan(raw), state["medians"], raw)
+        flags = np.isnan(raw[:, state["indicators"]]).astype(np.float64)
+        return np.hstack([filled, flags])
+
+    def predict(self, responses, *, progress=None):
+        responses = list(responses)
+        if not responses:
+            return np.zeros(0, dtype=np.float64)
+        s = self.state
+        x = (self._design(_matrix(responses, s["names"]), s) - s["centre"]) / s["spread"]
+        out = x @ s["coefficients"] + s["intercept"]
+        if progress is not None:
+            progress(len(responses), len(responses))
+        return out
+
+    def weights(self):
+        """{column: coefficient on the standardised column}: what the model leans on."""
+        s = self.state
+        columns = s["names"] + [f"{n} missing" for n, flag in zip(s["names"], s["indicators"], strict=True) if flag]
+        return dict(zip(columns, s["coefficients"].tolist(), strict=True))
+
+    def save(self, path, *, extra=None):
+        s = self.state
+        config = {
+            "config": self.config,
+            "names": s["names"],
+            "intercept": s["intercept"],
+            "penalty": s["penalty"],
+            "extra": extra or {},
+        }
+        tensors = {k: np.asarray(s[k], dtype=np.float64) for k in ("medians", "centre", "spread", "coefficients")}
+        tensors["indicators"] = np.asarray(s["indicators"], dtype=np.uint8)
+        return checkpoint.save(path, kind=CHECKPOINT_KIND, config=config, tensors=tensors)
+
+
+def load(path):
+    config, tensors = checkpoint.load(path, kind=CHECKPOINT_KIND)
+    try:
+        state = {k: tensors[k].numpy() for k in ("medians", "centre", "spread", "coefficients")}
+        state["indicators"] = tensors["indicators"].numpy().astype(bool)
+        state.update(names=list(config["names"]), intercept=float(config["intercept"]), penalty=config["penalty"])
+        width = len(state["names"]) + int(state["indicators"].sum())
+        if len(state["medians"]) != len(state["names"]) or len(state["coefficients"]) != width:
+            raise ValueError("the arrays do not match the feature names")
+    except (KeyError, TypeError, ValueError) as error:
+        raise checkpoint.CheckpointError(f"{path} does not hold a usable stacked model ({error})") from error
+    return Stacked(config["config"], state=state)
+
+
+KIND = Kind(
+    name="stacked",
+    description="Ridge regression over the scores the dataset already has (metrics, ADEM, judges, lengths).",
+    new=Stacked,
+    load=load,
+    default_config=default_config,
+)

@@ -1,0 +1,102 @@
+"""The cross-encoder kind on a tiny model (first transformer layer only, short inputs, few epochs)."""
+
+import numpy as np
+import pytest
+import torch
+
+from scoring.adem.checkpoint import CheckpointError
+from scoring.learned import crossfit
+from scoring.learned.cross_encoder import inputs
+from scoring.learned.cross_encoder.trainer import CrossEncoder, fingerprint, load
+from scoring.learned.data import Response
+from tests.scoring.learned.generated import rated_set
+
+pytestmark = pytest.mark.slow  # a few tiny fine-tunings: ~20 s on a quiet 2-core machine, minutes under load
+
+TINY = {
+    "layers": 1,
+    "max_length": 32,
+    "response_tokens": 10,
+    "reference_tokens": 6,
+    "max_epochs": 2,
+    "patience": 1,
+    "batch_size": 4,
+    "lr": 1e-4,
+}
+
+
+@pytest.fixture(scope="module")
+def rated():
+    return rated_set(contexts=8, per_context=2, seed=11, features=False)
+
+
+@pytest.fixture(scope="module")
+def two_runs(rated):
+    return [crossfit.cross_validate("cross-encoder", rated, folds=2, seed=4, config=TINY) for _ in range(2)]
+
+
+def test_the_same_run_twice_gives_the_same_model_and_figures(two_runs):
+    (first_model, first), (second_model, second) = two_runs
+    np.testing.assert_array_equal(
+        [p["predicted"] for p in first["predictions"]], [p["predicted"] for p in second["predictions"]]
+    )
+    assert first["test"]["spearman"] == second["test"]["spearman"]
+    assert fingerprint(first_model) == fingerprint(second_model)
+
+
+def test_training_reports_each_epoch_and_puts_torch_back_as_it_was(rated):
+    torch.use_deterministic_algorithms(False)
+    threads = torch.get_num_threads()
+    points = []
+    model = CrossEncoder({**TINY, "patience": 5})
+    report = model.fit(rated[:12], rated[12:], seed=0, progress=lambda *point: points.append(point))
+    assert [p[0] for p in points] == [1, 2] == [c["epoch"] for c in report.curve]
+    assert report.best_epoch in (1, 2)
+    assert all(np.isfinite(p[1]) and -1 <= p[2] <= 1 for p in points)
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert torch.get_num_threads() == threads
+
+
+def test_a_saved_model_scores_new_responses_in_batches_as_before(two_runs, tmp_path):
+    model = two_runs[0][0]
+    new = [
+        Response(context=("how was the trip?",), response="great" + " fun" * k, reference="it was fine")
+        for k in range(30)
+    ]
+    before = model.predict(new)
+    model.save(tmp_path / "ce.ckpt", extra={"name": "tiny"})
+    again = load(tmp_path / "ce.ckpt")
+    np.testing.assert_allclose(again.predict(new), before, rtol=0, atol=1e-6)
+    # Small token budgets give many batches, and batching does not change a score.
+    small = load(tmp_path / "ce.ckpt")
+    small.config["score_batch_tokens"] = 40
+    np.testing.assert_allclose(small.predict(new), before, rtol=0, atol=1e-5)
+
+
+def test_a_checkpoint_from_other_base_weights_is_refused(two_runs, tmp_path, monkeypatch):
+    two_runs[0][0].save(tmp_path / "ce.ckpt")
+    monkeypatch.setattr("scoring.learned.cross_encoder.trainer.source_digest", lambda path: "0" * 64)
+    with pytest.raises(CheckpointError, match="other all-MiniLM-L6-v2 weights"):
+        load(tmp_path / "ce.ckpt")
+
+
+def test_inputs_keep_the_latest_context_and_the_reference_only_when_asked():
+    tok = inputs.tokenizer()
+    long_context = (*tuple(f"turn {i} about apples" for i in range(30)), "the last turn mentions zebras")
+    row = Response(context=long_context, response="a reply", reference="the gold answer")
+    ((ids, types),) = inputs.encode([row], max_length=24, response_tokens=8, reference_tokens=4, use_reference=True)
+    text = tok.decode(ids)
+    assert len(ids) == len(types) <= 24
+    assert "zebras" in text and "turn 0 " not in text
+    assert "the gold answer" in text and "a reply" in text
+    assert types[0] == 0 and types[-1] == 1
+    ((plain, _),) = inputs.encode([row], max_length=24, response_tokens=8, reference_tokens=4, use_reference=False)
+    assert "gold" not in tok.decode(plain)
+    ((no_reference, _),) = inputs.encode(
+        [Response(context=("hi",), response="a reply")],
+        max_length=24,
+        response_tokens=8,
+        reference_tokens=4,
+        use_reference=True,
+    )
+    assert tok.decode(no_reference).count("[SEP]") == 2
