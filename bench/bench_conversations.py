@@ -50,7 +50,7 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from annotation.conversations.exporting import conversation_records, conversations_export
+    from annotation.exporting.conversations import conversation_records, conversations_export
     from annotation.models import Dataset
     from annotation.services.conversation_answers import conversation_ratings_import
     from annotation.services.conversations import conversations_import

@@ -1,8 +1,8 @@
 """The Celery app. Eager (in-process) unless CELERY_BROKER_URL names a broker.
 
 Periodic tasks (`celery -A config beat`, or a worker started with `-B`): expiring abandoned
-assignment slots, syncing live MTurk surveys, and the runs' watchdog (scoring/services/watchdog.py,
-analysis/watchdog.py) every RUN_WATCHDOG_SECONDS.
+assignment slots, syncing live MTurk surveys, and the runs' watchdog (scoring/tasks/watchdog.py,
+analysis/tasks/recovery.py) every RUN_WATCHDOG_SECONDS.
 """
 
 import gc
@@ -73,8 +73,8 @@ app.conf.beat_schedule["prolific-sync-live-surveys"] = {
 # Tasks that live below an app package (annotation/quality/tasks.py).
 app.autodiscover_tasks(["annotation.quality"])
 # The runs' watchdog: re-queues, closes or fails runs whose worker died (`manage.py recover_runs`
-# does the same once, for deployments without beat). scoring's is in scoring/tasks/, found above.
-app.autodiscover_tasks(["analysis"], related_name="tasks_watchdog")
+# does the same once, for deployments without beat). Both apps' are in their `tasks` package
+# (scoring/tasks/watchdog.py, analysis/tasks/recovery.py), found by the first autodiscovery above.
 
 
 @app.on_after_finalize.connect

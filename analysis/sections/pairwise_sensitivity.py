@@ -19,6 +19,7 @@ from analysis.report.population import kept_systems
 from analysis.sections.base import Section
 from analysis.sections.pairwise import judgement_arrays, metric_table, pairwise_stats
 from annotation.kinds.pairwise.selectors import accepted_judgements, judgement_rows
+from annotation.kinds.registry import task_types_reporting
 from annotation.models import Assignment, Survey
 from annotation.quality import whatif
 from annotation.quality.selectors import survey_quality
@@ -103,7 +104,7 @@ def pairwise_sensitivity_section(*, dataset, surveys=None, aspect="overall", sys
     whether it is the study's, Kendall's tau of the strengths against the study's, the best metric
     and the largest change of a metric's accuracy); `rows`: one per setting and metric.
     """
-    scope = Survey.objects.filter(dataset=dataset, task_type=Survey.TaskType.PAIRWISE)
+    scope = Survey.objects.filter(dataset=dataset, task_type__in=task_types_reporting("pairwise"))
     scope = scope.filter(pairwise_judgements__isnull=False).distinct().order_by("pk")
     if surveys is not None:
         scope = scope.filter(pk__in=[s.pk for s in surveys])

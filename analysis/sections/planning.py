@@ -22,7 +22,8 @@ from analysis.sections.base import TABLES_TEMPLATE, Section, tables_nav, tables_
 from analysis.sections.learned import trained_here
 from analysis.stats.planning import plan, variance_components, williams_p_now
 from annotation.crowd.registry import assignment_ceiling, can_add_assignments
-from annotation.models import Response, Survey
+from annotation.kinds.registry import kind_for
+from annotation.models import Response
 from annotation.selectors import may_change_study
 from annotation.services.extend import MAX_EXTRA_PER_HIT
 
@@ -241,7 +242,7 @@ def _extend_options(planning, survey):
 
 
 def planning_panel(request, survey):
-    if survey.task_type != Survey.TaskType.RATE:
+    if not kind_for(survey).rates_responses:
         return ""  # planning sizes 1-5 ratings per response; a pairwise or writing survey has none
     report = (
         Report.objects.defer("vectors")

@@ -11,6 +11,7 @@ import json
 from django.db.models import Count, Max, Sum
 
 from annotation.kinds.pairwise.selectors import accepted_judgements
+from annotation.kinds.registry import task_types_reporting
 from annotation.models import Assignment, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
 from annotation.quality.selectors import accepted_ratings
 from scoring.judges import prompts
@@ -65,7 +66,7 @@ def _pairwise_marker(dataset, survey_ids):
     judgements = PairwiseJudgement.objects.filter(survey_id__in=survey_ids).aggregate(n=Count("pk"), last=Max("pk"))
     if not judgements["n"]:
         return None  # a rating study: nothing here can change its report
-    pairwise_surveys = Survey.objects.filter(pk__in=survey_ids, task_type=Survey.TaskType.PAIRWISE)
+    pairwise_surveys = Survey.objects.filter(pk__in=survey_ids, task_type__in=task_types_reporting("pairwise"))
     decisions = ExclusionDecision.objects.filter(survey__in=pairwise_surveys)
     verdicts = JudgeCacheEntry.objects.filter(judge__owner_id=dataset.owner_id, judge__template=prompts.PAIRWISE)
     return {

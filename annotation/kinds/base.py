@@ -71,6 +71,25 @@ class TaskKind:
     answers_named = "ratings"
     # The file name stem of a survey export ("ratings.jsonl", "pairwise.csv").
     export_name = "ratings"
+    # What the survey page's export buttons call the answers (None: the wording's `answers_lower`).
+    export_label = None
+    # One answer and several, as the survey list counts them ("1 rating", "3 judgements").
+    answer_words = ("rating", "ratings")
+    # Whether annotators write replies that join the dataset once a researcher accepts them (the
+    # written-replies review pages), instead of answering questions about shown ones: such a survey
+    # has no scales or attention checks, and no answers of its own to export.
+    writes_responses = False
+    # Whether the answers rate each response on a scale: what the correlation report's planning
+    # panel sizes (more ratings per response).
+    rates_responses = False
+    # The kind's own paragraph of settings on the survey page (a template), if any.
+    settings_template = None
+    # Where the survey pages count a survey's answers (`selectors.studies`): the paths from one
+    # answer (`counted_answers`) to its survey and to its annotator, and the related name of an
+    # assignment's answers.
+    answer_survey = "survey"
+    answer_annotator = "annotator"
+    assignment_answers = "ratings"
     # The annotator page: the template of one item's fieldset, the keyboard hint above the items
     # (None: none) and the page's script (a static path: a Content-Security-Policy forbids inline script).
     choice_template = ""
@@ -154,6 +173,10 @@ class TaskKind:
     def answer_model(self):
         """The model that stores the kind's answers (the first list of `validated_rows`)."""
         raise NotImplementedError
+
+    def counted_answers(self):
+        """The model of the rows the survey pages count as the survey's answers."""
+        return self.answer_model()
 
     def answer_distribution(self, *, survey, annotator, scale):
         """`(distribution, n)`: how often one annotator gave each answer (label, count) in the survey,

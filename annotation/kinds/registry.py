@@ -38,3 +38,9 @@ def kind_for(survey):
 def all_kinds():
     """Every registered kind, in the order of Survey.TaskType."""
     return [kind_named(name) for name in KINDS]
+
+
+def task_types_reporting(section):
+    """The task types whose kind contributes the report section named `section` (analysis's sections
+    registry): a later layer selects a section's surveys by what their kind does, not by its name."""
+    return [name for name in KINDS if kind_named(name).report_section == section]

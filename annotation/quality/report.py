@@ -207,8 +207,8 @@ def dataset_report(surveys, reports):
     """
     pairs, annotators, kappas, accepted, accepted_all = [], [], [], [], []
     for survey, report in zip(surveys, reports, strict=True):
-        if report.get("task_type") == "pairwise":
-            continue  # its kappas are on first / tie / second, not on the rating scale
+        if kind_for(survey).nominal:
+            continue  # its kappas are on nominal labels (first / tie / second), not on the rating scale
         pairs += [{**p, "survey": survey.name} for p in report["pairs"]]
         annotators += [{**a, "survey": survey.name} for a in report["annotators"]]
         weighting = agreement.WEIGHTINGS[survey.kappa_weighting]

@@ -1,31 +1,20 @@
 """Reads for the researcher's survey pages and the survey_status command."""
 
-from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Avg, Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import (
-    HIT,
-    Annotator,
-    Assignment,
-    PairwiseJudgement,
-    Rating,
-    ReviewAction,
-    Survey,
-    WrittenResponse,
-)
+from annotation.kinds.registry import kind_for
+from annotation.models import HIT, Annotator, Assignment, ReviewAction, Survey, WrittenResponse
 from annotation.services.reviews import annotators_excluded
 
 
 def _answers_per_annotator(survey):
-    """`{annotator id: {"n", "seconds"}}` of the survey's answers: ratings, a pairwise survey's
-    judgements or a write survey's written replies (which reach the survey through their assignment)."""
-    if survey.task_type == "write":
-        written = WrittenResponse.objects.filter(assignment__hit__survey=survey)
-        rows = written.values(annotator=F("assignment__annotator"))
-    else:
-        answers = PairwiseJudgement if survey.task_type == "pairwise" else Rating
-        rows = answers.objects.filter(survey=survey).values("annotator")
-    return {row["annotator"]: row for row in rows.annotate(n=Count("pk"), seconds=Avg("seconds")).order_by()}
+    """`{annotator id: {"n", "seconds"}}` of the survey's answers, as its kind counts them: ratings,
+    a pairwise survey's judgements or a write survey's written replies."""
+    kind = kind_for(survey)
+    rows = kind.counted_answers().objects.filter(**{kind.answer_survey: survey}).values(kind.answer_annotator)
+    rows = rows.annotate(n=Count("pk"), seconds=Avg("seconds")).order_by()
+    return {row[kind.answer_annotator]: row for row in rows}
 
 
 def survey_progress(*, survey):
@@ -111,7 +100,7 @@ def annotator_work(*, survey, annotator):
     """The annotator's assignments in the survey (answers and attention checks of each), the review
     trail and the exclusion decision. `n_ratings` counts a pairwise survey's judgements and a write
     survey's written replies."""
-    answers = {"pairwise": "pairwise_judgements", "write": "written_responses"}.get(survey.task_type, "ratings")
+    answers = kind_for(survey).assignment_answers
     assignments = (
         Assignment.objects.filter(hit__survey=survey, annotator=annotator)
         .select_related("hit", "mturk")
@@ -163,20 +152,22 @@ def surveys_with_progress(surveys):
 
 def _count_imported_answers(imported):
     """`n_answers` and `n_raters` of each imported survey, which has no HITs to count: one query per
-    kind of answer (ratings, pairwise judgements), however many surveys. Only imported surveys are
+    kind of task (each counts its own answers), however many surveys. Only imported surveys are
     counted, so a list of large collected surveys reads no answers."""
     for survey in imported:
         survey.n_answers = survey.n_raters = 0
     by_pk = {survey.pk: survey for survey in imported}
-    for answers, task_types in ((Rating, {"rate"}), (PairwiseJudgement, {"pairwise"})):
-        pks = [pk for pk, survey in by_pk.items() if survey.task_type in task_types]
-        if not pks:
-            continue
+    by_kind = {}
+    for survey in imported:
+        by_kind.setdefault(kind_for(survey), []).append(survey.pk)
+    for kind, pks in by_kind.items():
         rows = (
-            answers.objects.filter(survey__in=pks)
+            kind.counted_answers()
+            .objects.filter(**{f"{kind.answer_survey}__in": pks})
             .order_by()
-            .values("survey")
-            .annotate(n=Count("pk"), raters=Count("annotator", distinct=True))
+            .values(kind.answer_survey)
+            .annotate(n=Count("pk"), raters=Count(kind.answer_annotator, distinct=True))
         )
         for row in rows:
-            by_pk[row["survey"]].n_answers, by_pk[row["survey"]].n_raters = row["n"], row["raters"]
+            counted = by_pk[row[kind.answer_survey]]
+            counted.n_answers, counted.n_raters = row["n"], row["raters"]

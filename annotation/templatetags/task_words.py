@@ -1,8 +1,13 @@
 """`{% load task_words %}{{ survey|task_wording:"study" }}`: a template names the survey's task in
-the words of annotation/task_page/wording.py, whichever view rendered it (the no-work page has five)."""
+the words of annotation/task_page/wording.py, whichever view rendered it (the no-work page has five).
+
+`{% with kind=survey|task_kind %}`: a shared page asks the survey's kind what differs (its flags,
+words and templates, annotation/kinds/base.py) instead of comparing task types by name.
+"""
 
 from django import template
 
+from annotation.kinds.registry import kind_for
 from annotation.task_page.wording import task_wording as wording_of
 
 register = template.Library()
@@ -12,6 +17,19 @@ register = template.Library()
 def task_wording(survey, key):
     """One entry (`study`, `heading`, ...) of the survey's task wording."""
     return wording_of(survey)[key]
+
+
+@register.filter
+def task_kind(survey):
+    """The survey's kind of task (annotation/kinds/registry.py)."""
+    return kind_for(survey)
+
+
+@register.filter
+def answers_counted(survey, n):
+    """`n` answers of the survey's kind in words: "1 rating", "3 judgements", "0 written replies"."""
+    one, many = kind_for(survey).answer_words
+    return f"{n} {one if n == 1 else many}"
 
 
 # The sides of a pair were "reply A" and "reply B" until the page numbered them (speakers named

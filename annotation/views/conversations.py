@@ -14,9 +14,9 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from annotation import selectors
-from annotation.conversations.exporting import conversations_export
-from annotation.conversations.selectors import conversation_ratings_summary, conversations_listed
 from annotation.exporting import download_filename
+from annotation.exporting.conversations import conversations_export
+from annotation.selectors.conversations import conversation_ratings_summary, conversations_listed
 from annotation.views.datasets import page_links
 
 CONVERSATIONS_PER_PAGE = 25

@@ -14,7 +14,6 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
-from annotation.conversations.selectors import conversations_per_system
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename
 from annotation.extensions.points import response_extras
 from annotation.extensions.score_display import score_display
@@ -24,6 +23,7 @@ from annotation.importing.conversations import holds_conversations
 from annotation.kinds.rating.exporting import ratings_export
 from annotation.models import PairwiseJudgement, Rating, Response
 from annotation.runtime.uploads import upload_max_bytes
+from annotation.selectors.conversations import conversations_per_system
 from annotation.services import dataset_import, ratings_import
 from annotation.services.conversations import conversations_import
 

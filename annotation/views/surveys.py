@@ -15,7 +15,7 @@ from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific.study import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
 from annotation.extensions.points import survey_panels
-from annotation.forms_surveys import SurveyForm
+from annotation.forms.surveys import SurveyForm
 from annotation.kinds.registry import kind_for
 from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey
 from annotation.quality.selectors import cached_report

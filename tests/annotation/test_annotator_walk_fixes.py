@@ -7,7 +7,7 @@ from django.test import Client
 
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
-from annotation.forms_surveys import SurveyForm
+from annotation.forms.surveys import SurveyForm
 from annotation.models import Dataset, HITItem, LinkPlatform, Survey
 from annotation.services.estimates import survey_estimate
 from annotation.task_page.items import hit_blocks

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from annotation.conversations.dstc9 import convert, write_jsonl
+from annotation.importing.dstc9 import convert, write_jsonl
 from annotation.models import Conversation, ConversationAspect, ConversationRating, ConversationTurn, Dataset
 from scoring.metrics.conversation import conversation_metrics
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.conversations.exporting import conversations_export
+from annotation.exporting.conversations import conversations_export
 from annotation.importing import DataImportError
 from annotation.importing.text import MAX_FIELD_CHARS
 from annotation.models import Conversation, ConversationTurn, Dataset, System

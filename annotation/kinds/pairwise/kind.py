@@ -53,6 +53,10 @@ class PairwiseKind(TaskKind):
     compares_with_reference = True
     answers_named = "judgements"
     export_name = "pairwise"
+    export_label = "pairwise judgements"
+    answer_words = ("judgement", "judgements")
+    settings_template = "annotation/kinds/pairwise/_settings.html"
+    assignment_answers = "pairwise_judgements"
     choice_template = "annotation/kinds/pairwise/_choice.html"
     hint_template = "annotation/kinds/pairwise/_hint.html"
     # A pairwise page's items are pairs (each of reply 1 and reply 2; "pair 5" in its item message).

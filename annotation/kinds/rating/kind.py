@@ -27,6 +27,7 @@ class RatingKind(TaskKind):
     }
     own_fields = ("aspect_details",)
     describes_aspects = True
+    rates_responses = True
     choice_template = "annotation/kinds/rating/_scale.html"
     hint_template = "annotation/kinds/rating/_hint.html"
 

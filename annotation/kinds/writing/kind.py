@@ -10,7 +10,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
-from annotation.models import Rating, Survey
+from annotation.models import Rating, Survey, WrittenResponse
 from annotation.quality import data
 from annotation.text.reserved import reserved_system_name_problem
 
@@ -37,6 +37,12 @@ class WritingKind(TaskKind):
     default_question = ""
     own_settings = ("write_system_name",)
     answers_named = "written"
+    answer_words = ("written reply", "written replies")
+    writes_responses = True
+    # Its answers are written replies, which reach the survey through their assignment.
+    answer_survey = "assignment__hit__survey"
+    answer_annotator = "assignment__annotator"
+    assignment_answers = "written_responses"
     # Write items take no choice; the template is only what the page's shared code is given.
     choice_template = "annotation/kinds/rating/_scale.html"
 
@@ -78,6 +84,9 @@ class WritingKind(TaskKind):
         # A writing submission's answers are its written replies (the third list of `validated_rows`):
         # its first list, the one stored here, is always empty.
         return Rating
+
+    def counted_answers(self):
+        return WrittenResponse
 
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         return ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)

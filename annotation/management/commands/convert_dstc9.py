@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.conversations.dstc9 import aspect_scale, convert, write_jsonl
+from annotation.importing.dstc9 import aspect_scale, convert, write_jsonl
 
 
 class Command(BaseCommand):

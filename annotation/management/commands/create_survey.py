@@ -9,6 +9,7 @@ from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import completion_url_problem, platform_settings
 from annotation.crowd.prolific.pay import floor_problem
 from annotation.crowd.prolific.study import DEFAULT_MINUTES, entry_url, study_settings
+from annotation.kinds.registry import kind_named
 from annotation.management.cli import dataset_or_error
 from annotation.models import Survey
 
@@ -102,7 +103,7 @@ class Command(BaseCommand):
                 provider=options["provider"],
                 attention_policy=options["policy"],
                 gold_checks=gold,
-                **self._pairwise(options),
+                **self._kind_settings(options),
             )
             if options["provider"] == "prolific":
                 study_settings(survey, reward_cents=options["reward_cents"], minutes=options["minutes"])
@@ -126,21 +127,12 @@ class Command(BaseCommand):
             return
         self.stdout.write(f"{base}/s/{survey.token}/")
 
-    def _pairwise(self, options):
-        if options["task_type"] != "pairwise":
-            return {}
-        return {
-            "task_type": "pairwise",
-            "pair_budget": options["pair_budget"],
-            "reference_pairs": options["reference_pairs"],
-            "allow_tie": not options["no_tie"],
-            "ask_strength": options["ask_strength"],
-            "ask_reason": options["ask_reason"],
-            "max_position_bias": options["max_position_bias"],
-            "min_position_judgements": options["min_position_judgements"],
-            "min_repeat_consistency": options["min_repeat_consistency"],
-            "min_repeats": options["min_repeats"],
-        }
+    def _kind_settings(self, options):
+        """The task type and the settings only its kind reads (`own_settings`: a pairwise survey's
+        pairs, ties and position and repeat rules), from the options that give them."""
+        given = {**options, "allow_tie": not options["no_tie"]}
+        own = kind_named(options["task_type"]).own_settings
+        return {"task_type": options["task_type"], **{name: given[name] for name in own if name in given}}
 
     def _gold(self, path):
         checks = []

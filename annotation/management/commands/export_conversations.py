@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.conversations.exporting import conversations_export
+from annotation.exporting.conversations import conversations_export
 from annotation.importing import FORMATS
 from annotation.management.cli import add_owner_argument, dataset_or_error, quiet_broken_pipe
 
