@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from annotation.chat_systems.registry import ChatSystemRefusal, chat_system_settings
-from config.endpoints.client import EndpointFailure, complete
+from config.endpoints.client import EndpointFailure
+from config.endpoints.session import complete
 
 REPLAY_SECONDS = 600
 SYSTEM_NOUN = "chat system"

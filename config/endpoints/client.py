@@ -1,9 +1,9 @@
 """One request to an OpenAI-compatible chat-completions endpoint, with RateLab's rules on where it goes.
 
-Shared by the LLM judges (scoring.judges.client sends many prompts at once through `post_chat`) and
-the live chat systems (`complete`: one conversation's next turn). The official `openai` package does
-the HTTP: its client retries 408, 409, 429, 5xx and timeouts with exponential backoff and honours
-`Retry-After`, up to `max_retries` times.
+Shared by the LLM judges (scoring.judges.client sends many prompts at once through `post_chat`)
+and the live chat systems (config.endpoints.session's `complete`: a conversation's next turn). The
+official `openai` package does the HTTP: its client retries 408, 409, 429, 5xx and timeouts with
+exponential backoff and honours `Retry-After`, up to `max_retries` times.
 
 Where the requests go is checked first (config.endpoints.addresses): the host is resolved once, each
 of its addresses checked, and every connection made to the checked address; redirects are never
@@ -13,16 +13,13 @@ reason of RateLab's own, never what the server sent: the base URL is the researc
 internal service's error page must not reach a page.
 """
 
-import asyncio
 import http
 import importlib
 import re
-import threading
-import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from config.endpoints.addresses import HostRefused, checked_address, pinned_transport
+from config.endpoints.addresses import HostRefused, pinned_transport
 
 # Local servers (vLLM without --api-key, llama.cpp, Ollama) want no key; the SDK wants a string.
 NO_KEY = "no-key"
@@ -195,48 +192,3 @@ async def post_chat(client, settings, messages, *, headers=None):
             f"{where(settings.base_url)} gave an unreadable answer ({type(error).__name__})",
             kind=EndpointFailure.BAD_BODY,
         ) from None
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One answer: its text, its token counts and how long the request took (seconds)."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-
-
-def complete(settings, messages, *, noun="judge", headers=None):
-    """The endpoint's answer to `messages` (one request, the client's retries aside), or
-    EndpointFailure. The address is checked before anything is sent (REFUSED when refused).
-
-    The request runs on an asyncio loop of its own in a helper thread, so a caller may be a plain
-    thread, a Celery task or a sync view under ASGI (whose thread may have a loop of its own)."""
-    started = time.monotonic()
-    try:
-        address = checked_address(settings.base_url, allow_private=settings.allow_private, noun=noun)
-    except HostRefused as refused:
-        raise EndpointFailure(str(refused), kind=EndpointFailure.REFUSED) from None
-    outcome = {}
-
-    async def ask():
-        client = async_client(settings, address)
-        try:
-            return await post_chat(client, settings, messages, headers=headers)
-        finally:
-            await client.close()
-
-    def run():
-        try:
-            outcome["value"] = asyncio.run(ask())
-        except BaseException as error:  # handed to the caller's thread
-            outcome["error"] = error
-
-    thread = threading.Thread(target=run, name="endpoint-request", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    reply, prompt_tokens, completion_tokens = outcome["value"]
-    return Completion(reply, prompt_tokens, completion_tokens, time.monotonic() - started)
