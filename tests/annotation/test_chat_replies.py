@@ -47,6 +47,7 @@ def test_the_same_idempotency_key_is_answered_once(researcher):
         again = chat_reply(system=system, messages=_hello(), idempotency_key="c1-t1-a1")
         other = chat_reply(system=system, messages=_hello(), idempotency_key="c1-t1-a2")
         assert len(bot.requests) == 2
+        assert bot.idempotency_keys == ["c1-t1-a1", "c1-t1-a2"]  # sent on: hosted APIs honour it
     assert again.text == first.text and again.replayed and not other.replayed
 
 
