@@ -21,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from config.endpoints.addresses import HostRefused, checked_address
-from config.endpoints.client import EndpointFailure, async_client, post_chat
+from config.endpoints.client import EndpointFailure, async_client, post_chat, where
 
 KEEP_CLIENTS = 32
 
@@ -57,7 +57,16 @@ class _Loop:
 
     async def ask(self, settings, address, messages, headers):
         client = await self.client(settings, address)
-        return await post_chat(client, settings, messages, headers=headers)
+        # The SDK's timeout bounds each read, not the request: a server sending a byte a second would
+        # hold the annotator forever. The whole request (and its retries) gets a limit of its own.
+        limit = (settings.timeout + settings.connect_timeout) * (settings.max_retries + 1) + 1.0
+        try:
+            return await asyncio.wait_for(post_chat(client, settings, messages, headers=headers), limit)
+        except TimeoutError:
+            raise EndpointFailure(
+                f"{where(settings.base_url)} did not finish its answer within {limit:g} s",
+                kind=EndpointFailure.TIMEOUT,
+            ) from None
 
 
 _lock = threading.Lock()
