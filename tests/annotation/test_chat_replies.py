@@ -2,6 +2,11 @@
 local stand-in bots (tests.stand_in_bot): an answer, a 5xx, a timeout, a redirect, a refused connection,
 an empty answer. A failure says why in RateLab's words and never quotes what the bot sent."""
 
+import contextlib
+import socket
+import threading
+import time
+
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
@@ -154,3 +159,35 @@ def test_the_test_button_shows_the_plain_reason_and_never_the_body(researcher_cl
 def test_the_test_button_says_when_nothing_listens(researcher_client, researcher):
     page = _press_test(researcher_client, _system(researcher, refused_url())).content.decode()
     assert 'id="test-failure"' in page and "cannot reach http://127.0.0.1:" in page
+
+
+def test_a_bot_that_dribbles_its_answer_is_cut_off_at_the_deadline(researcher):
+    """Each byte within the read timeout, the whole answer never: the request's own limit ends it."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    stop = threading.Event()
+
+    def dribble():
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        while not stop.wait(0.3):
+            with contextlib.suppress(OSError):
+                connection.sendall(b" ")
+        connection.close()
+
+    thread = threading.Thread(target=dribble, daemon=True)
+    thread.start()
+    system = _system(
+        researcher, f"http://127.0.0.1:{listener.getsockname()[1]}/v1", timeout_seconds=1.0, connect_timeout_seconds=0.5
+    )
+    started = time.monotonic()
+    try:
+        with pytest.raises(ChatFailure) as failure:
+            chat_reply(system=system, messages=_hello(), idempotency_key="k")
+    finally:
+        stop.set()
+        listener.close()
+    assert failure.value.kind == "timeout" and "did not finish its answer within 2.5 s" in failure.value.message
+    assert time.monotonic() - started < 10
