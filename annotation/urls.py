@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
 from annotation.views import (
+    chat_systems,
     conversations,
     datasets,
     quality,
@@ -38,6 +39,11 @@ urlpatterns = [
     ),
     # Researcher pages (login required, own surveys only).
     path("surveys/", surveys.survey_list, name="survey_list"),
+    path("surveys/chat-systems/", chat_systems.chat_system_list, name="chat_system_list"),
+    path("surveys/chat-systems/add/", chat_systems.chat_system_add, name="chat_system_add"),
+    path("surveys/chat-systems/<int:pk>/", chat_systems.chat_system_edit, name="chat_system_edit"),
+    path("surveys/chat-systems/<int:pk>/test/", chat_systems.chat_system_test, name="chat_system_test"),
+    path("surveys/chat-systems/<int:pk>/remove/", chat_systems.chat_system_remove, name="chat_system_remove"),
     path("surveys/new/", surveys.survey_new, name="survey_new"),
     path("surveys/<int:pk>/", surveys.survey_detail, name="survey_detail"),
     path("surveys/<int:pk>/progress.json", surveys.survey_progress_json, name="survey_progress_json"),

@@ -1,5 +1,6 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
+from annotation.models.chat_systems import ChatSystem
 from annotation.models.conversations import (
     Conversation,
     ConversationAspect,
@@ -50,6 +51,7 @@ __all__ = [
     "Assignment",
     "AttentionAnswer",
     "AttentionCheck",
+    "ChatSystem",
     "Context",
     "Conversation",
     "ConversationAspect",

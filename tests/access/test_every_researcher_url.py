@@ -24,7 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from analysis.tasks.scheduling import report_current
 from annotation import services
 from annotation.crowd.link_platform import platform_settings
-from annotation.models import Annotator, Conversation, ConversationTurn, Survey, WrittenResponse
+from annotation.models import Annotator, ChatSystem, Conversation, ConversationTurn, Survey, WrittenResponse
 from annotation.services import mturk as mturk_services
 from scoring.models import AdemModel, ApiToken, Judge, TrainingRun
 from scoring.services.metrics.compute import metrics_compute
@@ -145,6 +145,9 @@ def study_objects(owner, mark, capture_on_commit):
         "annotator": Annotator.objects.get(worker_id=f"{mark}-worker-1"),
         "metric_run": metrics_compute(dataset=survey.dataset, metrics=["bleu1"], user=owner, dispatch=False),
         "judge": Judge.objects.create(owner=owner, name=f"{mark}-judge", base_url="http://127.0.0.1:9/v1", model="m"),
+        "chat_system": ChatSystem.objects.create(
+            owner=owner, name=f"{mark}-chat", base_url="http://127.0.0.1:9/v1", model="m"
+        ),
         "training_run": TrainingRun.objects.create(
             kind=TrainingRun.Kind.EXPERIMENT, owner=owner, dataset=survey.dataset
         ),
@@ -202,6 +205,8 @@ def sample_urls(name, pattern, route, objects, children=None):
         values["pk"] = objects["dataset"].pk
     elif name.startswith("analysis:"):
         values["pk"] = objects["report"].pk
+    elif name.startswith("annotation:chat_system"):
+        values["pk"] = objects["chat_system"].pk
     else:
         values["pk"] = survey_for(name, objects).pk
     if name in ("annotation:dataset_download", "annotation:conversations_download"):

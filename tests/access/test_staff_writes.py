@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 
 from annotation import selectors, services
-from annotation.models import Annotator, ReviewAction, Survey
+from annotation.models import Annotator, ChatSystem, ReviewAction, Survey
 from annotation.models.mturk import MTurkSettings
 from annotation.models.quality import ExclusionDecision
 from annotation.services import mturk as mturk_services
@@ -50,6 +50,7 @@ OWN_ACCOUNT_FORMS = {
     "scoring:adem_pretrain",
     "scoring:api_tokens",  # the caller's own API tokens: a POST creates one for the caller
     "scoring:judges",  # the caller's own LLM judges: a POST adds one for the caller
+    "annotation:chat_system_add",  # the caller's own chat systems: a POST adds one for the caller
 }
 # Read-only views that answer any method like a GET: a POST changes nothing there.
 READS_IGNORING_THE_METHOD = {
@@ -92,6 +93,9 @@ def study(researcher, monkeypatch, settings):
         "metric_run": metrics_compute(dataset=survey.dataset, metrics=["bleu1"], user=researcher, dispatch=False),
         "judge": Judge.objects.create(
             owner=researcher, name="alice-judge", base_url="http://127.0.0.1:9/v1", model="m"
+        ),
+        "chat_system": ChatSystem.objects.create(
+            owner=researcher, name="alice-chat", base_url="http://127.0.0.1:9/v1", model="m"
         ),
         "training_run": TrainingRun.objects.create(
             kind=TrainingRun.Kind.EXPERIMENT, owner=researcher, dataset=survey.dataset
@@ -276,7 +280,11 @@ def _sample_url(name, pattern, study):
     survey = study["turk"] if "mturk" in name else study["survey"]
     route = str(pattern.pattern)
     ids = {
-        "pk": study["dataset"].pk if route.lstrip("^").startswith("datasets") else survey.pk,
+        "pk": study["dataset"].pk
+        if route.lstrip("^").startswith("datasets")
+        else study["chat_system"].pk
+        if name.startswith("annotation:chat_system")
+        else survey.pk,
         "dataset_id": study["dataset"].pk,
         "survey_id": survey.pk,
         "annotator_pk": study["annotator"].pk,

@@ -28,6 +28,7 @@ class ChatServer:
         self.answer = answer or (lambda body, n: "Score: 3")
         self.requests = []  # (time, body, Authorization header)
         self.host_headers = []  # the Host header of each request, in order
+        self.idempotency_keys = []  # the Idempotency-Key header of each request (None: not sent)
         self.lock = threading.Lock()
         server = self
 
@@ -40,6 +41,7 @@ class ChatServer:
                 with server.lock:
                     server.requests.append((time.monotonic(), body, self.headers.get("Authorization")))
                     server.host_headers.append(self.headers.get("Host"))
+                    server.idempotency_keys.append(self.headers.get("Idempotency-Key"))
                     nth = len(server.requests)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})

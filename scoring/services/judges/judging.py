@@ -16,8 +16,8 @@ from django.db import transaction
 from django.db.models import F
 
 from annotation.models import Response
+from config.endpoints.addresses import HostRefused
 from scoring.judges import pairwise, prompts
-from scoring.judges.addresses import HostRefused
 from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, judge_prompts_stream
 from scoring.judges.parsing import parse_preference, parse_rating
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
