@@ -194,3 +194,17 @@ def test_the_report_page_shows_the_section(study, researcher_client, django_capt
         assert f'id="{anchor}"' in body and f'href="#{anchor}"' in body
     assert "report-empty" not in body
     assert "5 conversations, 8 whole-conversation ratings" in body  # the population line names them
+
+
+def test_the_conversations_page_computes_the_metrics_for_the_owner_only(study, client, researcher, other_researcher):
+    ConversationMetricScore.objects.all().delete()
+    url = reverse("scoring:conversation_metrics_compute", args=[study.pk])
+    client.force_login(other_researcher)
+    assert client.post(url).status_code == 404
+    assert not ConversationMetricScore.objects.exists()
+    client.force_login(researcher)
+    page = client.get(reverse("annotation:conversation_list", args=[study.pk])).content.decode()
+    assert f'action="{url}"' in page
+    response = client.post(url, follow=True)
+    assert "for 5 conversations" in response.content.decode()
+    assert ConversationMetricScore.objects.filter(conversation__dataset=study).count() == 5 * 6
