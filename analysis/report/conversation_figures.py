@@ -16,7 +16,7 @@ from analysis import stats
 from annotation.quality import agreement
 
 OVERALL = "overall"
-SINGLE_RATER = "one rating per item: no agreement to compute (a single rater, as in DSTC9's release)"
+SINGLE_RATER = "one rating per item (a single rater): no agreement to compute"
 WINNER_CODE = {"a": 0, "tie": 1, "b": 2}
 
 
@@ -34,6 +34,11 @@ def is_flag(scale):
     return scale is not None and scale[1] - scale[0] == 1
 
 
+def aspect_order(aspects):
+    """Overall first (the headline), then the others by name."""
+    return sorted(aspects, key=lambda aspect: (aspect != OVERALL, aspect))
+
+
 def _item_means(rows, key):
     """`{aspect: {item: mean score}}` of `(…, item, …, aspect, score)` rows, `key` picking the item."""
     sums = {}
@@ -48,7 +53,7 @@ def _item_means(rows, key):
 def _system_rows(per_aspect, system_of, *, n_boot, seed, kind):
     """Per aspect, per system: mean of the conversations' values with its CI, and the ranking."""
     rows, ranking, tests = [], [], []
-    for aspect in sorted(per_aspect):
+    for aspect in aspect_order(per_aspect):
         items = per_aspect[aspect]
         conversations = sorted(items)
         values = [items[c] for c in conversations]
@@ -140,7 +145,7 @@ def _agreement_row(kind, aspect, triples, scale):
 
 def _agreement(inputs):
     rows = []
-    for aspect in sorted({r[2] for r in inputs.whole}):
+    for aspect in aspect_order({r[2] for r in inputs.whole}):
         triples = [(r[0], r[1], r[3]) for r in inputs.whole if r[2] == aspect]
         rows.append(_agreement_row("whole", aspect, triples, inputs.scales.get(aspect, (1, 5))))
     for aspect in sorted({r[3] for r in inputs.turns}):
@@ -163,7 +168,7 @@ def _metric_correlations(whole_means, inputs, *, n_boot, seed):
     conversation_rows, system_rows = [], []
     if not inputs.metrics:
         return conversation_rows, system_rows
-    for aspect in sorted(whole_means):
+    for aspect in aspect_order(whole_means):
         items = sorted(whole_means[aspect])
         human = np.array([whole_means[aspect][c] for c in items])
         columns = {

@@ -9,7 +9,7 @@ ratings at conversation and system level; per-turn ratings against the overall s
 """
 
 from analysis.report.cells import Estimate, count, interval, number, p_value, plural
-from analysis.report.conversation_figures import conversation_figures
+from analysis.report.conversation_figures import aspect_order, conversation_figures
 from analysis.report.conversation_inputs import EXCLUSIONS_NOTE, conversation_inputs
 from analysis.report.display import Column, DisplayTable
 from analysis.report.latex import latex_escape, tabular
@@ -72,7 +72,7 @@ def systems_table(data):
     """Systems as columns, aspects as rows (each a mean over conversations with its CI)."""
     rows = _part(data).get("systems", [])
     systems = sorted({row["system"] for row in rows})
-    aspects = sorted({row["aspect"] for row in rows})
+    aspects = aspect_order({row["aspect"] for row in rows})
     cell = {(row["system"], row["aspect"]): row for row in rows}
     scales = _part(data).get("scales", {})
     body = []
