@@ -14,6 +14,7 @@ from scipy import stats as scipy_stats
 
 from analysis.services.build import report_build
 from analysis.services.exports import to_csv, to_latex
+from analysis.services.freshness import report_change_marker, report_fingerprint
 from analysis.stats.conversations import group_means, ranked_clusters
 from annotation.services.conversation_answers import conversation_judgements_import, conversation_ratings_import
 from annotation.services.conversations import conversations_import
@@ -208,3 +209,13 @@ def test_the_conversations_page_computes_the_metrics_for_the_owner_only(study, c
     response = client.post(url, follow=True)
     assert "for 5 conversations" in response.content.decode()
     assert ConversationMetricScore.objects.filter(conversation__dataset=study).count() == 5 * 6
+
+
+def test_new_conversation_ratings_or_metric_scores_make_the_report_stale(study):
+    before = report_fingerprint(dataset=study), report_change_marker(dataset=study)
+    line = {"conversation_id": "a2", "worker": "w3", "aspect": "overall", "score": 1}
+    conversation_ratings_import(file=jsonl([line]), dataset=study)
+    after_rating = report_fingerprint(dataset=study), report_change_marker(dataset=study)
+    assert after_rating[0] != before[0] and after_rating[1] != before[1]
+    ConversationMetricScore.objects.filter(conversation__dataset=study, metric="system_turns").update(value=0)
+    assert report_fingerprint(dataset=study) != after_rating[0]
