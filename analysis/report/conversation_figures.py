@@ -13,6 +13,7 @@ import importlib
 import numpy as np
 
 from analysis import stats
+from analysis.stats.permutation import permutation_tests, significance_clusters
 from annotation.quality import agreement
 
 OVERALL = "overall"
@@ -162,9 +163,10 @@ def _agreement(inputs):
     return rows
 
 
-def _metric_correlations(whole_means, inputs, *, n_boot, seed):
-    """Each stored metric against each whole-conversation aspect: over conversations (bootstrap CI)
-    and over systems (Boot-Both CI), as the response metrics are."""
+def _metric_correlations(whole_means, inputs, *, n_boot, n_perm, seed):
+    """Each stored metric against each whole-conversation aspect: over conversations (bootstrap CI,
+    and per aspect the metrics' significance clusters from paired permutation tests) and over
+    systems (Boot-Both CI), as the response metrics are."""
     conversation_rows, system_rows = [], []
     if not inputs.metrics:
         return conversation_rows, system_rows
@@ -178,8 +180,12 @@ def _metric_correlations(whole_means, inputs, *, n_boot, seed):
         columns = {name: column for name, column in columns.items() if np.isfinite(column).any()}
         if not columns:
             continue
-        for row in stats.utterance_level(human, columns, n_boot=n_boot, seed=seed):
-            conversation_rows.append({"metric": row.pop("metric"), "aspect": aspect, **row})
+        correlations = stats.utterance_level(human, columns, n_boot=n_boot, seed=seed)
+        tests = permutation_tests(human, columns, n_perm=n_perm, seed=seed) if n_perm > 0 else []
+        clusters = significance_clusters({r["metric"]: r["pearson"] for r in correlations}, tests) if tests else {}
+        for row in correlations:
+            name = row.pop("metric")
+            conversation_rows.append({"metric": name, "aspect": aspect, "cluster": clusters.get(name), **row})
         systems = np.array([inputs.system_of[c] for c in items], dtype=object)
         result = stats.system_level(human, columns, systems, n_boot=n_boot, seed=seed)
         for row in result["correlations"]:
@@ -209,7 +215,7 @@ def _turns_vs_overall(turn_means, whole_means, inputs):
     return rows
 
 
-def conversation_figures(inputs, *, n_boot, seed):
+def conversation_figures(inputs, *, n_boot, seed, n_perm=0):
     """The section's `conversations` object (see analysis.sections.conversations)."""
     whole_means = _item_means(inputs.whole, key=lambda row: row[1])
     turn_means = _item_means(inputs.turns, key=lambda row: row[2])  # per turn, over its annotators
@@ -227,7 +233,7 @@ def conversation_figures(inputs, *, n_boot, seed):
         conversation_turn_means, inputs.system_of, n_boot=n_boot, seed=seed, kind="turn"
     )
     acute, acute_matrix = _acute(inputs.judgements, inputs.system_of, n_boot=n_boot, seed=seed)
-    metrics, metrics_system = _metric_correlations(whole_means, inputs, n_boot=n_boot, seed=seed)
+    metrics, metrics_system = _metric_correlations(whole_means, inputs, n_boot=n_boot, n_perm=n_perm, seed=seed)
     return {
         "n_conversations": len(inputs.system_of),
         "n_systems": len(set(inputs.system_of.values())),

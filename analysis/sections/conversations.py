@@ -21,9 +21,10 @@ def compute(context):
     inputs = conversation_inputs(dataset=context.dataset, systems=context.systems)
     if inputs is None:
         return {"conversations": None}
-    part = conversation_figures(inputs, n_boot=context.n_boot, seed=context.seed)
+    part = conversation_figures(inputs, n_boot=context.n_boot, seed=context.seed, n_perm=context.n_perm)
     part["population"] = population(part, context)
-    part["method"] = METHOD | {"bootstrap_samples": context.n_boot, "seed": context.seed}
+    part["method"] = METHOD | {"bootstrap_samples": context.n_boot, "permutations": context.n_perm,
+                               "seed": context.seed}  # fmt: skip
     return {"conversations": part}
 
 
@@ -40,8 +41,9 @@ METHOD = {
     "items with two ratings or more; median pairwise Cohen's kappa for 0-1 aspects and comparisons; split-half: "
     "mean Pearson r between random halves of the annotators",
     "metrics": "each stored conversation metric against each conversation's mean rating of an aspect: Pearson, "
-    "Spearman, Kendall tau-b with p-values and 95% bootstrap CIs over conversations (as responses); system "
-    "level: systems' means, Boot-Both CIs",
+    "Spearman, Kendall tau-b with p-values and 95% bootstrap CIs over conversations (as responses); cluster: "
+    "per aspect, metrics ranked by Pearson r and grouped by paired permutation tests (as the metrics' ranking); "
+    "system level: systems' means, Boot-Both CIs",
     "turns_vs_overall": "each conversation's mean per-turn score and its worst turn's score against its overall score",
 }
 
@@ -188,8 +190,8 @@ def agreement_table(data):
     )  # fmt: skip
 
 
-def _correlation_rows(records, first):
-    return [[r[first], r["aspect"], number(r.get("pearson")),
+def _correlation_rows(records, first, *, clusters=False):
+    return [[r[first], r["aspect"], *([count(r.get("cluster"))] if clusters else []), number(r.get("pearson")),
              interval(r.get("pearson_ci_low"), r.get("pearson_ci_high")), p_value(r.get("pearson_p")),
              number(r.get("spearman")),
              interval(r.get("spearman_ci_low"), r.get("spearman_ci_high")), p_value(r.get("spearman_p")),
@@ -206,11 +208,12 @@ def metrics_table(data):
         name="conversation_metrics",
         title="Conversation metrics against whole-conversation ratings",
         download="conversation metric correlations",
-        columns=[Column("Metric"), Column("Aspect"), *CORRELATION_COLUMNS],
-        rows=_correlation_rows(_part(data).get("metrics", []), "metric"),
+        columns=[Column("Metric"), Column("Aspect"), Column("Cluster", True), *CORRELATION_COLUMNS],
+        rows=_correlation_rows(_part(data).get("metrics", []), "metric", clusters=True),
         note=_note(data, "Each reference-free conversation metric against each conversation's mean rating of an "
                    "aspect; 95% percentile bootstrap CIs over conversations; p: two-sided test of no correlation; "
-                   "n: conversations both scored and rated."),
+                   "n: conversations both scored and rated. Cluster: per aspect, metrics by Pearson r in clusters "
+                   "that paired permutation tests cannot tell apart (as the metrics' ranking; 1 = best)."),
         empty="No conversation metrics yet: run compute_conversation_metrics (or Compute on the conversations page).",
     )  # fmt: skip
 
@@ -264,7 +267,7 @@ EXPORT_COLUMNS = {
                                                    "win_rate", "ci_low", "ci_high"]),
     "conversation_agreement": ("agreement", ["kind", "aspect", "level", "alpha", "kappa", "split_half", "n_ratings",
                                              "n_items", "n_items_shared", "n_annotators", "note"]),
-    "conversation_metrics": ("metrics", ["metric", "aspect", "pearson", "pearson_p", "pearson_ci_low",
+    "conversation_metrics": ("metrics", ["metric", "aspect", "cluster", "pearson", "pearson_p", "pearson_ci_low",
                                          "pearson_ci_high", "spearman", "spearman_p", "spearman_ci_low",
                                          "spearman_ci_high", "kendall", "kendall_p", "n"]),
     "conversation_metrics_system": ("metrics_system", ["metric", "aspect", "pearson", "pearson_p", "pearson_ci_low",

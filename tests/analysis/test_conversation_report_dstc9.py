@@ -28,6 +28,7 @@ def raw(shared_data):
 @pytest.fixture
 def report(shared_data, tmp_path, researcher, settings):
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 200
+    settings.ANALYSIS_PERMUTATIONS = 200
     conversations, ratings = convert(shared_data / "dstc9_interactive")
     write_jsonl(conversations, tmp_path / "c.jsonl")
     write_jsonl(ratings, tmp_path / "r.jsonl")
@@ -92,6 +93,8 @@ def the_metric_correlations_cover_every_aspect_and_conversation(report, raw):
     turns = next(row for row in overall if row["metric"] == "system_turns")
     assert turns["n"] == sum(len(items) for items in raw.values())
     assert -1 <= turns["pearson"] <= 1 and turns["pearson_ci_low"] <= turns["pearson"] <= turns["pearson_ci_high"]
+    best = max(overall, key=lambda row: row["pearson"])
+    assert best["cluster"] == 1 and all(isinstance(row["cluster"], int) for row in overall)
     system_level = [row for row in report["metrics_system"] if row["aspect"] == "overall"]
     assert all(row["n"] == 4 for row in system_level)
 
