@@ -1,6 +1,7 @@
 from django.urls import path
 
 from scoring.views import adem as views_adem
+from scoring.views import conversation_metrics as views_conversations
 from scoring.views import index as views_index
 from scoring.views import judges as views_judges
 from scoring.views import metrics as views
@@ -11,6 +12,11 @@ app_name = "scoring"
 urlpatterns = [
     path("metrics/", views_index.metrics_index, name="metrics_index"),
     path("datasets/<int:dataset_id>/metrics/", views.dataset_metrics, name="dataset_metrics"),
+    path(
+        "datasets/<int:dataset_id>/conversation-metrics/",
+        views_conversations.conversation_metrics_compute,
+        name="conversation_metrics_compute",
+    ),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("judges/", views_judges.judge_list, name="judges"),
     path("judges/<int:judge_id>/", views_judges.judge_detail, name="judge_detail"),

@@ -147,6 +147,14 @@ def population_text(data, *, name_excluded=True):
             systems_ranked = counted(len(pairwise.get("systems") or []), "system")
             text += f" over {systems_ranked} and {counted(pairwise.get('n_contexts'), 'context')}"
         parts.append(text)
+    conversations = data.get("conversations") or {}
+    if conversations and not rated and not pairwise:  # a conversation study: what its section describes
+        parts.append(
+            f"{counted(conversations.get('n_conversations'), 'conversation')}, "
+            f"{counted(conversations.get('n_ratings'), 'whole-conversation rating')}, "
+            f"{counted(conversations.get('n_turn_ratings'), 'per-turn rating')}, "
+            f"{counted(conversations.get('n_judgements'), 'side-by-side comparison')}"
+        )
     if filters.get("systems_requested"):
         parts.append(f"systems {', '.join(filters['systems_requested'])} only")
     elif rated:

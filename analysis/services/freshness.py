@@ -12,10 +12,19 @@ from django.db.models import Count, Max, Sum
 
 from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.kinds.registry import task_types_reporting
-from annotation.models import Assignment, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
+from annotation.models import (
+    Assignment,
+    ConversationJudgement,
+    ConversationRating,
+    ExclusionDecision,
+    PairwiseJudgement,
+    Rating,
+    Response,
+    Survey,
+)
 from annotation.quality.selectors import accepted_ratings
 from scoring.judges import prompts
-from scoring.models import JudgeCacheEntry, MetricScore
+from scoring.models import ConversationMetricScore, JudgeCacheEntry, MetricScore
 
 
 def _digest(value):
@@ -48,6 +57,7 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
         # The sum of values too: a queryset .update() of values leaves computed_at (auto_now) alone.
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
+        "conversations": _conversation_marker(dataset),
     }
     if parts["pairwise"] is not None:
         # the accepted judgements, as for ratings: a platform's confirmation changes them too
@@ -76,6 +86,22 @@ def _pairwise_marker(dataset, survey_ids):
     }
 
 
+def _conversation_marker(dataset):
+    """What the Conversations section reads: the conversation ratings and comparisons (only ever
+    added) and the stored conversation metric scores (replaced by a run: their newest time and sum)."""
+    if not dataset.conversations.exists():
+        return None  # no conversations: nothing here can change the report
+    ratings = ConversationRating.objects.filter(conversation__dataset=dataset)
+    judgements = ConversationJudgement.objects.filter(conversation_a__dataset=dataset)
+    scores = ConversationMetricScore.objects.filter(conversation__dataset=dataset)
+    return {
+        "conversations": dataset.conversations.aggregate(n=Count("pk"), last=Max("pk")),
+        "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
+        "judgements": judgements.aggregate(n=Count("pk"), last=Max("pk")),
+        "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+    }
+
+
 def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
     """A cheaper stand-in for the fingerprint that a page can afford on every view: the newest
     rating, exclusion decision (an override adds one) and rejected assignment, the metric
@@ -95,6 +121,7 @@ def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
         "rejected": rejected.aggregate(n=Count("pk"), ids=Sum("pk")),
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
+        "conversations": _conversation_marker(dataset),
     }
     return _digest(marker)[:16]
 

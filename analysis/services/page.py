@@ -87,6 +87,9 @@ def why_empty(data):
         )
     if data.get("pairwise"):
         return ""  # a pairwise study: its ranking and the metrics' pairwise accuracy are the report
+    conversations = data.get("conversations") or {}
+    if conversations.get("n_ratings") or conversations.get("n_turn_ratings") or conversations.get("n_judgements"):
+        return ""  # a conversation study: its section is the report
     judgements = filters.get("n_judgements_before_exclusions") or 0
     if judgements and filters.get("apply_exclusions"):
         return (

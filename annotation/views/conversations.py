@@ -39,6 +39,8 @@ def conversation_list(request, pk):
         "page_links": page_links(page),
         "system": system,
         "systems": list(dataset.systems.filter(conversations__isnull=False).distinct().values_list("name", flat=True)),
+        # the button that computes the conversation metrics (a write: the owner's)
+        "may_change": selectors.may_change_study(user=request.user, study=dataset),
     }
     return render(request, "annotation/conversations/list.html", context)
 

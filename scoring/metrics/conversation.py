@@ -24,6 +24,9 @@ from scoring.metrics.neural import BATCH, MAX_TOKENS, model
 from scoring.metrics.text import words
 
 SYSTEM_SPEAKER = "system"
+# Stored beside each score (scoring.models.ConversationMetricScore): a changed definition bumps it,
+# so old scores are recomputed rather than mixed with new ones.
+VERSION = "1"
 SIMPLE = ("system_turns", "mean_turn_length", "distinct_1", "distinct_2", "self_repetition", "question_rate")
 NEURAL = ("minilm_coherence",)
 ALL = SIMPLE + NEURAL

@@ -2,12 +2,13 @@
 
 from scoring.models.adem import AdemModel, ApiToken, TrainingRun
 from scoring.models.judges import Judge, JudgeCacheEntry, JudgeUsage
-from scoring.models.metrics import MetricScore
+from scoring.models.metrics import ConversationMetricScore, MetricScore
 from scoring.models.runs import MetricChunk, MetricRun
 
 __all__ = [
     "AdemModel",
     "ApiToken",
+    "ConversationMetricScore",
     "Judge",
     "JudgeCacheEntry",
     "JudgeUsage",

@@ -1,6 +1,6 @@
 from django.db import models
 
-from annotation.models import Response
+from annotation.models import Conversation, Response
 
 
 class MetricScore(models.Model):
@@ -20,6 +20,31 @@ class MetricScore(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["response", "metric"], name="metricscore_unique")]
+
+    def __str__(self):
+        return f"{self.metric}={self.value}"
+
+
+class ConversationMetricScore(models.Model):
+    """One conversation-level metric's score for one whole conversation (issue 37).
+
+    The twin of MetricScore for conversations: a response's scores stay one row per (response,
+    metric) there; a conversation's are here, one row per (conversation, metric), so neither table
+    needs a nullable foreign key and a check that exactly one is set.
+    """
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="metric_scores", db_index=False
+    )
+    metric = models.CharField(max_length=100)
+    version = models.CharField(max_length=40)
+    value = models.FloatField(null=True, help_text="Null when the metric is undefined for the conversation.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "metric"], name="conversationmetricscore_unique")
+        ]
 
     def __str__(self):
         return f"{self.metric}={self.value}"

@@ -4,7 +4,7 @@ from django.db.models import Avg, Count
 
 from annotation.models import Reference, Response
 from scoring.metrics import bleu
-from scoring.models import MetricRun, MetricScore
+from scoring.models import ConversationMetricScore, MetricRun, MetricScore
 
 
 def metric_scores(*, dataset, metrics=None):
@@ -76,3 +76,14 @@ def corpus_bleu_by_system(*, dataset):
 
 def latest_run(*, dataset):
     return MetricRun.objects.filter(dataset=dataset).first()
+
+
+def conversation_metric_scores(*, dataset):
+    """`{metric: {conversation_id: value}}` for the dataset's conversations (values may be None)."""
+    rows = ConversationMetricScore.objects.filter(conversation__dataset=dataset)
+    scores = {}
+    for metric, conversation_id, value in rows.values_list("metric", "conversation_id", "value").iterator(
+        chunk_size=10_000
+    ):
+        scores.setdefault(metric, {})[conversation_id] = value
+    return scores

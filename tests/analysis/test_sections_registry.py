@@ -14,8 +14,18 @@ from analysis.models import Report
 from analysis.sections.registry import SECTIONS, TABLES
 from analysis.services.exports import to_latex
 from annotation.kinds.pairwise.imports import pairwise_import
-from annotation.models import Response, Survey
+from annotation.models import (
+    Annotator,
+    Conversation,
+    ConversationAspect,
+    ConversationJudgement,
+    ConversationRating,
+    ConversationTurn,
+    Response,
+    Survey,
+)
 from scoring.models import MetricScore
+from scoring.services.metrics.conversations import conversation_metrics_compute
 from tests.factories import load_dataset_records, load_rating_records
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +43,8 @@ def human_score(i, worker):
 @pytest.fixture
 def full_study(researcher, settings, tmp_path):
     """A dataset every section has something to say about: rated responses of two systems, overlap
-    metrics with a no-stopword variant, an LLM judge, and a pairwise survey of the same responses."""
+    metrics with a no-stopword variant, an LLM judge, a pairwise survey of the same responses, and
+    conversations of the same systems."""
     settings.ANALYSIS_BOOTSTRAP_SAMPLES = 20
     settings.ANALYSIS_PERMUTATIONS = 50
     settings.MEDIA_ROOT = tmp_path
@@ -75,7 +86,38 @@ def full_study(researcher, settings, tmp_path):
         file="".join(json.dumps(x) + "\n" for x in lines).encode(), dataset=dataset, fmt="jsonl", survey_name="full-ab"
     )
     Survey.objects.filter(pk=survey.pk).update(kappa_threshold=-1.0)  # keep both pairwise annotators
+    add_conversations(dataset)
     return dataset
+
+
+def add_conversations(dataset):
+    """Conversations of the same two systems beside the responses (a dataset may hold both), rated
+    whole and per turn, compared side by side and scored, so the Conversations section applies."""
+    systems = {system.name: system for system in dataset.systems.all()}
+    annotators = [Annotator.objects.create(provider="imported", worker_id=w) for w in ("c1", "c2")]
+    ConversationAspect.objects.create(dataset=dataset, key="overall", scale_min=1, scale_max=5)
+    ConversationAspect.objects.create(dataset=dataset, key="repetitive", scale_min=0, scale_max=1)
+    made = []
+    for i in range(12):
+        name = ("short", "long")[i % 2]
+        conversation = Conversation.objects.create(dataset=dataset, external_id=f"d{i}", position=i,
+                                                   system=systems[name])  # fmt: skip
+        for index in range(2 + i % 4):
+            speaker = ("user", "system")[index % 2]
+            ConversationTurn.objects.create(conversation=conversation, index=index, speaker=speaker,
+                                            text=f"turn {index} of {i}?")  # fmt: skip
+        turn = conversation.turns.get(index=1)
+        for a, annotator in enumerate(annotators):
+            ConversationRating.objects.create(annotator=annotator, conversation=conversation,
+                                              score=1 + (i + a + (i % 2) * 2) % 5)  # fmt: skip
+            ConversationRating.objects.create(annotator=annotator, conversation=conversation, turn=turn,
+                                              aspect="repetitive", score=(i + a) % 2)  # fmt: skip
+        made.append(conversation)
+    for i in range(0, 12, 2):
+        ConversationJudgement.objects.create(annotator=annotators[(i // 2) % 2], conversation_a=made[i],
+                                             conversation_b=made[i + 1], winner="ab"[i % 3 == 0],
+                                             question="Who would you prefer to talk to?")  # fmt: skip
+    conversation_metrics_compute(dataset=dataset)
 
 
 @pytest.fixture

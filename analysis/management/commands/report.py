@@ -42,7 +42,7 @@ class Command(BaseCommand):
             learned_metric=options["learned_metric"],
             n_boot=options["bootstrap"],
         )
-        if data["n_responses"] == 0 and not data.get("pairwise"):
+        if data["n_responses"] == 0 and not data.get("pairwise") and not data.get("conversations"):
             self.stderr.write("No accepted ratings match these filters; the report is empty.")
         if options["format"] == "csv":
             self.stdout.write(to_csv(data, options["table"]), ending="")
