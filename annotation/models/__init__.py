@@ -1,5 +1,6 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
+from annotation.models.bws import BWSJudgement
 from annotation.models.conversations import (
     Conversation,
     ConversationAspect,
@@ -46,6 +47,7 @@ __all__ = [
     "HIT",
     "REFERENCE_SYSTEM_NAME",
     "Annotator",
+    "BWSJudgement",
     "Aspect",
     "Assignment",
     "AttentionAnswer",
