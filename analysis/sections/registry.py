@@ -9,6 +9,7 @@ page: the tables of metrics carry their notes and signatures.
 
 from analysis.sections import (
     agreement,
+    bws,
     correlations,
     failure_analysis,
     human_ceiling,
@@ -43,6 +44,7 @@ SECTIONS = (
     sensitivity.SECTION,
     pairwise.SECTION,
     pairwise_sensitivity.SECTION,
+    bws.SECTION,
     judges.SECTION,
     plots.SECTION,
     learned.SECTION,

@@ -14,7 +14,7 @@ from analysis.models import Report
 from analysis.sections.registry import SECTIONS, TABLES
 from analysis.services.exports import to_latex
 from annotation.kinds.pairwise.imports import pairwise_import
-from annotation.models import Response, Survey
+from annotation.models import Annotator, BWSJudgement, Context, Response, Survey, System
 from scoring.models import MetricScore
 from tests.factories import load_dataset_records, load_rating_records
 
@@ -75,7 +75,30 @@ def full_study(researcher, settings, tmp_path):
         file="".join(json.dumps(x) + "\n" for x in lines).encode(), dataset=dataset, fmt="jsonl", survey_name="full-ab"
     )
     Survey.objects.filter(pk=survey.pk).update(kappa_threshold=-1.0)  # keep both pairwise annotators
+    _bws_judgements(dataset, researcher)
     return dataset
+
+
+def _bws_judgements(dataset, researcher):
+    """Best-worst judgements of tuples of three: the two systems and a third, "mid", whose replies
+    only these judgements see (no ratings, metric scores or pairs: the other sections ignore it)."""
+    mid = System.objects.create(dataset=dataset, name="mid")
+    survey = Survey.objects.create(
+        dataset=dataset, owner=researcher, name="full-bws", task_type=Survey.TaskType.BWS, kappa_threshold=-1.0
+    )
+    judgements = []
+    for context in Context.objects.filter(dataset=dataset).order_by("position"):
+        by_system = {r.system.name: r.pk for r in Response.objects.filter(context=context).select_related("system")}
+        by_system["mid"] = Response.objects.create(context=context, system=mid, text="fine, thanks").pk
+        shown = [by_system["short"], by_system["mid"], by_system["long"]]
+        for n, worker in enumerate(("b1", "b2")):
+            annotator = Annotator.objects.get_or_create(provider="local", worker_id=worker)[0]
+            best, worst = (shown[2], shown[0]) if (context.position + n) % 4 else (shown[1], shown[2])
+            judgements.append(
+                BWSJudgement(survey=survey, annotator=annotator, context=context, responses=shown, best_id=best,
+                             worst_id=worst)
+            )  # fmt: skip
+    BWSJudgement.objects.bulk_create(judgements)
 
 
 @pytest.fixture

@@ -64,7 +64,9 @@ def bws_layout(*, survey, contexts):
     plan = bws_plan(survey, contexts)
     ordered = [pk for pk in contexts if pk in plan]
     if not ordered:
-        raise HITLayoutError(f"No context has replies from {MIN_TUPLE} of the chosen systems: there is nothing to scale.")
+        raise HITLayoutError(
+            f"No context has replies from {MIN_TUPLE} of the chosen systems: there is nothing to scale."
+        )
     seeded_rng(survey, "layout").shuffle(ordered)
     size = survey.contexts_per_hit
     chunks = [ordered[i : i + size] for i in range(0, len(ordered), size)]
@@ -79,9 +81,9 @@ def bws_layout(*, survey, contexts):
         ]
         for _ in range(survey.attention_checks_per_hit):
             # between blocks, never inside one: a block is one context's tuples
-            starts = [0, *(n for n in range(1, len(hit_items)) if hit_items[n].context_id != hit_items[n - 1].context_id)]
+            starts = [n for n in range(1, len(hit_items)) if hit_items[n].context_id != hit_items[n - 1].context_id]
             gold = _gold_item(hit, 0, plan, chunk, rng)
-            hit_items.insert(rng.choice([*starts[1:], len(hit_items)]), gold)
+            hit_items.insert(rng.choice([*starts, len(hit_items)]), gold)
         for position, item in enumerate(hit_items):
             item.position = position
         items.extend(hit_items)

@@ -27,7 +27,9 @@ def judgement_rows(survey):
     ):
         for response in responses:
             label = BEST if response == best else WORST if response == worst else NEITHER
-            rows.append({"annotator_id": annotator, "response_id": (item, response), "score": label, "seconds": seconds})
+            rows.append(
+                {"annotator_id": annotator, "response_id": (item, response), "score": label, "seconds": seconds}
+            )
     return rows
 
 
