@@ -73,11 +73,11 @@ def _direct_bt(judgements, system_of):
     for _, members, best, worst in judgements:
         pairs += [(system_of[best], system_of[m]) for m in members if m != best]
         pairs += [(system_of[m], system_of[worst]) for m in members if m not in (best, worst)]
-    pairs = [(w, l) for w, l in pairs if w != l]
+    pairs = [(won, lost) for won, lost in pairs if won != lost]
 
     def loss(free):
         s = np.concatenate([[0.0], free])  # system 0 fixed at 0: the scale's origin
-        return sum(np.log1p(np.exp(s[l] - s[w])) for w, l in pairs)
+        return sum(np.log1p(np.exp(s[lost] - s[won])) for won, lost in pairs)
 
     free = optimize.minimize(loss, np.zeros(N_SYSTEMS - 1), method="BFGS").x
     strengths = np.concatenate([[0.0], free])
