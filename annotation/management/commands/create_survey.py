@@ -55,7 +55,11 @@ class Command(BaseCommand):
             help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
             "also owns the survey (default: the dataset's owner).",
         )
-        parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
+        parser.add_argument(
+            "--task-type", default="rate", choices=["rate", "pairwise", "bws"],
+            help="rate, pairwise (A/B) or bws (best-worst scaling).",
+        )  # fmt: skip
+        parser.add_argument("--tuple-size", type=int, default=4, help="bws: replies shown together (at least 3).")
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
             "--reference-pairs",
@@ -127,6 +131,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{base}/s/{survey.token}/")
 
     def _pairwise(self, options):
+        if options["task_type"] == "bws":
+            return {"task_type": "bws", "tuple_size": options["tuple_size"]}
         if options["task_type"] != "pairwise":
             return {}
         return {
