@@ -10,8 +10,17 @@ import json
 
 from django.db.models import Count, Max, Sum
 
+from annotation.kinds.bws.selectors import accepted_bws
 from annotation.kinds.pairwise.selectors import accepted_judgements
-from annotation.models import Assignment, ExclusionDecision, PairwiseJudgement, Rating, Response, Survey
+from annotation.models import (
+    Assignment,
+    BWSJudgement,
+    ExclusionDecision,
+    PairwiseJudgement,
+    Rating,
+    Response,
+    Survey,
+)
 from annotation.quality.selectors import accepted_ratings
 from scoring.judges import prompts
 from scoring.models import JudgeCacheEntry, MetricScore
@@ -51,7 +60,21 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
     if parts["pairwise"] is not None:
         # the accepted judgements, as for ratings: a platform's confirmation changes them too
         parts["pairwise_accepted"] = accepted_pairs.aggregate(n=Count("pk"), ids=Sum("pk"))
+    bws = _bws_marker(survey_ids)
+    if bws is not None:  # only where there are any: the fingerprints of other reports stay as they were
+        accepted_bws_rows = accepted_bws(dataset=dataset, surveys=surveys, apply_exclusions=apply_exclusions)
+        parts["bws"] = {**bws, "accepted": accepted_bws_rows.aggregate(n=Count("pk"), ids=Sum("pk"))}
     return {name: _digest(value)[:8] for name, value in parts.items()}
+
+
+def _bws_marker(survey_ids):
+    """What the best-worst section reads beside scores: its judgements (only ever added) and their
+    surveys' exclusion decisions; None where there are none."""
+    judgements = BWSJudgement.objects.filter(survey_id__in=survey_ids).aggregate(n=Count("pk"), last=Max("pk"))
+    if not judgements["n"]:
+        return None
+    decisions = ExclusionDecision.objects.filter(survey__bws_judgements__isnull=False, survey_id__in=survey_ids)
+    return {"judgements": judgements, "decisions": decisions.distinct().aggregate(n=Count("pk"), last=Max("pk"))}
 
 
 def _pairwise_marker(dataset, survey_ids):
@@ -95,6 +118,9 @@ def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
     }
+    bws = _bws_marker(survey_ids)
+    if bws is not None:
+        marker["bws"] = bws
     return _digest(marker)[:16]
 
 
