@@ -12,11 +12,13 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
+from django.urls import reverse
 
 from annotation import services
 from annotation.kinds.registry import kind_for
 from annotation.models import Assignment, AttentionAnswer, BWSJudgement, HITItem, Response, Survey, System
 from tests.annotation.bws_helpers import SIX_SYSTEMS, bws_answers, form_data, make_bws_survey
+from tests.annotation.studies_helpers import survey_form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -208,3 +210,36 @@ def test_create_survey_makes_a_bws_survey_of_the_tuple_size_asked(researcher):
     assert survey.task_type == "bws" and survey.tuple_size == 5 and survey.status == Survey.Status.LIVE
     assert {len(item.tuple_responses) for item in _tuples(survey)} == {5}
     assert kind_for(survey).report_section == "bws"
+
+
+def test_the_researchers_pages_of_a_judged_bws_survey(researcher, researcher_client):
+    survey = _judged(researcher)
+    annotator = BWSJudgement.objects.filter(survey=survey).first().annotator
+    pages = {
+        "detail": reverse("annotation:survey_detail", args=[survey.pk]),
+        "preview": reverse("annotation:survey_preview", args=[survey.pk]),
+        "quality": reverse("annotation:quality_survey", args=[survey.pk]),
+        "annotator": reverse("annotation:survey_annotator", args=[survey.pk, annotator.pk]),
+        "export": reverse("annotation:survey_export", args=[survey.pk]),
+    }
+    bodies = {}
+    for name, url in pages.items():
+        response = researcher_client.get(url)
+        assert response.status_code == 200, name
+        bodies[name] = b"".join(response) if response.streaming else response.content
+    assert bodies["preview"].decode().count('class="bws-set"') >= 1
+    lines = [json.loads(line) for line in bodies["export"].decode().splitlines()]
+    assert len(lines) == BWSJudgement.objects.filter(survey=survey).count()
+    assert {"worker", "context_id", "systems", "best", "worst"} <= set(lines[0])
+
+
+def test_the_survey_form_makes_a_bws_survey_with_its_set_size(researcher, researcher_client):
+    dataset = make_bws_survey(researcher, n_contexts=3, launch=False, name="form-base").dataset
+    assert "Replies per set" in researcher_client.get(reverse("annotation:survey_new")).content.decode()
+    form = survey_form_fields(dataset, name="form-bws", provider="local", task_type="bws", tuple_size=5)
+    form.pop("question")
+    response = researcher_client.post(reverse("annotation:survey_new"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    survey = Survey.objects.get(name="form-bws")
+    assert survey.task_type == "bws" and survey.tuple_size == 5
+    assert survey.aspects.get().question == "Which reply is the best next turn?"
