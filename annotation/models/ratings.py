@@ -108,10 +108,11 @@ class HITItem(models.Model):
         PAIR_FILLER = "pair_filler", "Filler pair beside a pairwise check (not analysed)"
         BWS = "bws", "Tuple of replies: pick the best and the worst"
         BWS_GOLD = "bws_gold", "Tuple with a broken reply that must be picked worst (attention check)"
+        BWS_FILLER = "bws_filler", "Filler tuple beside a best-worst check (not analysed)"
 
     # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
     # never stored.
-    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER, Kind.PAIR_FILLER)
+    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER, Kind.PAIR_FILLER, Kind.BWS_FILLER)
 
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()

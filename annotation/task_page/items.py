@@ -94,7 +94,7 @@ NUMBER_MARK = mark_safe("<NUMBER>")
 
 PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT, HITItem.Kind.PAIR_FILLER)
 GOLD_KINDS = (HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)
-BWS_KINDS = (HITItem.Kind.BWS, HITItem.Kind.BWS_GOLD)
+BWS_KINDS = (HITItem.Kind.BWS, HITItem.Kind.BWS_GOLD, HITItem.Kind.BWS_FILLER)
 
 
 class _Fieldsets:

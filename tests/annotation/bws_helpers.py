@@ -14,7 +14,7 @@ def make_bws_survey(owner, **settings):
 
 
 def bws_answers(assignment, pick=lambda item: (1, 2), seconds=5.0):
-    """Answers to every tuple: `pick(item)` = (best, worst) numbers on real tuples; on gold tuples
+    """Answers to every tuple: `pick(item)` = (best, worst) numbers on real and filler tuples; on gold tuples
     the broken reply worst and the first real one best (so every check passes)."""
     answers = {}
     for item in services.assignment_items(assignment=assignment):

@@ -45,6 +45,13 @@ def test_each_context_gets_balanced_tuples_of_four_and_each_hit_a_gold_tuple(res
         assert gold.broken_text and gold.tuple_responses.count(None) == 1 and len(gold.tuple_responses) == 4
         real = [pk for pk in gold.tuple_responses if pk]
         assert set(Response.objects.filter(pk__in=real).values_list("context_id", flat=True)) == {gold.context_id}
+        # the check is a block as large as a real one, under a conversation this HIT shows nowhere else
+        items = list(hit.items.order_by("position"))
+        block = [item for item in items if item.context_id == gold.context_id]
+        assert len(block) == 3 and {item.kind for item in block} == {HITItem.Kind.BWS_GOLD, HITItem.Kind.BWS_FILLER}
+        positions = [item.position for item in block]
+        assert positions == list(range(positions[0], positions[0] + 3)), "one block, not split"
+        assert not any(item.kind == HITItem.Kind.BWS for item in block)
 
 
 def test_the_tuple_size_is_a_setting_and_too_small_a_tuple_is_refused(researcher):

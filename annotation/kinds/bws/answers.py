@@ -5,7 +5,8 @@ number (1, 2, ...) of a reply as the page shows it in the tuple. Best and worst 
 different replies: the page's script prevents picking one reply for both, and a request that does
 so anyway (a page without script, a hand-made request) is refused here, naming the tuple.
 A real tuple becomes one `BWSJudgement`; a gold tuple passes when its planted broken reply was
-picked worst (picking anything else worst, or the broken reply best, fails it).
+picked worst (picking anything else worst, or the broken reply best, fails it). A filler tuple
+(beside a gold one, so its block is shaped as a real one) is checked as a real one and makes no row.
 """
 
 from annotation.models import AttentionAnswer, BWSJudgement, HITItem

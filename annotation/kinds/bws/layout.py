@@ -4,9 +4,11 @@ Per context, its responses from the chosen systems are split into balanced tuple
 `survey.tuple_size` (`tuples.balanced_tuples`: each response in about as many tuples, pairs meeting
 about equally often), each tuple one item (`HITItem.Kind.BWS`, its response ids in shown order in
 `tuple_responses`). A HIT holds `contexts_per_hit` contexts' tuples, each context a block under its
-conversation, then `attention_checks_per_hit` gold tuples: real replies of a context off this HIT
-(when there is one) with a broken reply planted at a drawn place, which an attentive annotator
-picks as the worst. The broken reply is a null entry of `tuple_responses`, its text in `broken_text`.
+conversation, then `attention_checks_per_hit` check blocks: a context off this HIT (when there is one) with its own
+tuples, one of them with a broken reply planted at a drawn place (`BWS_GOLD`: an attentive
+annotator picks it as the worst) and the others fillers (`BWS_FILLER`: answered and checked as any
+tuple, never stored: they are judged on their own HIT), so a check block is shaped as a real one.
+The broken reply is a null entry of `tuple_responses`, its text in `broken_text`.
 """
 
 from annotation.kinds.base import HITLayoutError, seeded_rng
@@ -41,20 +43,57 @@ def bws_plan(survey, contexts):
     return plan
 
 
-def _gold_item(hit, position, plan, chunk, rng):
-    """A tuple of a context off this HIT (else one of it) with one member replaced by a broken reply."""
-    others = [pk for pk in plan if pk not in chunk]
-    context_id = rng.choice(others or list(chunk))
-    members = list(rng.choice(plan[context_id]))
+def _broken(members, rng):
+    """The tuple with one member, drawn, replaced by the broken reply (a null entry)."""
+    members = list(members)
     members[rng.randrange(len(members))] = None
-    return HITItem(
-        hit=hit,
-        position=position,
-        kind=HITItem.Kind.BWS_GOLD,
-        context_id=context_id,
-        tuple_responses=members,
-        broken_text=rng.choice(BROKEN_REPLIES),
-    )
+    return members
+
+
+def _check_block(plan, shown, blocks, rng):
+    """A gold tuple among filler tuples under a borrowed conversation, as a new block: that
+    context's own tuples, one of them with a broken reply planted, so the block is shaped as a real
+    one (a lone set under a conversation would say "this is the check"). None when every context
+    is on this HIT already: the gold tuple then joins a real block of its own context."""
+    others = [pk for pk in plan if pk not in shown]
+    if not others:
+        block = rng.choice(blocks)
+        context_id = block[0][1]
+        block.insert(
+            rng.randint(0, len(block)), (HITItem.Kind.BWS_GOLD, context_id, _broken(rng.choice(plan[context_id]), rng))
+        )
+        return None
+    context_id = rng.choice(others)
+    shown.add(context_id)
+    tuples = plan[context_id]
+    gold = rng.randrange(len(tuples))
+    return [
+        (HITItem.Kind.BWS_GOLD, context_id, _broken(members, rng))
+        if n == gold
+        else (HITItem.Kind.BWS_FILLER, context_id, list(members))
+        for n, members in enumerate(tuples)
+    ]
+
+
+def _hit_items(hit, chunk, plan, survey, rng):
+    blocks = [[(HITItem.Kind.BWS, context_id, members) for members in plan[context_id]] for context_id in chunk]
+    real = list(blocks)
+    shown = set(chunk)
+    for _ in range(survey.attention_checks_per_hit):
+        block = _check_block(plan, shown, real, rng)
+        if block is not None:
+            blocks.insert(rng.randint(1, len(blocks)), block)
+    return [
+        HITItem(
+            hit=hit,
+            position=position,
+            kind=kind,
+            context_id=context_id,
+            tuple_responses=members,
+            broken_text=rng.choice(BROKEN_REPLIES) if kind == HITItem.Kind.BWS_GOLD else "",
+        )
+        for position, (kind, context_id, members) in enumerate(entry for block in blocks for entry in block)
+    ]
 
 
 def bws_layout(*, survey, contexts):
@@ -73,19 +112,6 @@ def bws_layout(*, survey, contexts):
     hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
     items = []
     for hit, chunk in zip(hits, chunks, strict=True):
-        rng = seeded_rng(survey, f"hit{hit.position}")
-        hit_items = [
-            HITItem(hit=hit, position=0, kind=HITItem.Kind.BWS, context_id=context_id, tuple_responses=members)
-            for context_id in chunk
-            for members in plan[context_id]
-        ]
-        for _ in range(survey.attention_checks_per_hit):
-            # between blocks, never inside one: a block is one context's tuples
-            starts = [n for n in range(1, len(hit_items)) if hit_items[n].context_id != hit_items[n - 1].context_id]
-            gold = _gold_item(hit, 0, plan, chunk, rng)
-            hit_items.insert(rng.choice([*starts, len(hit_items)]), gold)
-        for position, item in enumerate(hit_items):
-            item.position = position
-        items.extend(hit_items)
+        items.extend(_hit_items(hit, chunk, plan, survey, seeded_rng(survey, f"hit{hit.position}")))
     HITItem.objects.bulk_create(items, batch_size=1000)
     return hits
