@@ -250,3 +250,12 @@ def test_the_survey_form_makes_a_bws_survey_with_its_set_size(researcher, resear
     survey = Survey.objects.get(name="form-bws")
     assert survey.task_type == "bws" and survey.tuple_size == 5
     assert survey.aspects.get().question == "Which reply is the best next turn?"
+
+
+def test_the_estimate_counts_the_sets_a_hit_shows(researcher):
+    survey = make_bws_survey(researcher, n_contexts=6, contexts_per_hit=3, name="est")
+    estimate = services.survey_estimate_for(survey=survey)
+    hit = survey.hits.first()
+    assert estimate["items_per_hit"] == hit.items.count() == (3 + 1) * 3
+    assert estimate["ratings"] == HITItem.objects.filter(hit__survey=survey, kind=HITItem.Kind.BWS).count() * 2
+    assert estimate["answers"] == "Judgements"

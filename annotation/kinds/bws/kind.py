@@ -66,7 +66,9 @@ class BWSKind(TaskKind):
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         size = settings.get("tuple_size") or 4
         tuples = tuple_count(n_systems, size) if n_systems >= 3 else 0
-        items_per_hit = min(settings["contexts_per_hit"], n_contexts) * tuples + settings["attention_checks_per_hit"]
+        # a check block is a borrowed context's tuples, one of them the gold one (layout.py)
+        blocks = min(settings["contexts_per_hit"], n_contexts) + settings["attention_checks_per_hit"]
+        items_per_hit = blocks * tuples
         answers = n_contexts * tuples * settings["assignments_per_hit"]
         return items_per_hit, self.estimated_seconds(items=items_per_hit, n_aspects=1), answers
 
