@@ -12,7 +12,6 @@ picked worst (picking anything else worst, or the broken reply best, fails it). 
 from annotation.models import AttentionAnswer, BWSJudgement, HITItem
 
 KEYS = ("best", "worst")
-# AttentionAnswer keeps an integer: a gold tuple's answer is the number of the reply picked worst.
 
 
 class TupleAnswerError(ValueError):
@@ -63,6 +62,7 @@ def bws_rows(*, assignment, annotator, survey, items, answers, seconds_of):
                 )
             )
         elif item.kind == HITItem.Kind.BWS_GOLD:
+            # AttentionAnswer keeps an integer: the number of the reply picked worst.
             checks.append(
                 AttentionAnswer(
                     assignment=assignment,

@@ -7,7 +7,7 @@ ordered labels is what "do they pick alike" means here. Rejected assignments are
 """
 
 from annotation.kinds.simulated import latent_quality
-from annotation.models import Assignment, BWSJudgement, HITItem, Response
+from annotation.models import Assignment, BWSJudgement, Response
 
 WORST, NEITHER, BEST = 0, 1, 2
 SCALE = (WORST, NEITHER, BEST)
@@ -57,6 +57,3 @@ def simulated_picks(annotator, *, items, aspects, survey):
         answers[item.pk] = {"scores": {"best": str(best + 1), "worst": str(worst + 1)}, "seconds": seconds}
     return answers
 
-
-def gold_items(items):
-    return [item for item in items if item.kind == HITItem.Kind.BWS_GOLD]
