@@ -259,3 +259,10 @@ def test_the_estimate_counts_the_sets_a_hit_shows(researcher):
     assert estimate["items_per_hit"] == hit.items.count() == (3 + 1) * 3
     assert estimate["ratings"] == HITItem.objects.filter(hit__survey=survey, kind=HITItem.Kind.BWS).count() * 2
     assert estimate["answers"] == "Judgements"
+
+
+def test_the_survey_form_refuses_extra_aspects_for_a_bws_survey(researcher, researcher_client):
+    dataset = make_bws_survey(researcher, n_contexts=3, launch=False, name="form-base2").dataset
+    form = survey_form_fields(dataset, name="form-bws2", provider="local", task_type="bws", aspects="fluency")
+    body = researcher_client.post(reverse("annotation:survey_new"), form).content.decode()
+    assert "it takes no extra aspects" in body and not Survey.objects.filter(name="form-bws2").exists()

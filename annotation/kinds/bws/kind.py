@@ -57,6 +57,13 @@ class BWSKind(TaskKind):
             return "A best-worst tuple shows at least 3 replies (with 2, use a pairwise survey)."
         return None
 
+    def form_problem(self, data):
+        # A set is asked for its best and worst overall: extra questions would not be shown.
+        if data.get("aspect_keys"):
+            message = "A best-worst survey asks for the best and worst reply overall: it takes no extra aspects."
+            return "aspects", message
+        return None
+
     def aspect_question(self, label):
         return f"{label[:1].upper()}{label[1:]}: which reply is best, which worst?"
 
