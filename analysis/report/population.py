@@ -155,6 +155,13 @@ def population_text(data, *, name_excluded=True):
             f"{counted(conversations.get('n_turn_ratings'), 'per-turn rating')}, "
             f"{counted(conversations.get('n_judgements'), 'side-by-side comparison')}"
         )
+    bws = data.get("bws") or {}
+    if bws:  # best-worst judgements (analysis/sections/bws.py): counted as they are ranked
+        text = counted(bws.get("n_judgements"), f"{accepted}best-worst judgement")
+        if not rated:
+            systems_ranked = counted(len(bws.get("systems") or []), "system")
+            text += f" over {systems_ranked} and {counted(bws.get('n_contexts'), 'context')}"
+        parts.append(text)
     if filters.get("systems_requested"):
         parts.append(f"systems {', '.join(filters['systems_requested'])} only")
     elif rated:

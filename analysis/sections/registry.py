@@ -9,6 +9,7 @@ page: the tables of metrics carry their notes and signatures.
 
 from analysis.sections import (
     agreement,
+    bws,
     conversations,
     correlations,
     failure_analysis,
@@ -45,6 +46,7 @@ SECTIONS = (
     pairwise.SECTION,
     pairwise_sensitivity.SECTION,
     conversations.SECTION,
+    bws.SECTION,
     judges.SECTION,
     plots.SECTION,
     learned.SECTION,

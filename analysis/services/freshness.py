@@ -10,10 +10,12 @@ import json
 
 from django.db.models import Count, Max, Sum
 
+from annotation.kinds.bws.selectors import accepted_bws
 from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.kinds.registry import task_types_reporting
 from annotation.models import (
     Assignment,
+    BWSJudgement,
     ConversationJudgement,
     ConversationRating,
     ExclusionDecision,
@@ -62,7 +64,21 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
     if parts["pairwise"] is not None:
         # the accepted judgements, as for ratings: a platform's confirmation changes them too
         parts["pairwise_accepted"] = accepted_pairs.aggregate(n=Count("pk"), ids=Sum("pk"))
+    bws = _bws_marker(survey_ids)
+    if bws is not None:  # only where there are any: the fingerprints of other reports stay as they were
+        accepted_bws_rows = accepted_bws(dataset=dataset, surveys=surveys, apply_exclusions=apply_exclusions)
+        parts["bws"] = {**bws, "accepted": accepted_bws_rows.aggregate(n=Count("pk"), ids=Sum("pk"))}
     return {name: _digest(value)[:8] for name, value in parts.items()}
+
+
+def _bws_marker(survey_ids):
+    """What the best-worst section reads beside scores: its judgements (only ever added) and their
+    surveys' exclusion decisions; None where there are none."""
+    judgements = BWSJudgement.objects.filter(survey_id__in=survey_ids).aggregate(n=Count("pk"), last=Max("pk"))
+    if not judgements["n"]:
+        return None
+    decisions = ExclusionDecision.objects.filter(survey__bws_judgements__isnull=False, survey_id__in=survey_ids)
+    return {"judgements": judgements, "decisions": decisions.distinct().aggregate(n=Count("pk"), last=Max("pk"))}
 
 
 def _pairwise_marker(dataset, survey_ids):
@@ -123,6 +139,9 @@ def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
         "pairwise": _pairwise_marker(dataset, survey_ids),
         "conversations": _conversation_marker(dataset),
     }
+    bws = _bws_marker(survey_ids)
+    if bws is not None:
+        marker["bws"] = bws
     return _digest(marker)[:16]
 
 

@@ -85,8 +85,8 @@ def why_empty(data):
             f"All {plural(before, 'rating')} were excluded by the quality rules{who}, so there is nothing to "
             "correlate. See Quality to review the exclusions, or show this report with exclusions ignored."
         )
-    if data.get("pairwise"):
-        return ""  # a pairwise study: its ranking and the metrics' pairwise accuracy are the report
+    if data.get("pairwise") or data.get("bws"):
+        return ""  # a pairwise (or best-worst) study: its ranking and the metrics' pairwise accuracy are the report
     conversations = data.get("conversations") or {}
     if conversations.get("n_ratings") or conversations.get("n_turn_ratings") or conversations.get("n_judgements"):
         return ""  # a conversation study: its section is the report

@@ -198,6 +198,15 @@ class SurveyForm(forms.Form):
         initial=3,
         label="Pairwise: swapped repeats before consistency counts",
     )
+    tuple_size = forms.IntegerField(
+        required=False,
+        min_value=3,
+        max_value=8,
+        initial=4,
+        label="Replies per set (best-worst tasks only)",
+        help_text="How many replies to one conversation each set shows; the annotator picks the best and the "
+        "worst. Sets are drawn so each reply is shown about equally often, next to every other about equally often.",
+    )
     write_system_name = forms.CharField(
         required=False,
         label="System for written replies (writing tasks only)",
@@ -321,6 +330,7 @@ class SurveyForm(forms.Form):
             self.add_error("aspects", problem)
         data["aspect_specs"] = self._aspect_specs(data)
         data["pair_budget"] = data.get("pair_budget") or 0
+        data["tuple_size"] = data.get("tuple_size") or Survey._meta.get_field("tuple_size").default
         data["reference_pairs"] = data.get("reference_pairs") or Survey.ReferencePairs.NONE
         if dataset and not self.has_error("systems"):
             problem = reference_pairs_problem(

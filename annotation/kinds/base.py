@@ -161,6 +161,11 @@ class TaskKind:
             return f"Please answer every item: {one} {numbers[0]} is still unanswered (marked below)."
         return f"Please answer every item: {many} {_numbers_text(numbers)} are still unanswered (marked below)."
 
+    def answer_keys(self, item, aspects):
+        """The answer keys (`score-<item>-<key>`) a submission must give for `item`: every question
+        but for a lone instructed check, which asks the main one only (see task_page.items)."""
+        return {Aspect.OVERALL} if item.asks_main_only else set(aspects)
+
     def validated_rows(self, *, assignment, annotator, survey, items, answers, aspects):
         """Parse and check one submission: `(answers, checks, written)` rows to store, unsaved.
         Raises `SubmissionRefused` on a problem."""

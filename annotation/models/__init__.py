@@ -1,5 +1,6 @@
 """Study data (datasets, contexts, responses) and rating studies (surveys, HITs, ratings)."""
 
+from annotation.models.bws import BWSJudgement
 from annotation.models.chat_systems import ChatSystem
 from annotation.models.conversations import (
     Conversation,
@@ -51,6 +52,7 @@ __all__ = [
     "Assignment",
     "AttentionAnswer",
     "AttentionCheck",
+    "BWSJudgement",
     "ChatSystem",
     "Context",
     "Conversation",

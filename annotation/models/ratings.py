@@ -106,10 +106,13 @@ class HITItem(models.Model):
         PAIR_GOLD = "pair_gold", "Pair with a broken reply (attention check)"
         PAIR_REPEAT = "pair_repeat", "Repeated pair, sides swapped (consistency check)"
         PAIR_FILLER = "pair_filler", "Filler pair beside a pairwise check (not analysed)"
+        BWS = "bws", "Tuple of replies: pick the best and the worst"
+        BWS_GOLD = "bws_gold", "Tuple with a broken reply that must be picked worst (attention check)"
+        BWS_FILLER = "bws_filler", "Filler tuple beside a best-worst check (not analysed)"
 
     # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
     # never stored.
-    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER, Kind.PAIR_FILLER)
+    FILLERS = (Kind.GOLD_FILLER, Kind.INSTRUCTED_FILLER, Kind.PAIR_FILLER, Kind.BWS_FILLER)
 
     hit = models.ForeignKey(HIT, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -124,6 +127,9 @@ class HITItem(models.Model):
     broken_text = models.TextField(blank=True)
     repeat_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats")
     instructed_score = models.IntegerField(null=True, blank=True)
+    # Best-worst tuples: the response ids in the order shown; a gold tuple's broken reply is a null
+    # entry, shown as `broken_text` (annotation/kinds/bws/layout.py).
+    tuple_responses = models.JSONField(default=list, blank=True)
     is_overlap = models.BooleanField(default=False)
 
     class Meta:

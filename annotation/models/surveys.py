@@ -20,6 +20,7 @@ class Survey(models.Model):
         RATE = "rate", "Rate responses (1-5)"
         WRITE = "write", "Write a next turn"
         PAIRWISE = "pairwise", "Compare two replies (A/B)"
+        BWS = "bws", "Best-worst scaling (pick the best and worst of a few replies)"
 
     class ReferencePairs(models.TextChoices):
         NONE = "none", "No: systems against each other only"
@@ -85,6 +86,10 @@ class Survey(models.Model):
     allow_tie = models.BooleanField(default=True, help_text="Pairwise: the annotator may answer 'tie'.")
     ask_strength = models.BooleanField(default=False, help_text="Pairwise: ask how much better (slightly/clearly).")
     ask_reason = models.BooleanField(default=False, help_text="Pairwise: ask for a one-line reason (optional).")
+    # Best-worst scaling: how many replies to one context each tuple shows.
+    tuple_size = models.PositiveSmallIntegerField(
+        default=4, help_text="Best-worst scaling: replies shown together, of which the best and worst are picked."
+    )
 
     # HIT layout
     contexts_per_hit = models.PositiveIntegerField(default=5)

@@ -100,7 +100,9 @@ def _stored_result(assignment, replayed):
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
     return SubmitResult(
         assignment_id=assignment.pk,
-        ratings=assignment.ratings.count() + assignment.pairwise_judgements.count(),
+        ratings=assignment.ratings.count()
+        + assignment.pairwise_judgements.count()
+        + assignment.bws_judgements.count(),
         written=assignment.written_responses.count(),
         checks_passed=sum(checks),
         checks_failed=len(checks) - sum(checks),
@@ -121,7 +123,7 @@ def _items_to_check(assignment, annotator):
     return _without_rated_overlap(list(items), assignment, annotator)
 
 
-def _unanswered(items, answers, aspects):
+def _unanswered(items, answers, aspects, kind):
     """Ids of the items with no answer, an empty written reply, or a scale left out."""
     missing = []
     for item in items:
@@ -132,8 +134,7 @@ def _unanswered(items, answers, aspects):
             if not (answer.get("text") or "").strip():
                 missing.append(item.pk)
         else:
-            # Every question is asked of every item but a lone instructed check (see task_page.items).
-            wanted = {Aspect.OVERALL} if item.asks_main_only else set(aspects)
+            wanted = kind.answer_keys(item, aspects)
             given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
             if not wanted <= given:
                 missing.append(item.pk)
@@ -150,7 +151,7 @@ def _validated_rows(assignment, annotator, survey, items, answers):
             f"The answers sent name {len(unknown)} item{'s' if len(unknown) != 1 else ''} that this task does "
             "not show: reload the page and answer again."
         )
-    missing = _unanswered(items, answers, aspects)
+    missing = _unanswered(items, answers, aspects, kind_for(survey))
     if missing:
         # Numbered as the page numbers them: the items shown, in order, from 1.
         numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]

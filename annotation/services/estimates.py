@@ -32,6 +32,7 @@ def survey_estimate(
     assignment_minutes=None,
     n_gold_checks=0,
     max_hits_per_annotator=10,
+    tuple_size=4,
     **_ignored,
 ):
     """What a layout costs: HITs, assignments, ratings (a pairwise survey's judgements, a write
@@ -58,6 +59,7 @@ def survey_estimate(
             "n_aspects": n_aspects,
             "pair_budget": pair_budget,
             "reference_pairs": reference_pairs,
+            "tuple_size": tuple_size,
         },
     )
     return {
@@ -98,4 +100,5 @@ def survey_estimate_for(*, survey):
         assignment_minutes=survey.assignment_minutes,
         n_gold_checks=survey.attention_checks.count(),
         max_hits_per_annotator=survey.max_hits_per_annotator,
+        tuple_size=survey.tuple_size,
     )

@@ -40,6 +40,7 @@ SURVEY_SETTINGS = (
     "allow_tie",
     "ask_strength",
     "ask_reason",
+    "tuple_size",
 )
 
 

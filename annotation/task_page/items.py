@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 from annotation.kinds.pairwise.answers import kept_strength
 from annotation.kinds.rating.gold_turns import SPEAKER_SAMPLE, speaker_names, split_speaker, turn_text
 from annotation.kinds.registry import kind_for
-from annotation.models import Aspect, Context, HITItem
+from annotation.models import Aspect, Context, HITItem, Response
 from annotation.text.answer_seconds import seconds_or_none
 
 INSTRUCTED_TEXT = "This is an attention check, not a real reply. Please choose {score} for this item."
@@ -94,6 +94,7 @@ NUMBER_MARK = mark_safe("<NUMBER>")
 
 PAIR_KINDS = (HITItem.Kind.PAIR, HITItem.Kind.PAIR_GOLD, HITItem.Kind.PAIR_REPEAT, HITItem.Kind.PAIR_FILLER)
 GOLD_KINDS = (HITItem.Kind.GOLD, HITItem.Kind.GOLD_FILLER)
+BWS_KINDS = (HITItem.Kind.BWS, HITItem.Kind.BWS_GOLD, HITItem.Kind.BWS_FILLER)
 
 
 class _Fieldsets:
@@ -104,7 +105,7 @@ class _Fieldsets:
         self.template = template
 
     def html(self, scale, item_id, number, selected, invalid):
-        key = (scale["key"], selected, invalid)
+        key = (scale["key"], len(scale.get("choices") or ()), selected, invalid)
         if key not in self.rendered:
             context = {
                 "field": scale,
@@ -151,7 +152,49 @@ def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
     }
 
 
-def _item(item, aspects, number, previous, fieldsets, *, missing):
+def _tuple_item(item, aspects, number, previous, fieldsets, *, missing, texts):
+    """A best-worst tuple: its replies numbered 1, 2, ... in shown order (a gold tuple's broken
+    reply among them, shown as any other), then the best and worst questions with as many choices."""
+    before = previous.get(item.pk, {})
+    invalid = item.pk in missing
+    size = len(item.tuple_responses)
+    fields = []
+    for scale in aspects:
+        sized = {**scale, "choices": scale["choices"][:size]}
+        selected = str(before.get("scores", {}).get(scale["key"], ""))
+        fields.append(
+            {
+                "key": scale["key"],
+                "name": f"score-{item.pk}-{scale['key']}",
+                "html": fieldsets.html(sized, item.pk, str(number), selected, invalid),
+            }
+        )
+    replies = [
+        {"number": str(n), "text": item.broken_text if pk is None else texts.get(pk, "")}
+        for n, pk in enumerate(item.tuple_responses, start=1)
+    ]
+    return {
+        "id": str(item.pk),
+        "kind": "bws",
+        "replies": replies,
+        "fields": fields,
+        "number": str(number),
+        "seconds": _seconds_given(before),
+        "missing": invalid,
+    }
+
+
+def _tuple_texts(items):
+    """The texts of every reply the page's tuples show, read in one query."""
+    ids = {pk for item in items if item.kind in BWS_KINDS for pk in item.tuple_responses if pk}
+    if not ids:
+        return {}
+    return dict(Response.with_references.filter(pk__in=ids).values_list("pk", "text"))
+
+
+def _item(item, aspects, number, previous, fieldsets, *, missing, texts=None):
+    if item.kind in BWS_KINDS:
+        return _tuple_item(item, aspects, number, previous, fieldsets, missing=missing, texts=texts or {})
     if item.kind in PAIR_KINDS:
         return _pair_item(item, aspects, number, previous, fieldsets, missing=missing)
     if item.kind == HITItem.Kind.RESPONSE:
@@ -221,8 +264,10 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
     fieldsets = _Fieldsets(kind.choice_template)
     options = kind.block_options(survey)
     blocks = []
+    items = list(items)
+    texts = _tuple_texts(items)
     for number, item in enumerate(items, start=1):
-        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE, *PAIR_KINDS):
+        if item.kind in (HITItem.Kind.RESPONSE, HITItem.Kind.WRITE, *PAIR_KINDS, *BWS_KINDS):
             key = ("context", item.context_id)
             turns = item.context.turns
         elif item.kind in GOLD_KINDS:
@@ -248,7 +293,9 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
                     **options,
                 }
             )
-        blocks[-1]["items"].append(_item(item, aspects, number, previous or {}, fieldsets, missing=missing))
+        blocks[-1]["items"].append(
+            _item(item, aspects, number, previous or {}, fieldsets, missing=missing, texts=texts)
+        )
         blocks[-1]["has_check"] |= check
     for block in blocks:
         del block["key"], block["has_check"]

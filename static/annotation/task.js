@@ -111,7 +111,9 @@
     summary.textContent = "";
     // Named as the server names them: a pairwise page's items are pairs (each of reply A and B).
     var pairs = missingItems.some(function (item) { return !!item.querySelector(".pair"); });
+    var sets = missingItems.some(function (item) { return !!item.querySelector(".bws-set"); });
     var noun = pairs ? (numbers.length === 1 ? "pair " : "pairs ") : (numbers.length === 1 ? "reply " : "replies ");
+    if (sets) { noun = numbers.length === 1 ? "set " : "sets "; }
     summary.appendChild(document.createTextNode("Please answer every item: " + noun));
     missingItems.forEach(function (item, index) {
       if (index > 0) { summary.appendChild(document.createTextNode(index === missingItems.length - 1 ? " and " : ", ")); }
@@ -149,6 +151,27 @@
     if (tied) { box.querySelectorAll("input[type=radio]").forEach(function (radio) { radio.checked = false; }); }
   }
 
+  // --- best-worst sets: best and worst are two different replies ---
+  // The reply picked in one question is disabled in the other (so neither a click nor a key can
+  // pick it there); the server refuses one reply sent as both all the same (a page without script).
+  function syncDistinct(item, changedFieldset) {
+    var pair = item ? Array.prototype.slice.call(item.querySelectorAll("fieldset[data-distinct]")) : [];
+    if (pair.length !== 2) { return; }
+    function picked(fieldset) { var radio = fieldset.querySelector("input:checked"); return radio ? radio.value : null; }
+    if (changedFieldset && pair.indexOf(changedFieldset) >= 0) {
+      var other = pair[1 - pair.indexOf(changedFieldset)];
+      var clash = other.querySelector("input:checked");
+      if (clash && clash.value === picked(changedFieldset)) { clash.checked = false; }
+    }
+    pair.forEach(function (fieldset, index) {
+      var taken = picked(pair[1 - index]);
+      fieldset.querySelectorAll("input[type=radio]").forEach(function (radio) {
+        radio.disabled = radio.value === taken;
+        radio.closest("label").classList.toggle("taken", radio.disabled);
+      });
+    });
+  }
+
   // --- time per item, keyboard ---
   // Time since the previous answer is charged to the item just answered (seconds, summed on changes).
   function charge(element) {
@@ -176,6 +199,8 @@
   function changed(event) {
     if (event.type === "change") { charge(event.target); }
     syncStrength(event.target.closest ? event.target.closest(".task-item") : null);
+    syncDistinct(event.target.closest ? event.target.closest(".task-item") : null,
+      event.target.closest ? event.target.closest("fieldset.scale") : null);
     update();
     save();
     refreshMarks(event.target.closest ? event.target.closest(".task-item") : null);
@@ -233,7 +258,8 @@
     var resumedNote = document.getElementById("resumed-note");
     if (resumedNote) { resumedNote.hidden = true; }
   }
-  items.forEach(syncStrength);  // a tie restored, or filled in by the server, with a strength from before
+  items.forEach(syncStrength);
+  items.forEach(function (item) { syncDistinct(item, null); });  // picks restored or filled in by the server  // a tie restored, or filled in by the server, with a strength from before
   update();
   save();
   if (fieldsets.length) { highlight(fieldsets[0]); }

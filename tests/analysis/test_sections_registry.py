@@ -16,6 +16,8 @@ from analysis.services.exports import to_latex
 from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.models import (
     Annotator,
+    BWSJudgement,
+    Context,
     Conversation,
     ConversationAspect,
     ConversationJudgement,
@@ -23,6 +25,7 @@ from annotation.models import (
     ConversationTurn,
     Response,
     Survey,
+    System,
 )
 from scoring.models import MetricScore
 from scoring.services.metrics.conversations import conversation_metrics_compute
@@ -87,6 +90,7 @@ def full_study(researcher, settings, tmp_path):
     )
     Survey.objects.filter(pk=survey.pk).update(kappa_threshold=-1.0)  # keep both pairwise annotators
     add_conversations(dataset)
+    _bws_judgements(dataset, researcher)
     return dataset
 
 
@@ -118,6 +122,28 @@ def add_conversations(dataset):
                                              conversation_b=made[i + 1], winner="ab"[i % 3 == 0],
                                              question="Who would you prefer to talk to?")  # fmt: skip
     conversation_metrics_compute(dataset=dataset)
+
+
+def _bws_judgements(dataset, researcher):
+    """Best-worst judgements of tuples of three: the two systems and a third, "mid", whose replies
+    only these judgements see (no ratings, metric scores or pairs: the other sections ignore it)."""
+    mid = System.objects.create(dataset=dataset, name="mid")
+    survey = Survey.objects.create(
+        dataset=dataset, owner=researcher, name="full-bws", task_type=Survey.TaskType.BWS, kappa_threshold=-1.0
+    )
+    judgements = []
+    for context in Context.objects.filter(dataset=dataset).order_by("position"):
+        by_system = {r.system.name: r.pk for r in Response.objects.filter(context=context).select_related("system")}
+        by_system["mid"] = Response.objects.create(context=context, system=mid, text="fine, thanks").pk
+        shown = [by_system["short"], by_system["mid"], by_system["long"]]
+        for n, worker in enumerate(("b1", "b2")):
+            annotator = Annotator.objects.get_or_create(provider="local", worker_id=worker)[0]
+            best, worst = (shown[2], shown[0]) if (context.position + n) % 4 else (shown[1], shown[2])
+            judgements.append(
+                BWSJudgement(survey=survey, annotator=annotator, context=context, responses=shown, best_id=best,
+                             worst_id=worst)
+            )  # fmt: skip
+    BWSJudgement.objects.bulk_create(judgements)
 
 
 @pytest.fixture

@@ -56,7 +56,11 @@ class Command(BaseCommand):
             help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
             "also owns the survey (default: the dataset's owner).",
         )
-        parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
+        parser.add_argument(
+            "--task-type", default="rate", choices=["rate", "pairwise", "bws"],
+            help="rate, pairwise (A/B) or bws (best-worst scaling).",
+        )  # fmt: skip
+        parser.add_argument("--tuple-size", type=int, default=4, help="bws: replies shown together (at least 3).")
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
             "--reference-pairs",

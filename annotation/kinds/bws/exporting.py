@@ -1,0 +1,54 @@
+"""Writing a survey's best-worst judgements as JSONL or CSV: one line per judgement.
+
+`systems` lists the tuple's systems in the order the page showed them; `best` and `worst` name
+the systems picked. CSV cells pass through `csv_safety` (a worker id or a system name cannot run as
+a spreadsheet formula) and the CSV writes `systems` joined by "|". Workers are their dataset
+pseudonyms (A1, A2, ...) unless `real_ids`, as in the other exports.
+"""
+
+import json
+
+from annotation.models import Annotator, BWSJudgement, Response
+from annotation.selectors.pseudonyms import pseudonym_map
+from annotation.text import csv_safety
+
+COLUMNS = ["worker", "context_id", "systems", "best", "worst", "seconds", "survey"]
+SYSTEMS_SEPARATOR = "|"
+
+
+def bws_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False):
+    """Write the best-worst judgements of `dataset` (of one `survey`, or all) to `stream`. Returns the count."""
+    rows = BWSJudgement.objects.filter(survey__dataset=dataset)
+    if survey is not None:
+        rows = rows.filter(survey=survey)
+    rows = rows.order_by("survey_id", "context__position", "pk")
+    records = list(
+        rows.values_list("context__external_id", "annotator_id", "responses", "best_id", "worst_id", "seconds",
+                         "survey__name")
+    )  # fmt: skip
+    shown = {pk for record in records for pk in record[2]}
+    system_of = dict(Response.objects.filter(pk__in=shown).values_list("pk", "system__name"))
+    if real_ids:
+        workers = dict(Annotator.objects.filter(bws_judgements__in=rows).values_list("pk", "worker_id"))
+    else:
+        workers = pseudonym_map(dataset=dataset)
+    writer = None
+    if fmt == "csv":
+        writer = csv_safety.writer(stream)
+        writer.writerow(COLUMNS)
+    for context_id, annotator_id, responses, best, worst, seconds, survey_name in records:
+        record = {
+            "worker": workers[annotator_id],
+            "context_id": context_id,
+            "systems": [system_of[pk] for pk in responses],
+            "best": system_of[best],
+            "worst": system_of[worst],
+            "seconds": seconds,
+            "survey": survey_name,
+        }
+        if writer:
+            writer.writerow([SYSTEMS_SEPARATOR.join(record["systems"]) if column == "systems" else
+                             ("" if record[column] is None else record[column]) for column in COLUMNS])  # fmt: skip
+        else:
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(records)
