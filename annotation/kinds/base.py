@@ -11,7 +11,7 @@ fail one by one, no statistics of the kind's own); a kind overrides what it does
 import random
 
 from annotation.importing.errors import DataImportError
-from annotation.models import Aspect
+from annotation.models import Aspect, HITItem
 
 
 def seeded_rng(survey, purpose):
@@ -76,6 +76,11 @@ class TaskKind:
     choice_template = ""
     hint_template = None
     page_script = "annotation/task.js"
+    # A kind that lays its page out itself (`page_blocks`): the templates of its blocks (the first
+    # is the one the shared _items.html includes) and the modules that lay them out, both digested
+    # into the stored pages' version (task_page.stored). Empty: the shared blocks of turns and replies.
+    block_templates = ()
+    page_modules = ()
 
     # -- a new survey ---------------------------------------------------------------------------
     def instructions(self, *, allow_tie=True):
@@ -88,6 +93,12 @@ class TaskKind:
 
     def form_problem(self, data):
         """`(field, message)` when the survey form's cleaned `data` lacks what this kind needs, else None."""
+        return None
+
+    def default_aspects(self):
+        """The questions a new survey of this kind asks when the researcher names none besides the
+        overall one, as `services.surveys._aspect_spec` reads them (dicts), overall included; None:
+        the overall question alone."""
         return None
 
     def aspect_question(self, label):
@@ -114,7 +125,7 @@ class TaskKind:
         (`services.hits.hits_generate` clears the old ones before and adds the slots after.)"""
         raise NotImplementedError
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         """The time a task of `items` items takes before any was measured (annotation.kinds.timing)."""
         raise NotImplementedError
 
@@ -131,7 +142,30 @@ class TaskKind:
         """One sentence for the platforms' listings: what an annotator does."""
         return self.description
 
+    def page_blocks(self, *, survey, items, scales, previous, missing):
+        """The page's blocks when the kind lays them out itself (each with `template`: the first of
+        its `block_templates`), or None for the shared layout (annotation.task_page.items)."""
+        return None
+
     # -- submissions -------------------------------------------------------------------------------
+    def unanswered(self, *, items, answers, aspects):
+        """Ids of the items with no answer, an empty written reply, or a question left out."""
+        missing = []
+        for item in items:
+            answer = answers.get(item.pk)
+            if answer is None:
+                missing.append(item.pk)
+            elif item.kind == HITItem.Kind.WRITE:
+                if not (answer.get("text") or "").strip():
+                    missing.append(item.pk)
+            else:
+                # Every question is asked of every item but a lone instructed check (see task_page.items).
+                wanted = {Aspect.OVERALL} if item.asks_main_only else set(aspects)
+                given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
+                if not wanted <= given:
+                    missing.append(item.pk)
+        return missing
+
     # What the page calls one item in a message about it (singular, plural).
     page_item = ("reply", "replies")
 

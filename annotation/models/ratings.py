@@ -106,6 +106,10 @@ class HITItem(models.Model):
         PAIR_GOLD = "pair_gold", "Pair with a broken reply (attention check)"
         PAIR_REPEAT = "pair_repeat", "Repeated pair, sides swapped (consistency check)"
         PAIR_FILLER = "pair_filler", "Filler pair beside a pairwise check (not analysed)"
+        CONVERSATION = "conversation", "Conversation"
+        CONV_GOLD = "conv_gold", "Conversation with a planted flaw (attention check)"
+        CONV_PAIR = "conv_pair", "Pair of conversations"
+        CONV_PAIR_GOLD = "conv_pgold", "Pair of conversations, one broken (attention check)"
 
     # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
     # never stored.
@@ -124,6 +128,17 @@ class HITItem(models.Model):
     broken_text = models.TextField(blank=True)
     repeat_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats")
     instructed_score = models.IntegerField(null=True, blank=True)
+    # Conversation items (annotation/kinds/conversation, kinds/acute): the conversation shown (on the
+    # left for a pair) and the other side of a pair. A gold conversation is a real one with one
+    # system turn replaced (`planted_turn`, its index) by `broken_text`; a gold pair shows
+    # `broken_text` as the broken side's every system turn.
+    conversation = models.ForeignKey(
+        "annotation.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    conversation_b = models.ForeignKey(
+        "annotation.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    planted_turn = models.PositiveIntegerField(null=True, blank=True)
     is_overlap = models.BooleanField(default=False)
 
     class Meta:
@@ -150,6 +165,15 @@ class HITItem(models.Model):
                 name="hititem_instr_filler_has_both",
             ),
             models.CheckConstraint(condition=~Q(kind="write") | Q(context__isnull=False), name="hititem_write_ctx"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["conversation", "conv_gold"]) | Q(conversation__isnull=False),
+                name="hititem_conversation_has_one",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["conv_pair", "conv_pgold"])
+                | Q(conversation__isnull=False, conversation_b__isnull=False),
+                name="hititem_conv_pair_has_both",
+            ),
             models.CheckConstraint(
                 condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),
                 name="hititem_pair_has_both",

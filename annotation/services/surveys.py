@@ -87,6 +87,7 @@ def _aspect_spec(spec, position, *, kind):
         scale_min=spec.get("scale_min", 1),
         scale_max=spec.get("scale_max", 5),
         scale_labels=spec.get("scale_labels", {}),
+        per_turn=bool(spec.get("per_turn", False)),
     )
 
 
@@ -146,6 +147,12 @@ def survey_create(
             raise SurveyError(f"Dataset {dataset.name!r} has no system(s) named {', '.join(missing)}.")
         survey.systems.set(chosen + found)
 
+    defaults = kind.default_aspects()
+    if defaults and not aspects:
+        # The kind's own questions (a conversation survey's FED aspects and ParlAI flags), overall first.
+        question = question or defaults[0]["question"]
+        scale_labels = scale_labels or defaults[0]["scale_labels"]
+        aspects = defaults[1:]
     overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS)
     if question:
         overall.question = question

@@ -55,7 +55,13 @@ class Command(BaseCommand):
             help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
             "also owns the survey (default: the dataset's owner).",
         )
-        parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
+        parser.add_argument(
+            "--task-type",
+            default="rate",
+            choices=["rate", "pairwise", "conversation"],
+            help="rate, pairwise (A/B), or conversation (a dataset's conversations: bot turns flagged, "
+            "each conversation rated; --contexts-per-hit is conversations per HIT).",
+        )
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
             "--reference-pairs",
@@ -128,7 +134,7 @@ class Command(BaseCommand):
 
     def _pairwise(self, options):
         if options["task_type"] != "pairwise":
-            return {}
+            return {"task_type": options["task_type"]}
         return {
             "task_type": "pairwise",
             "pair_budget": options["pair_budget"],
