@@ -130,8 +130,9 @@ class HITItem(models.Model):
     instructed_score = models.IntegerField(null=True, blank=True)
     # Conversation items (annotation/kinds/conversation, kinds/acute): the conversation shown (on the
     # left for a pair) and the other side of a pair. A gold conversation is a real one with one
-    # system turn replaced (`planted_turn`, its index) by `broken_text`; a gold pair shows
-    # `broken_text` as the broken side's every system turn.
+    # system turn replaced (`planted_turn`, its index) by `broken_text`. A gold pair shows
+    # `conversation` on the side `instructed_score` names (0 left, 1 right) and, on the other, the
+    # same conversation with its every system turn replaced by `broken_text`.
     conversation = models.ForeignKey(
         "annotation.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -170,9 +171,12 @@ class HITItem(models.Model):
                 name="hititem_conversation_has_one",
             ),
             models.CheckConstraint(
-                condition=~Q(kind__in=["conv_pair", "conv_pgold"])
-                | Q(conversation__isnull=False, conversation_b__isnull=False),
+                condition=~Q(kind="conv_pair") | Q(conversation__isnull=False, conversation_b__isnull=False),
                 name="hititem_conv_pair_has_both",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="conv_pgold") | Q(conversation__isnull=False, instructed_score__in=[0, 1]),
+                name="hititem_conv_pair_gold_has_side",
             ),
             models.CheckConstraint(
                 condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),

@@ -21,6 +21,7 @@ class Survey(models.Model):
         WRITE = "write", "Write a next turn"
         PAIRWISE = "pairwise", "Compare two replies (A/B)"
         CONVERSATION = "conversation", "Rate whole conversations and flag system turns"
+        ACUTE = "acute", "Compare two conversations (ACUTE-Eval)"
 
     class ReferencePairs(models.TextChoices):
         NONE = "none", "No: systems against each other only"

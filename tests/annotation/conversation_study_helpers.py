@@ -56,3 +56,17 @@ def conversation_answers(assignment, *, score=4, flag_plants=True, seconds=30.0,
 
 def claimed(survey, worker_id="w1"):
     return services.assignment_claim(survey=survey, worker_id=worker_id)
+
+
+def acute_answers(assignment, *, choose="a", reason="", seconds=60.0, leave_out=()):
+    """Answers to every pair: `choose` on real pairs, the real side on check pairs (they pass)."""
+    survey = assignment.hit.survey
+    keys = list(survey.aspects.values_list("key", flat=True))
+    answers = {}
+    for item in services.assignment_items(assignment=assignment):
+        side = choose
+        if item.kind == HITItem.Kind.CONV_PAIR_GOLD:
+            side = "a" if item.instructed_score == 0 else "b"
+        scores = {key: side for key in keys if not (item.pk in leave_out and key == "overall")}
+        answers[item.pk] = {"scores": scores, "seconds": seconds, "reason": reason}
+    return answers

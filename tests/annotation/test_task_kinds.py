@@ -70,6 +70,7 @@ def test_the_pairwise_kind_declares_the_report_section_it_contributes():
         Survey.TaskType.PAIRWISE: "pairwise",
         Survey.TaskType.WRITE: None,
         Survey.TaskType.CONVERSATION: "conversations",
+        Survey.TaskType.ACUTE: "conversations",
     }
 
 

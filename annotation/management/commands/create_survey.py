@@ -58,9 +58,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--task-type",
             default="rate",
-            choices=["rate", "pairwise", "conversation"],
-            help="rate, pairwise (A/B), or conversation (a dataset's conversations: bot turns flagged, "
-            "each conversation rated; --contexts-per-hit is conversations per HIT).",
+            choices=["rate", "pairwise", "conversation", "acute"],
+            help="rate, pairwise (A/B), conversation (a dataset's conversations: bot turns flagged, each "
+            "conversation rated) or acute (two conversations compared, ACUTE-Eval); for the last two "
+            "--contexts-per-hit counts conversations (pairs) per HIT.",
         )
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
