@@ -3,6 +3,7 @@
 from django.db.models import Avg, Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
+from annotation.kinds.registry import kind_for
 from annotation.models import (
     HIT,
     Annotator,
@@ -17,14 +18,14 @@ from annotation.services.reviews import annotators_excluded
 
 
 def _answers_per_annotator(survey):
-    """`{annotator id: {"n", "seconds"}}` of the survey's answers: ratings, a pairwise survey's
-    judgements or a write survey's written replies (which reach the survey through their assignment)."""
+    """`{annotator id: {"n", "seconds"}}` of the survey's answers: its kind's (ratings, a pairwise
+    survey's judgements, a conversation survey's ratings...) or a write survey's written replies
+    (which reach the survey through their assignment)."""
     if survey.task_type == "write":
         written = WrittenResponse.objects.filter(assignment__hit__survey=survey)
         rows = written.values(annotator=F("assignment__annotator"))
     else:
-        answers = PairwiseJudgement if survey.task_type == "pairwise" else Rating
-        rows = answers.objects.filter(survey=survey).values("annotator")
+        rows = kind_for(survey).answer_model().objects.filter(survey=survey).values("annotator")
     return {row["annotator"]: row for row in rows.annotate(n=Count("pk"), seconds=Avg("seconds")).order_by()}
 
 
