@@ -111,6 +111,11 @@ class TaskKind:
         it can); only asked when the researcher asked for reference pairs."""
         return "Comparing with the reference is for pairwise (A/B) surveys only."
 
+    def planned_units(self, dataset):
+        """How many contexts (or whatever a HIT's unit is: conversations, pairs) a survey of this kind
+        over `dataset` lays out, for the survey form's estimate."""
+        return dataset.contexts.count()
+
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         """`(items_per_hit, seconds_per_hit, answers)` of a planned layout (`services.estimates.survey_estimate`)."""
         raise NotImplementedError

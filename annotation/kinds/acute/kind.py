@@ -68,6 +68,10 @@ class AcuteKind(TaskKind):
             return f"Dataset {survey.dataset.name!r} needs conversations of at least two systems to compare."
         return None
 
+    def planned_units(self, dataset):
+        # About one pair per two conversations (a seed's two systems; unseeded ones paired off).
+        return dataset.conversations.count() // 2
+
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         per_hit = contexts_in_first_hit + settings["attention_checks_per_hit"]
         turns = 2 * (settings.get("turns_per_conversation") or TYPICAL_TURNS)

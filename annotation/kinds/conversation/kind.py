@@ -13,7 +13,7 @@ from annotation.kinds.conversation import page
 from annotation.kinds.conversation.answers import conversation_rows, conversation_unanswered
 from annotation.kinds.conversation.exporting import conversation_ratings_export
 from annotation.kinds.conversation.layout import conversation_layout, survey_conversations, system_turns
-from annotation.kinds.conversation.questions import default_aspect_specs, split_aspects
+from annotation.kinds.conversation.questions import WHOLE_ASPECTS, default_aspect_specs, split_aspects
 from annotation.kinds.conversation.simulation import simulated_conversation_answers
 from annotation.kinds.timing import task_seconds
 from annotation.models import Assignment, Conversation, ConversationRating, ConversationTurn, Survey
@@ -45,6 +45,7 @@ class ConversationKind(TaskKind):
     }
     description = "Read conversations with a chatbot, flag its bad turns and rate each conversation."
     describes_aspects = True
+    default_question = WHOLE_ASPECTS[0][1]
     export_name = "conversation_ratings"
     choice_template = "annotation/kinds/rating/_scale.html"
     block_templates = (page.BLOCK_TEMPLATE, "annotation/kinds/conversation/_radios.html")
@@ -61,6 +62,9 @@ class ConversationKind(TaskKind):
         if not Conversation.objects.filter(dataset_id=survey.dataset_id).exists():
             return f"Dataset {survey.dataset.name!r} has no conversations: import some first."
         return None
+
+    def planned_units(self, dataset):
+        return dataset.conversations.count()
 
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         per_hit = contexts_in_first_hit + settings["attention_checks_per_hit"]
