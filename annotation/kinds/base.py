@@ -95,10 +95,10 @@ class TaskKind:
         """`(field, message)` when the survey form's cleaned `data` lacks what this kind needs, else None."""
         return None
 
-    def default_aspects(self):
-        """The questions a new survey of this kind asks when the researcher names none besides the
-        overall one, as `services.surveys._aspect_spec` reads them (dicts), overall included; None:
-        the overall question alone."""
+    def default_aspects(self, dataset):
+        """The questions a new survey of this kind over `dataset` asks when the researcher names none
+        besides the overall one, as `services.surveys._aspect_spec` reads them (dicts), overall
+        included; None: the overall question alone."""
         return None
 
     def aspect_question(self, label):

@@ -47,7 +47,7 @@ def conversation_answers(assignment, *, score=4, flag_plants=True, seconds=30.0,
             for a in turn_scales:
                 scores[turn_key(index, a.key)] = str(score)
         if flag_plants and item.kind == HITItem.Kind.CONV_GOLD and flags:
-            scores[turn_key(item.planted_turn, "repetitive")] = "1"
+            scores[turn_key(item.planted_turn, "repetitive")] = "on"
         if item.pk in leave_out:
             scores.pop("overall", None)
         answers[item.pk] = {"scores": scores, "seconds": seconds}

@@ -14,6 +14,7 @@ from annotation.models import (
     Assignment,
     AttentionAnswer,
     Conversation,
+    ConversationAspect,
     ConversationRating,
     ConversationTurn,
     HITItem,
@@ -93,7 +94,7 @@ def test_a_submission_is_stored_per_survey_with_every_flag_of_every_bot_turn(res
     answers = conversation_answers(assignment, score=4)
     real = [i for i in services.assignment_items(assignment=assignment) if i.kind == HITItem.Kind.CONVERSATION]
     flagged_turn = ConversationTurn.objects.filter(conversation_id=real[0].conversation_id, speaker="system").first()
-    answers[real[0].pk]["scores"][f"t{flagged_turn.index}-off-topic"] = "1"
+    answers[real[0].pk]["scores"][f"t{flagged_turn.index}-off-topic"] = "on"
     result = services.assignment_submit(assignment=assignment, answers=answers)
     assert (result.checks_passed, result.checks_failed) == (1, 0)
     rows = ConversationRating.objects.filter(survey=survey, assignment=assignment)
@@ -110,7 +111,7 @@ def test_a_submission_is_stored_per_survey_with_every_flag_of_every_bot_turn(res
 
 
 def test_a_missed_plant_fails_the_gold_conversation_and_so_does_flagging_every_turn(researcher):
-    survey = make_conversation_survey(researcher, assignments_per_hit=3)
+    survey = make_conversation_survey(researcher, assignments_per_hit=3, turns=10)  # 5 bot turns each
     first = claimed(survey, "careless")
     result = services.assignment_submit(assignment=first, answers=conversation_answers(first, flag_plants=False))
     assert result.checks_failed == 1 and Assignment.objects.get(pk=first.pk).flagged
@@ -216,3 +217,14 @@ def test_a_survey_asking_an_aspect_on_another_scale_than_the_dataset_is_refused(
             aspects=[{"key": "engaging", "scale_min": 0, "scale_max": 2}],
         )
     assert not Survey.objects.filter(name="other").exists(), "nothing is kept of a refused survey"
+
+
+def test_default_aspects_take_the_scales_the_dataset_already_rates_them_on(researcher):
+    survey = make_conversation_survey(researcher, name="first", launch=False)
+    ConversationAspect.objects.filter(dataset=survey.dataset, key="consistent").update(scale_min=0, scale_max=1)
+    ConversationAspect.objects.filter(dataset=survey.dataset, key="overall").update(scale_min=0, scale_max=4)
+    second = services.survey_create(dataset=survey.dataset, name="second", owner=researcher, task_type="conversation")
+    consistent, overall = second.aspects.get(key="consistent"), second.aspects.get(key="overall")
+    assert (consistent.scale_min, consistent.scale_max, consistent.per_turn) == (0, 1, False)
+    assert consistent.scale_labels == {"0": "Often contradicts itself", "1": "Never"}
+    assert (overall.scale_min, overall.scale_max) == (0, 4) and overall.scale_labels["4"] == "Excellent"

@@ -56,7 +56,7 @@ class AcuteKind(TaskKind):
     def instructions(self, *, allow_tie=True):
         return ACUTE_INSTRUCTIONS
 
-    def default_aspects(self):
+    def default_aspects(self, dataset):
         return [{"key": key, "question": question, "scale_labels": {}} for key, question in ACUTE_QUESTIONS]
 
     def aspect_question(self, label):

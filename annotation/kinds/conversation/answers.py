@@ -2,8 +2,8 @@
 ConversationRating rows (whole conversation: `turn` empty; each bot turn: its flags as 0/1 and its
 scales), and the gold conversations judged by their planted turn.
 
-A flag is a checkbox: ticked sends "1", unticked sends nothing and is stored as 0 for every bot
-turn, so flag rates have their denominator.
+A flag is a checkbox: ticked sends "on" (a client may send "1"), unticked sends nothing and is
+stored as 0 for every bot turn, so flag rates have their denominator.
 """
 
 from annotation.kinds.base import SubmissionRefused
@@ -12,6 +12,8 @@ from annotation.kinds.conversation.questions import PLANTED_FLAGS, split_aspects
 from annotation.models import AttentionAnswer, ConversationRating, ConversationTurn, HITItem
 from annotation.models.conversations import SYSTEM_SPEAKER
 from annotation.text.answer_seconds import seconds_or_none
+
+EVERYTHING_FROM = 4
 
 
 def _wanted(item, turns, aspects):
@@ -46,14 +48,23 @@ def _score(value, aspect, number):
     return score
 
 
+def _flag(value, number):
+    """A flag's answer: 1 ticked ("on", or "1"), 0 unticked (nothing, or "0")."""
+    if value in ("", "0"):
+        return 0
+    if value in ("on", "1"):
+        return 1
+    raise SubmissionRefused(f"Conversation {number}: {value!r} is not a yes/no answer.")
+
+
 def _turn_answers(item, number, scores, turn_ids, aspects):
     """`{(turn index, aspect key): score}` of every bot turn and per-turn question (flags 0 unticked)."""
     _, turn_scales, flags = split_aspects(list(aspects.values()))
     given = {}
     for index in turn_ids:
         for aspect in flags:
-            value = scores.get(turn_key(index, aspect.key))
-            given[(index, aspect.key)] = 0 if value in (None, "") else _score(value, aspect, number)
+            value = str(scores.get(turn_key(index, aspect.key)) or "").strip()
+            given[(index, aspect.key)] = _flag(value, number)
         for aspect in turn_scales:
             given[(index, aspect.key)] = _score(scores[turn_key(index, aspect.key)], aspect, number)
     return given
@@ -63,7 +74,8 @@ def gold_passed(item, turn_answers, aspects):
     """Whether a gold conversation's planted repetition was caught: flagged (as repetitive or a
     contradiction where the survey asks those, else by any flag) or scored in the lower half of a
     per-turn scale, while the annotator did not flag every bot turn alike (ticking everything
-    catches every plant and says nothing)."""
+    catches every plant and says nothing; judged from EVERYTHING_FROM bot turns on: in a shorter
+    conversation a careful annotator may find each turn at fault)."""
     _, turn_scales, flags = split_aspects(list(aspects.values()))
     planted = item.planted_turn
     wanted = [a.key for a in flags if a.key in PLANTED_FLAGS] or [a.key for a in flags]
@@ -73,7 +85,7 @@ def gold_passed(item, turn_answers, aspects):
         caught |= score is not None and score <= (aspect.scale_min + aspect.scale_max) / 2 - 0.5
     indices = {index for index, _ in turn_answers}
     flagged = {index for (index, key), value in turn_answers.items() if key in wanted and value == 1}
-    return caught and not (len(indices) > 1 and flagged == indices)
+    return caught and not (len(indices) >= EVERYTHING_FROM and flagged == indices)
 
 
 def conversation_rows(*, assignment, annotator, survey, items, answers, aspects):

@@ -55,8 +55,12 @@ class ConversationKind(TaskKind):
     def instructions(self, *, allow_tie=True):
         return CONVERSATION_INSTRUCTIONS
 
-    def default_aspects(self):
-        return default_aspect_specs()
+    def default_aspects(self, dataset):
+        scales = {
+            key: (low, high)
+            for key, low, high in dataset.conversation_aspects.values_list("key", "scale_min", "scale_max")
+        }
+        return default_aspect_specs(scales)
 
     def survey_problem(self, survey):
         if not Conversation.objects.filter(dataset_id=survey.dataset_id).exists():

@@ -68,7 +68,7 @@ def _block(item, number, *, turns, scales, before, invalid):
             turn["number"] = str(system_number)
             keys = {a["key"]: turn_key(index, a["key"]) for a in [*flags, *turn_scales]}
             turn["flags"] = [
-                {**flag, "name": prefix + keys[flag["key"]], "checked": scores.get(keys[flag["key"]]) == "1"}
+                {**flag, "name": prefix + keys[flag["key"]], "checked": scores.get(keys[flag["key"]]) in ("on", "1")}
                 for flag in flags
             ]
             label = f"Bot turn {system_number}"

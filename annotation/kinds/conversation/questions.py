@@ -14,23 +14,30 @@ WHOLE_ASPECTS = (
     ("engaging", "Is the bot engaging: would you like to keep talking to it?", "Dull", "Very engaging"),
     ("informative", "Is the bot informative: does it say something worth knowing?", "Says nothing", "Very informative"),
 )
+# Labels as short as ParlAI's: five of them sit under every bot turn (the page's weight on a phone).
 TURN_FLAGS = (
-    ("contradiction", "Contradicts something said before"),
-    ("repetitive", "Repeats itself"),
-    ("off-topic", "Off-topic or irrelevant"),
-    ("not-sensible", "Does not make sense"),
+    ("contradiction", "Contradiction"),
+    ("repetitive", "Repetitive"),
+    ("off-topic", "Off-topic"),
+    ("not-sensible", "Not sensible"),
     ("factually-wrong", "Factually wrong"),
 )
 # The flags a planted repetition should raise (the gold check: `answers.gold_passed`).
 PLANTED_FLAGS = ("repetitive", "contradiction")
 
 
-def default_aspect_specs():
-    """The aspects of a new conversation survey, as `services.surveys` reads them (overall first)."""
-    specs = [
-        {"key": key, "question": question, "scale_labels": {"1": low, "5": high}}
-        for key, question, low, high in WHOLE_ASPECTS
-    ]
+def default_aspect_specs(scales=None):
+    """The aspects of a new conversation survey, as `services.surveys` reads them (overall first).
+
+    `scales`: the dataset's scales by aspect (`{"consistent": (0, 1)}`, from imported ratings, as
+    DSTC9's release rates most aspects 1-3): a default aspect the dataset has takes its scale, so
+    the crowd's scores stand beside the imported ones."""
+    scales = scales or {}
+    specs = []
+    for key, question, low_label, high_label in WHOLE_ASPECTS:
+        low, high = scales.get(key, (1, 5))
+        labels = {str(low): low_label, str(high): high_label}
+        specs.append({"key": key, "question": question, "scale_min": low, "scale_max": high, "scale_labels": labels})
     specs += [
         {"key": key, "question": label, "scale_min": 0, "scale_max": 1, "per_turn": True} for key, label in TURN_FLAGS
     ]

@@ -2,9 +2,10 @@
 
 A diligent annotator scores every whole-conversation question around the conversation's latent
 quality (`meta["demo_quality"]`, else a stable hash of its turns), scores each bot turn the same
-way, flags a bot turn that repeats an earlier bot turn word for word (so it catches a gold
-conversation's plant) and otherwise flags a turn rarely, more often the worse the conversation.
-A careless one answers at random, quickly.
+way, flags a bot turn that repeats an earlier bot turn word for word as repetitive or a
+contradiction (so it catches a gold conversation's plant, and flags those only then), and raises
+the other flags rarely, more often the worse the conversation.
+A careless one answers at random, quickly. Flags are sent as the page sends a ticked box ("on").
 """
 
 import hashlib
@@ -55,12 +56,12 @@ def simulated_conversation_answers(annotator, *, items, aspects):
             for flag in flags:
                 if annotator.careless:
                     ticked = rng.random() < 0.3
-                elif flag.key in PLANTED_FLAGS and repeated:
-                    ticked = True
+                elif flag.key in PLANTED_FLAGS:
+                    ticked = repeated
                 else:
                     ticked = rng.random() < 0.15 * (1 - quality)
                 if ticked:
-                    scores[turn_key(index, flag.key)] = "1"
+                    scores[turn_key(index, flag.key)] = "on"
             for aspect in turn_scales:
                 caught = repeated and not annotator.careless
                 scores[turn_key(index, aspect.key)] = (
