@@ -228,3 +228,19 @@ def test_default_aspects_take_the_scales_the_dataset_already_rates_them_on(resea
     assert (consistent.scale_min, consistent.scale_max, consistent.per_turn) == (0, 1, False)
     assert consistent.scale_labels == {"0": "Often contradicts itself", "1": "Never"}
     assert (overall.scale_min, overall.scale_max) == (0, 4) and overall.scale_labels["4"] == "Excellent"
+
+
+def test_a_next_task_avoids_conversations_the_annotator_already_read(researcher):
+    survey = make_conversation_survey(researcher, assignments_per_hit=1, max_hits_per_annotator=4)
+    first = claimed(survey)
+    services.assignment_submit(assignment=first, answers=conversation_answers(first))
+    read = set(HITItem.objects.filter(hit=first.hit).values_list("conversation_id", flat=True))
+    fresh = [
+        hit
+        for hit in survey.hits.exclude(pk=first.hit_id)
+        if not read & set(hit.items.values_list("conversation_id", flat=True))
+    ]
+    assert fresh, "the layout leaves a HIT that shows none of them"
+    second = claimed(survey)
+    shown = set(HITItem.objects.filter(hit=second.hit).values_list("conversation_id", flat=True))
+    assert not read & shown, "neither a gold copy's original nor the original's gold copy is met again first"
