@@ -244,3 +244,19 @@ def test_a_next_task_avoids_conversations_the_annotator_already_read(researcher)
     second = claimed(survey)
     shown = set(HITItem.objects.filter(hit=second.hit).values_list("conversation_id", flat=True))
     assert not read & shown, "neither a gold copy's original nor the original's gold copy is met again first"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [("overall", "9", "outside the scale 1-5"), ("overall", "good", "is not an answer"), (None, "yes", "not a yes/no")],
+)
+def test_a_made_up_answer_is_refused_by_its_conversation_number(researcher, key, value, message):
+    survey = make_conversation_survey(researcher)
+    assignment = claimed(survey)
+    answers = conversation_answers(assignment)
+    item = services.assignment_items(assignment=assignment)[0]
+    bot = ConversationTurn.objects.filter(conversation_id=item.conversation_id, speaker=SYSTEM_SPEAKER).first()
+    answers[item.pk]["scores"][key or f"t{bot.index}-repetitive"] = value
+    with pytest.raises(services.SubmissionRefused, match=f"Conversation 1: .*{message}"):
+        services.assignment_submit(assignment=assignment, answers=answers)
+    assert not ConversationRating.objects.exists()
