@@ -11,7 +11,7 @@ fail one by one, no statistics of the kind's own); a kind overrides what it does
 import random
 
 from annotation.importing.errors import DataImportError
-from annotation.models import Aspect
+from annotation.models import Aspect, HITItem
 
 
 def seeded_rng(survey, purpose):
@@ -95,6 +95,11 @@ class TaskKind:
     choice_template = ""
     hint_template = None
     page_script = "annotation/task.js"
+    # A kind that lays its page out itself (`page_blocks`): the templates of its blocks (the first
+    # is the one the shared _items.html includes) and the modules that lay them out, both digested
+    # into the stored pages' version (task_page.stored). Empty: the shared blocks of turns and replies.
+    block_templates = ()
+    page_modules = ()
 
     # -- a new survey ---------------------------------------------------------------------------
     def instructions(self, *, allow_tie=True):
@@ -109,6 +114,12 @@ class TaskKind:
         """`(field, message)` when the survey form's cleaned `data` lacks what this kind needs, else None."""
         return None
 
+    def default_aspects(self, dataset):
+        """The questions a new survey of this kind over `dataset` asks when the researcher names none
+        besides the overall one, as `services.surveys._aspect_spec` reads them (dicts), overall
+        included; None: the overall question alone."""
+        return None
+
     def aspect_question(self, label):
         """The question an extra aspect named `label` asks when the researcher gives none (None: the
         shared rating question)."""
@@ -118,6 +129,11 @@ class TaskKind:
         """Why a survey of this kind cannot compare with the dataset's references as asked (None when
         it can); only asked when the researcher asked for reference pairs."""
         return "Comparing with the reference is for pairwise (A/B) surveys only."
+
+    def planned_units(self, dataset):
+        """How many contexts (or whatever a HIT's unit is: conversations, pairs) a survey of this kind
+        over `dataset` lays out, for the survey form's estimate."""
+        return dataset.contexts.count()
 
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         """`(items_per_hit, seconds_per_hit, answers)` of a planned layout (`services.estimates.survey_estimate`)."""
@@ -133,7 +149,7 @@ class TaskKind:
         (`services.hits.hits_generate` clears the old ones before and adds the slots after.)"""
         raise NotImplementedError
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         """The time a task of `items` items takes before any was measured (annotation.kinds.timing)."""
         raise NotImplementedError
 
@@ -150,7 +166,29 @@ class TaskKind:
         """One sentence for the platforms' listings: what an annotator does."""
         return self.description
 
+    def page_blocks(self, *, survey, items, scales, previous, missing):
+        """The page's blocks when the kind lays them out itself (each with `template`: the first of
+        its `block_templates`), or None for the shared layout (annotation.task_page.items)."""
+        return None
+
     # -- submissions -------------------------------------------------------------------------------
+    def unanswered(self, *, items, answers, aspects):
+        """Ids of the items with no answer, an empty written reply, or a question left out."""
+        missing = []
+        for item in items:
+            answer = answers.get(item.pk)
+            if answer is None:
+                missing.append(item.pk)
+            elif item.kind == HITItem.Kind.WRITE:
+                if not (answer.get("text") or "").strip():
+                    missing.append(item.pk)
+            else:
+                wanted = self.answer_keys(item, aspects)
+                given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
+                if not wanted <= given:
+                    missing.append(item.pk)
+        return missing
+
     # What the page calls one item in a message about it (singular, plural).
     page_item = ("reply", "replies")
 

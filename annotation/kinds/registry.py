@@ -20,6 +20,8 @@ KINDS = {
     Survey.TaskType.PAIRWISE: "annotation.kinds.pairwise.kind.PairwiseKind",
     Survey.TaskType.WRITE: "annotation.kinds.writing.kind.WritingKind",
     Survey.TaskType.BWS: "annotation.kinds.bws.kind.BWSKind",
+    Survey.TaskType.CONVERSATION: "annotation.kinds.conversation.kind.ConversationKind",
+    Survey.TaskType.ACUTE: "annotation.kinds.acute.kind.AcuteKind",
 }
 # A survey of an unknown type (a row written by hand) reads as a rating survey, as it always did.
 DEFAULT_KIND = Survey.TaskType.RATE

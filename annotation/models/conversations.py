@@ -15,7 +15,8 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotation.models.datasets import Dataset, System
-from annotation.models.ratings import Annotator
+from annotation.models.ratings import Annotator, Assignment
+from annotation.models.surveys import Survey
 
 SYSTEM_SPEAKER = "system"  # the speaker name of the evaluated system's turns; any other is its partner
 
@@ -99,24 +100,42 @@ class ConversationRating(models.Model):
     aspect = models.SlugField(max_length=50, default="overall")
     score = models.IntegerField()
     seconds = models.FloatField(null=True, blank=True, help_text="Time the annotator spent on it.")
+    # The survey and slot that collected it (annotation/kinds/conversation); empty when imported.
+    survey = models.ForeignKey(
+        Survey, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_ratings"
+    )
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_ratings"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["conversation", "turn", "annotator"]
+        # Four constraints because NULLs are distinct: whole conversations and turns, imported
+        # (no survey: once per annotator in the dataset) and collected (once per survey).
         constraints = [
-            # Two constraints because NULLs are distinct: one rule for whole conversations, one for turns.
             models.UniqueConstraint(
                 fields=["annotator", "conversation", "aspect"],
-                condition=Q(turn__isnull=True),
+                condition=Q(turn__isnull=True, survey__isnull=True),
                 name="conversationrating_once_per_conversation",
             ),
             models.UniqueConstraint(
                 fields=["annotator", "turn", "aspect"],
-                condition=Q(turn__isnull=False),
+                condition=Q(turn__isnull=False, survey__isnull=True),
                 name="conversationrating_once_per_turn",
             ),
+            models.UniqueConstraint(
+                fields=["survey", "annotator", "conversation", "aspect"],
+                condition=Q(turn__isnull=True, survey__isnull=False),
+                name="conversationrating_once_per_survey_conversation",
+            ),
+            models.UniqueConstraint(
+                fields=["survey", "annotator", "turn", "aspect"],
+                condition=Q(turn__isnull=False, survey__isnull=False),
+                name="conversationrating_once_per_survey_turn",
+            ),
         ]
-        indexes = [models.Index(fields=["conversation", "aspect"])]
+        indexes = [models.Index(fields=["conversation", "aspect"]), models.Index(fields=["survey", "aspect"])]
 
     def __str__(self):
         where = "conversation" if self.turn_id is None else "turn"
@@ -142,6 +161,14 @@ class ConversationJudgement(models.Model):
     reason = models.CharField(max_length=200, blank=True)
     position_known = models.BooleanField(default=False)
     seconds = models.FloatField(null=True, blank=True)
+    # The survey and slot that collected it (annotation/kinds/acute: `conversation_a` was shown on
+    # the left, `position_known` true); empty when imported.
+    survey = models.ForeignKey(
+        Survey, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_judgements"
+    )
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_judgements"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -149,7 +176,13 @@ class ConversationJudgement(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["annotator", "conversation_a", "conversation_b", "question"],
+                condition=Q(survey__isnull=True),
                 name="conversationjudgement_once_per_pair",
+            ),
+            models.UniqueConstraint(
+                fields=["survey", "annotator", "conversation_a", "conversation_b", "question"],
+                condition=Q(survey__isnull=False),
+                name="conversationjudgement_once_per_survey_pair",
             ),
             models.CheckConstraint(
                 condition=~Q(conversation_a=F("conversation_b")), name="conversationjudgement_two_conversations"

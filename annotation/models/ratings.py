@@ -109,6 +109,10 @@ class HITItem(models.Model):
         BWS = "bws", "Tuple of replies: pick the best and the worst"
         BWS_GOLD = "bws_gold", "Tuple with a broken reply that must be picked worst (attention check)"
         BWS_FILLER = "bws_filler", "Filler tuple beside a best-worst check (not analysed)"
+        CONVERSATION = "conversation", "Conversation"
+        CONV_GOLD = "conv_gold", "Conversation with a planted flaw (attention check)"
+        CONV_PAIR = "conv_pair", "Pair of conversations"
+        CONV_PAIR_GOLD = "conv_pgold", "Pair of conversations, one broken (attention check)"
 
     # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
     # never stored.
@@ -130,6 +134,18 @@ class HITItem(models.Model):
     # Best-worst tuples: the response ids in the order shown; a gold tuple's broken reply is a null
     # entry, shown as `broken_text` (annotation/kinds/bws/layout.py).
     tuple_responses = models.JSONField(default=list, blank=True)
+    # Conversation items (annotation/kinds/conversation, kinds/acute): the conversation shown (on the
+    # left for a pair) and the other side of a pair. A gold conversation is a real one with one
+    # system turn replaced (`planted_turn`, its index) by `broken_text`. A gold pair shows
+    # `conversation` on the side `instructed_score` names (0 left, 1 right) and, on the other, the
+    # same conversation with its every system turn replaced by `broken_text`.
+    conversation = models.ForeignKey(
+        "annotation.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    conversation_b = models.ForeignKey(
+        "annotation.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    planted_turn = models.PositiveIntegerField(null=True, blank=True)
     is_overlap = models.BooleanField(default=False)
 
     class Meta:
@@ -156,6 +172,18 @@ class HITItem(models.Model):
                 name="hititem_instr_filler_has_both",
             ),
             models.CheckConstraint(condition=~Q(kind="write") | Q(context__isnull=False), name="hititem_write_ctx"),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["conversation", "conv_gold"]) | Q(conversation__isnull=False),
+                name="hititem_conversation_has_one",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="conv_pair") | Q(conversation__isnull=False, conversation_b__isnull=False),
+                name="hititem_conv_pair_has_both",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="conv_pgold") | Q(conversation__isnull=False, instructed_score__in=[0, 1]),
+                name="hititem_conv_pair_gold_has_side",
+            ),
             models.CheckConstraint(
                 condition=~Q(kind__in=["pair", "pair_repeat"]) | Q(response__isnull=False, response_b__isnull=False),
                 name="hititem_pair_has_both",

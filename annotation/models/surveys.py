@@ -21,6 +21,8 @@ class Survey(models.Model):
         WRITE = "write", "Write a next turn"
         PAIRWISE = "pairwise", "Compare two replies (A/B)"
         BWS = "bws", "Best-worst scaling (pick the best and worst of a few replies)"
+        CONVERSATION = "conversation", "Rate whole conversations and flag system turns"
+        ACUTE = "acute", "Compare two conversations (ACUTE-Eval)"
 
     class ReferencePairs(models.TextChoices):
         NONE = "none", "No: systems against each other only"
@@ -56,7 +58,7 @@ class Survey(models.Model):
     )
     name = models.CharField(max_length=200)  # unique per owner (constraint below), like a dataset's
     token = models.CharField(max_length=64, unique=True, default=new_survey_token, editable=False)
-    task_type = models.CharField(max_length=10, choices=TaskType.choices, default=TaskType.RATE)
+    task_type = models.CharField(max_length=12, choices=TaskType.choices, default=TaskType.RATE)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     provider = models.CharField(max_length=10, choices=Provider.choices, default=Provider.LOCAL)
     systems = models.ManyToManyField(System, blank=True, related_name="surveys")
@@ -172,6 +174,9 @@ class Aspect(models.Model):
     scale_labels = models.JSONField(
         default=dict, blank=True, help_text='Labels per value, e.g. {"1": "Not appropriate", "5": "Very reasonable"}.'
     )
+    # Conversation surveys: asked of each system turn rather than of the whole conversation; on a
+    # 0-1 scale it is a yes/no flag (a checkbox: "repetitive", "contradiction").
+    per_turn = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["survey", "position"]

@@ -100,9 +100,8 @@ def _stored_result(assignment, replayed):
     checks = list(assignment.attention_answers.values_list("passed", flat=True))
     return SubmitResult(
         assignment_id=assignment.pk,
-        ratings=assignment.ratings.count()
-        + assignment.pairwise_judgements.count()
-        + assignment.bws_judgements.count(),
+        # The kind's answers (a writing survey's model is Rating, of which it stores none).
+        ratings=kind_for(assignment.hit.survey).answer_model().objects.filter(assignment=assignment).count(),
         written=assignment.written_responses.count(),
         checks_passed=sum(checks),
         checks_failed=len(checks) - sum(checks),
@@ -123,24 +122,6 @@ def _items_to_check(assignment, annotator):
     return _without_rated_overlap(list(items), assignment, annotator)
 
 
-def _unanswered(items, answers, aspects, kind):
-    """Ids of the items with no answer, an empty written reply, or a scale left out."""
-    missing = []
-    for item in items:
-        answer = answers.get(item.pk)
-        if answer is None:
-            missing.append(item.pk)
-        elif item.kind == HITItem.Kind.WRITE:
-            if not (answer.get("text") or "").strip():
-                missing.append(item.pk)
-        else:
-            wanted = kind.answer_keys(item, aspects)
-            given = {key for key, value in (answer.get("scores") or {}).items() if str(value).strip()}
-            if not wanted <= given:
-                missing.append(item.pk)
-    return missing
-
-
 def _validated_rows(assignment, annotator, survey, items, answers):
     aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
     by_id = {item.pk: item for item in items}
@@ -151,7 +132,7 @@ def _validated_rows(assignment, annotator, survey, items, answers):
             f"The answers sent name {len(unknown)} item{'s' if len(unknown) != 1 else ''} that this task does "
             "not show: reload the page and answer again."
         )
-    missing = _unanswered(items, answers, aspects, kind_for(survey))
+    missing = kind_for(survey).unanswered(items=items, answers=answers, aspects=aspects)
     if missing:
         # Numbered as the page numbers them: the items shown, in order, from 1.
         numbers = [number for number, item in enumerate(items, start=1) if item.pk in missing]

@@ -104,7 +104,8 @@ CHECK_KINDS = (
 def _repeating_items(survey, own):
     """Items of `survey` that would show this annotator again what a check block showed them or
     borrowed: a gold check they met, replies to a conversation they read (a check's fillers
-    borrowed from it), or a conversation whose replies they met as fillers (F09). The claim takes
+    borrowed from it), or a conversation whose replies they met as fillers (F09), or a whole
+    conversation (annotation/kinds/conversation, kinds/acute) they read. The claim takes
     a HIT holding one last; asked only for an annotator who already holds or did a HIT of the
     survey (an unevaluated queryset: the candidates' query reads it as a subquery).
 
@@ -121,6 +122,9 @@ def _repeating_items(survey, own):
         )
         | Q(kind__in=CHECK_KINDS, context_id__in=seen.exclude(context=None).values("context_id"))
         | Q(is_overlap=False, context_id__in=borrowed)
+        # A whole conversation they read (a conversation survey's gold copy is a real one with a
+        # planted turn: meeting the original after it, or it after the original, gives it away).
+        | Q(conversation_id__in=seen.exclude(conversation=None).values("conversation_id"))
     )
 
 

@@ -88,6 +88,7 @@ def _aspect_spec(spec, position, *, kind):
         scale_min=spec.get("scale_min", 1),
         scale_max=spec.get("scale_max", 5),
         scale_labels=spec.get("scale_labels", {}),
+        per_turn=bool(spec.get("per_turn", False)),
     )
 
 
@@ -147,7 +148,15 @@ def survey_create(
             raise SurveyError(f"Dataset {dataset.name!r} has no system(s) named {', '.join(missing)}.")
         survey.systems.set(chosen + found)
 
-    overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS)
+    defaults = kind.default_aspects(dataset)
+    overall_scale = {}
+    if defaults and not aspects:
+        # The kind's own questions (a conversation survey's FED aspects and ParlAI flags), overall first.
+        question = question or defaults[0]["question"]
+        scale_labels = scale_labels or defaults[0]["scale_labels"]
+        overall_scale = {k: defaults[0][k] for k in ("scale_min", "scale_max") if k in defaults[0]}
+        aspects = defaults[1:]
+    overall = Aspect(key=Aspect.OVERALL, position=0, scale_labels=scale_labels or DEFAULT_SCALE_LABELS, **overall_scale)
     if question:
         overall.question = question
     elif kind.default_question:

@@ -39,7 +39,7 @@ def _facts(survey):
     if len(durations) >= MEASURED_AFTER:
         seconds, measured = statistics.median(durations), True
     else:
-        seconds = kind_for(survey).estimated_seconds(items=items, n_aspects=survey.aspects.count())
+        seconds = kind_for(survey).estimated_seconds(items=items, n_aspects=survey.aspects.count(), survey=survey)
         measured = False
     return {"items": items, "minutes": max(1, math.ceil(seconds / 60)), "measured": measured, "hits": n_hits}
 

@@ -261,6 +261,9 @@ def hit_blocks(*, survey, items, previous=None, scales=None, missing=()):
     missing = set(missing)
     aspects = scales if scales is not None else survey_scales(survey)
     kind = kind_for(survey)
+    custom = kind.page_blocks(survey=survey, items=items, scales=aspects, previous=previous or {}, missing=missing)
+    if custom is not None:
+        return custom
     fieldsets = _Fieldsets(kind.choice_template)
     options = kind.block_options(survey)
     blocks = []

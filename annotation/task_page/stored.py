@@ -22,9 +22,12 @@ from annotation.task_page.items import fields_count, hit_blocks, items_html, sur
 
 STORE_BATCH = 200
 
+
 def _item_templates():
     """The templates that render a HIT's items: the shared one and every kind's choice template."""
-    return ["annotation/task/_items.html", *dict.fromkeys(kind.choice_template for kind in all_kinds())]
+    kinds = all_kinds()
+    own = [name for kind in kinds for name in kind.block_templates]
+    return ["annotation/task/_items.html", *dict.fromkeys([*(kind.choice_template for kind in kinds), *own])]
 
 
 @functools.cache
@@ -39,6 +42,9 @@ def page_version():
         digest.update(Path(get_template(name).origin.name).read_bytes())
     digest.update(Path(task_items.__file__).read_bytes())
     digest.update(Path(gold_turns.__file__).read_bytes())  # how a gold check's turns are shown
+    for kind in all_kinds():  # kinds that lay their pages out themselves
+        for module in kind.page_modules:
+            digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()
 
 

@@ -16,7 +16,7 @@ from annotation.crowd.prolific.study import study_settings
 from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
 from annotation.extensions.points import survey_panels
 from annotation.forms.surveys import SurveyForm
-from annotation.kinds.registry import kind_for
+from annotation.kinds.registry import kind_for, kind_named
 from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
@@ -65,7 +65,7 @@ def survey_new(request):
         data = form.cleaned_data
         n_systems = len(data["system_names"]) or data["dataset"].systems.count()
         estimate = services.survey_estimate(
-            n_contexts=data["dataset"].contexts.count(),
+            n_contexts=kind_named(data["task_type"]).planned_units(data["dataset"]),
             n_systems=n_systems,
             n_aspects=1 + len(data["aspect_keys"]),
             n_gold_checks=len(data["gold"]),

@@ -32,8 +32,10 @@
   function save() {
     var store = storage();
     if (!store || !storeKey) { return; }
-    var data = { savedAt: Date.now(), scores: {}, texts: {}, seconds: {} };
+    var data = { savedAt: Date.now(), scores: {}, texts: {}, seconds: {}, ticked: {} };
     form.querySelectorAll("input[type=radio]:checked").forEach(function (radio) { data.scores[radio.name] = radio.value; });
+    // Yes/no flags (a conversation's bot turns): every box is kept, ticked or not, so an untick survives a reload.
+    form.querySelectorAll("input[type=checkbox]").forEach(function (box) { data.ticked[box.name] = box.checked; });
     textareas.concat(reasons).forEach(function (area) { if (area.value) { data.texts[area.name] = area.value; } });
     form.querySelectorAll("input.seconds").forEach(function (hidden) { if (hidden.value) { data.seconds[hidden.name] = hidden.value; } });
     try { store.setItem(storeKey, JSON.stringify(data)); } catch (e) { /* full or refused: nothing to do */ }
@@ -48,6 +50,12 @@
       Array.prototype.forEach.call(group, function (radio) {
         if (radio.value === data.scores[name]) { radio.checked = true; restored = true; }
       });
+    });
+    form.querySelectorAll("input[type=checkbox]").forEach(function (box) {
+      if (data.ticked && Object.prototype.hasOwnProperty.call(data.ticked, box.name) && box.checked !== data.ticked[box.name]) {
+        box.checked = data.ticked[box.name];
+        restored = true;
+      }
     });
     textareas.concat(reasons).forEach(function (area) {
       if (!area.value && data.texts && data.texts[area.name]) { area.value = data.texts[area.name]; restored = true; }
@@ -110,10 +118,12 @@
     var numbers = missingItems.map(function (item) { return item.dataset.number; });
     summary.textContent = "";
     // Named as the server names them: a pairwise page's items are pairs (each of reply A and B).
+    // A kind that names its items itself (a conversation survey's) says so on each item.
     var pairs = missingItems.some(function (item) { return !!item.querySelector(".pair"); });
     var sets = missingItems.some(function (item) { return !!item.querySelector(".bws-set"); });
     var noun = pairs ? (numbers.length === 1 ? "pair " : "pairs ") : (numbers.length === 1 ? "reply " : "replies ");
     if (sets) { noun = numbers.length === 1 ? "set " : "sets "; }
+    if (missingItems[0].dataset.noun) { noun = (numbers.length === 1 ? missingItems[0].dataset.noun : missingItems[0].dataset.nouns) + " "; }
     summary.appendChild(document.createTextNode("Please answer every item: " + noun));
     missingItems.forEach(function (item, index) {
       if (index > 0) { summary.appendChild(document.createTextNode(index === missingItems.length - 1 ? " and " : ", ")); }
@@ -122,7 +132,9 @@
       link.textContent = item.dataset.number;
       link.addEventListener("click", function (event) {
         event.preventDefault();
-        var target = item.querySelector("fieldset.scale") || item.querySelector("textarea");
+        // The first question left out (a conversation asks many), else the item's first.
+        var open = Array.prototype.filter.call(item.querySelectorAll("fieldset.scale"), function (f) { return !answered(f); });
+        var target = open[0] || item.querySelector("fieldset.scale") || item.querySelector("textarea");
         if (target && target.tagName === "FIELDSET") { focusFieldset(target); } else if (target) { target.focus(); }
       });
       summary.appendChild(link);

@@ -79,6 +79,8 @@ def test_the_pairwise_kind_declares_the_report_section_it_contributes():
         Survey.TaskType.PAIRWISE: "pairwise",
         Survey.TaskType.WRITE: None,
         Survey.TaskType.BWS: "bws",
+        Survey.TaskType.CONVERSATION: "conversations",
+        Survey.TaskType.ACUTE: "conversations",
     }
 
 

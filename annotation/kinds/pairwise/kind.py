@@ -105,7 +105,7 @@ class PairwiseKind(TaskKind):
     def hits_layout(self, *, survey, contexts):
         return pairwise_layout(survey=survey, contexts=contexts)
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         return task_seconds(answers=items * n_aspects)
 
     def scales(self, survey):

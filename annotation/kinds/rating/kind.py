@@ -49,7 +49,7 @@ class RatingKind(TaskKind):
     def hits_layout(self, *, survey, contexts):
         return context_layout(survey=survey, contexts=contexts)
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         return task_seconds(answers=items * n_aspects)
 
     def scales(self, survey):

@@ -68,7 +68,7 @@ class WritingKind(TaskKind):
     def hits_layout(self, *, survey, contexts):
         return context_layout(survey=survey, contexts=contexts, write=True)
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         return task_seconds(written=items)
 
     def scales(self, survey):

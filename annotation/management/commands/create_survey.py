@@ -57,9 +57,13 @@ class Command(BaseCommand):
             "also owns the survey (default: the dataset's owner).",
         )
         parser.add_argument(
-            "--task-type", default="rate", choices=["rate", "pairwise", "bws"],
-            help="rate, pairwise (A/B) or bws (best-worst scaling).",
-        )  # fmt: skip
+            "--task-type",
+            default="rate",
+            choices=["rate", "pairwise", "bws", "conversation", "acute"],
+            help="rate, pairwise (A/B), bws (best-worst scaling), conversation (a dataset's conversations: "
+            "bot turns flagged, each conversation rated) or acute (two conversations compared, ACUTE-Eval); "
+            "for the last two --contexts-per-hit counts conversations (pairs) per HIT.",
+        )
         parser.add_argument("--tuple-size", type=int, default=4, help="bws: replies shown together (at least 3).")
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(

@@ -1,0 +1,1 @@
+"""The ACUTE-Eval kind: two conversations of different systems compared side by side (issue 37)."""
