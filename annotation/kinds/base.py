@@ -76,6 +76,8 @@ class TaskKind:
     choice_template = ""
     hint_template = None
     page_script = "annotation/task.js"
+    # Scripts of the kind's own, loaded after `page_script` (static paths).
+    page_extra_scripts = ()
 
     # -- a new survey ---------------------------------------------------------------------------
     def instructions(self, *, allow_tie=True):

@@ -10,7 +10,7 @@ from annotation.models.ratings import AttentionAnswer
 from annotation.quality.rules import effective_decision
 
 # Bump when the report's computation or shape changes: cached reports then count as stale.
-REPORT_VERSION = 3
+REPORT_VERSION = 4  # 4: the integrity section
 DEFAULT_SCALE = list(range(1, 6))
 
 

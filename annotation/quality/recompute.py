@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.kinds.registry import kind_for
 from annotation.models import ExclusionDecision, QualityReport, Survey
 from annotation.quality import data, report
+from annotation.quality.integrity_report import survey_integrity
 
 
 def _outcome_key(excluded, reasons):
@@ -59,6 +60,7 @@ def quality_recompute(*, survey):
     cached = QualityReport.objects.select_for_update().get(survey=survey)
     cached.data = report.survey_report(survey, record=lambda outcomes: _record_auto_decisions(survey, outcomes))
     cached.data.update(kind_for(survey).quality_extras(survey))  # the kind's own figures (pairwise)
+    cached.data["integrity"] = survey_integrity(survey)  # flags with evidence, competence (issue 40)
     # Read after the decisions this run recorded (they are part of the report). A rating that
     # commits between the report's reads and this one is missed here, but its writer's
     # `quality_mark_dirty` queues another recompute.

@@ -3,6 +3,8 @@
 Its contexts are laid out as a rating survey's are, one item per context and no checks (a written
 reply has no right answer to check), and its replies are exported and judged as ratings are."""
 
+from django.db.models import Count, Max
+
 from annotation.kinds.base import TaskKind
 from annotation.kinds.rating.answers import score_distribution
 from annotation.kinds.rating.exporting import ratings_export
@@ -10,7 +12,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
-from annotation.models import Rating, Survey
+from annotation.models import Rating, Survey, WrittenResponse
 from annotation.quality import data
 from annotation.text.reserved import reserved_system_name_problem
 
@@ -32,6 +34,12 @@ class WritingKind(TaskKind):
         "task_title": "Writing task",
         "answers": "Written replies",
         "answers_lower": "written replies",
+        # What the task page records, said before the annotator starts (the start page, the task page).
+        "recorded": (
+            "While you write, this page records how each reply is entered (time to the first key, typing "
+            "time, counts of keys, deletions, pastes and pasted characters, and how often you leave the "
+            "page), not the keys themselves; nothing is recorded before you start a task."
+        ),
     }
     description = "Read short conversations and write a fitting next reply to each."
     default_question = ""
@@ -39,6 +47,7 @@ class WritingKind(TaskKind):
     answers_named = "written"
     # Write items take no choice; the template is only what the page's shared code is given.
     choice_template = "annotation/kinds/rating/_scale.html"
+    page_extra_scripts = ("annotation/kinds/writing/telemetry.js",)
 
     def instructions(self, *, allow_tie=True):
         return WRITE_INSTRUCTIONS
@@ -81,6 +90,12 @@ class WritingKind(TaskKind):
 
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         return ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
+
+    def fingerprint_parts(self, survey):
+        # Written replies feed the integrity section (flags); they are only ever added to.
+        written = WrittenResponse.objects.filter(assignment__hit__survey=survey)
+        written = written.aggregate(n=Count("id"), last=Max("id"))
+        return ["written", written["n"], written["last"]]
 
     def quality_rows(self, survey):
         return data.rating_rows(surveys=[survey])
