@@ -26,7 +26,7 @@ def prolific_refusal(options):
 
 
 class Command(BaseCommand):
-    help = "Create a rating survey over a dataset, launch it, and print the annotators' link."
+    help = "Create a rating, pairwise or writing survey over a dataset, launch it, and print the annotators' link."
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
@@ -55,7 +55,14 @@ class Command(BaseCommand):
             help="Username of the dataset's owner, needed when several researchers have a dataset of that name; "
             "also owns the survey (default: the dataset's owner).",
         )
-        parser.add_argument("--task-type", default="rate", choices=["rate", "pairwise"], help="rate or pairwise (A/B).")
+        parser.add_argument(
+            "--task-type", default="rate", choices=["rate", "pairwise", "write"],
+            help="rate, pairwise (A/B), or write (annotators write the next turn; needs --system-name).",
+        )  # fmt: skip
+        parser.add_argument(
+            "--system-name", default="",
+            help="write: the system that accepted written replies join (required for a writing survey).",
+        )  # fmt: skip
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
             "--reference-pairs",
@@ -103,6 +110,7 @@ class Command(BaseCommand):
                 attention_policy=options["policy"],
                 gold_checks=gold,
                 **self._pairwise(options),
+                **self._write(options),
             )
             if options["provider"] == "prolific":
                 study_settings(survey, reward_cents=options["reward_cents"], minutes=options["minutes"])
@@ -125,6 +133,14 @@ class Command(BaseCommand):
             self.stdout.write(entry_url(survey, base))
             return
         self.stdout.write(f"{base}/s/{survey.token}/")
+
+    def _write(self, options):
+        """A writing survey as the survey page makes one: the system its accepted replies join (the
+        kind refuses a survey without it, or with a reserved name); no attention checks (the layout
+        puts none in a writing task)."""
+        if options["task_type"] != "write":
+            return {}
+        return {"task_type": "write", "write_system_name": options["system_name"].strip()}
 
     def _pairwise(self, options):
         if options["task_type"] != "pairwise":
