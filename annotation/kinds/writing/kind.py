@@ -38,7 +38,7 @@ class WritingKind(TaskKind):
         "recorded": (
             "While you write, this page records how each reply is entered (time to the first key, typing "
             "time, counts of keys, deletions, pastes and pasted characters, and how often you leave the "
-            "page), not the keys themselves; nothing is recorded before you start a task."
+            "page), not the keys themselves; nothing is recorded before your task begins."
         ),
     }
     description = "Read short conversations and write a fitting next reply to each."
