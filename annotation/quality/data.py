@@ -148,6 +148,8 @@ def survey_fingerprint(survey):
         survey.min_position_judgements,
         survey.min_repeat_consistency,
         survey.min_repeats,
+        survey.max_pasted_share,
+        survey.min_competence,
     ]
     parts += kind_for(survey).fingerprint_parts(survey)  # what else changes the kind's report
     return hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()

@@ -38,7 +38,7 @@ def number_text(key, value):
 
 def evidence_rows(evidence):
     """A flag's evidence as (label, text) pairs, measures only."""
-    return [(key.replace("_", " "), number_text(key, value)) for key, value in evidence.items()
+    return [(key.removesuffix("_ms").replace("_", " "), number_text(key, value)) for key, value in evidence.items()
             if key not in REFERENCES and not isinstance(value, list | dict)]
 
 

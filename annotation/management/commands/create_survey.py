@@ -83,6 +83,14 @@ class Command(BaseCommand):
             help="pairwise: exclude an annotator answering a smaller share of swapped repeats consistently.",
         )  # fmt: skip
         parser.add_argument("--min-repeats", type=int, default=3, help="pairwise: ... over at least N repeats.")
+        parser.add_argument(
+            "--max-pasted-share", type=float, default=None,
+            help="exclude a worker with more than this share of written replies flagged mostly pasted.",
+        )  # fmt: skip
+        parser.add_argument(
+            "--min-competence", type=float, default=None,
+            help="exclude a worker whose estimated competence (MACE) is below this.",
+        )  # fmt: skip
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
@@ -109,6 +117,8 @@ class Command(BaseCommand):
                 provider=options["provider"],
                 attention_policy=options["policy"],
                 gold_checks=gold,
+                max_pasted_share=options["max_pasted_share"],
+                min_competence=options["min_competence"],
                 **self._pairwise(options),
                 **self._write(options),
             )

@@ -146,3 +146,49 @@ def test_a_straight_lining_rater_is_flagged_and_competence_ranks_them_below_the_
     assert not workers["careful-1"]["rating_flags"]
     assert workers["liner"]["competence"]["mace"] < workers["careful-1"]["competence"]["mace"]
     assert workers["liner"]["competence"]["dawid_skene"] < workers["careful-2"]["competence"]["dawid_skene"]
+
+
+def test_the_pasted_rule_excludes_a_worker_above_the_share_and_records_the_decision(researcher):
+    from annotation.models import ExclusionDecision
+
+    survey = _writing_survey(researcher, max_pasted_share=0.5)
+    _submit(survey, "typist", [TYPED, TYPED.replace("beach", "park")], typed_telemetry)
+    # One of two replies pasted: a share of 0.5 is not above 0.5, so this worker stays.
+    def half_pasted(text):
+        return pasted_telemetry(text) if text == PASTED else typed_telemetry(text)
+
+    _submit(survey, "halfway", [PASTED, "I think the museum is a calm choice when it rains all day."], half_pasted)
+    report = quality_recompute(survey=survey).data
+    entries = {a["worker"]: a for a in report["annotators"]}
+    assert not entries["typist"]["excluded"] and not entries["halfway"]["excluded"]
+    assert entries["halfway"]["integrity"] == {"pasted_replies": 1, "telemetry_replies": 2, "competence": None}
+    survey.max_pasted_share = 0.4
+    survey.save()
+    report = quality_recompute(survey=survey).data
+    entries = {a["worker"]: a for a in report["annotators"]}
+    assert entries["halfway"]["excluded"] and not entries["typist"]["excluded"]
+    reason = entries["halfway"]["reasons"][0]
+    assert reason["rule"] == "pasted" and reason["value"] == 0.5 and reason["threshold"] == 0.4
+    assert reason["detail"] == "1 of 2 written replies flagged mostly pasted (50%), above 0.4"
+    decision = ExclusionDecision.objects.filter(survey=survey, annotator__worker_id="halfway").last()
+    assert decision.source == "auto" and decision.excluded and decision.reasons[0]["rule"] == "pasted"
+
+
+def test_the_competence_rule_excludes_the_straight_liner_and_the_audit_can_replay_it(researcher):
+    from annotation.quality import whatif
+
+    survey = make_survey(researcher, n_contexts=12, name="raters", contexts_per_hit=12, assignments_per_hit=3,
+                         attention_checks_per_hit=0, kappa_threshold=-1.0, min_competence=0.5)
+    for worker in ("careful-1", "careful-2", "liner"):
+        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+        answers = {item.pk: {"scores": {"overall": str(3 if worker == "liner" else 1 + item.response_id % 5)},
+                             "seconds": "6"} for item in services.assignment_items(assignment=assignment)}
+        services.assignment_submit(assignment=assignment, answers=answers)
+    report = quality_recompute(survey=survey).data
+    entries = {a["worker"]: a for a in report["annotators"]}
+    assert [r["rule"] for r in entries["liner"]["reasons"]] == ["competence"]
+    assert not entries["careful-1"]["excluded"] and not entries["careful-2"]["excluded"]
+    stored = whatif.stored_evidence(report)
+    off = whatif.settings_of(survey).varied(min_competence=None)
+    assert whatif.excluded_under(stored, whatif.settings_of(survey)) == {entries["liner"]["annotator_id"]}
+    assert whatif.excluded_under(stored, off) == set(), "the audit shows what the rule changes"
