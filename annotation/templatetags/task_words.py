@@ -10,9 +10,8 @@ register = template.Library()
 
 @register.filter
 def task_wording(survey, key):
-    """One entry (`study`, `heading`, ...) of the survey's task wording ("" for one its kind has not,
-    such as `recorded`, which only a kind that records more than answers says)."""
-    return wording_of(survey).get(key, "")
+    """One entry (`study`, `heading`, ...) of the survey's task wording."""
+    return wording_of(survey)[key]
 
 
 # The sides of a pair were "reply A" and "reply B" until the page numbered them (speakers named

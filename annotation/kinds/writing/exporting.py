@@ -7,12 +7,19 @@ quote); the flag names are joined by ";" and the telemetry is its JSON text ther
 
 import json
 
-from annotation.models import Annotator, Context, WrittenResponse
+from annotation.models import Annotator, Context, Survey, WrittenResponse
 from annotation.quality.integrity_report import raised_names, reply_flags, written_rows
 from annotation.selectors.pseudonyms import pseudonym_map
 from annotation.text import csv_safety
 
 REPLY_COLUMNS = ("worker", "context_id", "text", "status", "integrity_flags", "telemetry")
+
+
+def not_writing_problem(survey):
+    """Why `survey` has no written replies to export (None when it is a writing survey)."""
+    if survey.task_type != Survey.TaskType.WRITE:
+        return f"survey {survey.name!r} is not a writing survey: it has no written replies"
+    return None
 
 
 def replies_export(*, survey, stream, fmt="jsonl", real_ids=False):

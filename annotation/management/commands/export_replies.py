@@ -1,9 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import FORMATS
-from annotation.kinds.writing.exporting import replies_export
+from annotation.kinds.writing.exporting import not_writing_problem, replies_export
 from annotation.management.cli import add_owner_argument, add_worker_ids_arguments, quiet_broken_pipe, survey_or_error
-from annotation.models import Survey
 
 
 class Command(BaseCommand):
@@ -21,8 +20,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         survey = survey_or_error(options["survey"], options["owner"])
-        if survey.task_type != Survey.TaskType.WRITE:
-            raise CommandError(f"survey {survey.name!r} is not a writing survey: it has no written replies")
+        if not_writing_problem(survey):
+            raise CommandError(not_writing_problem(survey))
         if options["real_ids"]:
             self.stderr.write("These replies carry real worker ids: keep the file to yourself, do not publish it.")
         export = {"survey": survey, "fmt": options["format"], "real_ids": options["real_ids"]}
