@@ -12,6 +12,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
+from annotation.kinds.writing.simulation import simulated_replies
 from annotation.models import Rating, Survey, WrittenResponse
 from annotation.quality import data
 from annotation.text.reserved import reserved_system_name_problem
@@ -104,8 +105,4 @@ class WritingKind(TaskKind):
         return data.survey_scale(survey)
 
     def simulated_answers(self, annotator, *, items, aspects, survey):
-        answers = {}
-        for item in items:
-            seconds = annotator.rng.uniform(0.3, 1.5) if annotator.careless else annotator.rng.uniform(3, 12)
-            answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {annotator.worker_id}."}
-        return answers
+        return simulated_replies(annotator, items=items)
