@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from annotation import selectors, services
 from annotation.models import WrittenResponse
 from annotation.quality.integrity_report import FLAG_WORDS, reply_flags, written_rows
+from annotation.quality.selectors import cached_report
 from annotation.views.integrity_display import flag_display, telemetry_rows
 from annotation.views.surveys import posted_pk, survey_or_404
 
@@ -46,8 +47,14 @@ def survey_written(request, pk):
     unconfirmed = set(
         services.written_unconfirmed().filter(assignment__hit__survey=survey).values_list("pk", flat=True)
     )
+    # The flags as the last quality recompute found them (read, never computed here: a page of
+    # megabyte replies would compare them all); each reply's own page measures them afresh.
+    report, _ = cached_report(survey=survey)
+    flagged = {r["written"]: [f["words"] for f in r["flags"]]
+               for r in ((report or {}).get("integrity") or {}).get("flagged_replies", [])}
     for row in written:
         row.unconfirmed = row.pk in unconfirmed
+        row.integrity_flags = flagged.get(row.pk, [])
     context = {
         "survey": survey,
         "written": written,

@@ -87,6 +87,11 @@ def test_only_the_pasted_reply_is_flagged_on_the_pages_and_in_the_export(live_se
     assert "mostly pasted: 1 of 1" in workers
     assert "cheat" not in page.inner_text("main").lower()
     assert fits(page)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/written/")
+    marks = page.eval_on_selector_all(".reply-integrity", "els => els.map(e => e.textContent)")
+    assert sorted(marks) == ["Flags: mostly pasted · telemetry and integrity flags", "telemetry and integrity flags"]
+    assert fits(page)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/quality/")
     page.click(f"#flagged-reply-{replies['paster'].pk} a")
     page.wait_for_url(f"**/written/{replies['paster'].pk}/")
     telemetry = page.inner_text("#telemetry-table")
