@@ -109,7 +109,8 @@ def test_only_the_pasted_reply_is_flagged_on_the_pages_and_in_the_export(live_se
 
 
 def test_integrity_pages_fit_a_phone_and_a_desktop(live_server, browser, researcher, tmp_path):
-    """The start page, the quality page's Integrity section and a reply's page at 1366 and 390 wide."""
+    """The start page, the quality page's Integrity section, the written replies list and a reply's page
+    at 1366 and 390 wide."""
     survey = _writing_survey(researcher)
     paster = _start(browser, live_server, survey, "paster", permissions=["clipboard-read", "clipboard-write"])
     paster.evaluate("text => navigator.clipboard.writeText(text)", PASTED)
@@ -128,6 +129,9 @@ def test_integrity_pages_fit_a_phone_and_a_desktop(live_server, browser, researc
         assert page.is_visible("#integrity") and fits(page)
         page.locator("#integrity").scroll_into_view_if_needed()
         page.screenshot(path=str(shots / f"integrity-quality-{name}.png"), full_page=True)
+        page.goto(f"{live_server.url}/surveys/{survey.pk}/written/")
+        assert "Flags: mostly pasted" in page.inner_text(".reply-integrity") and fits(page)
+        page.screenshot(path=str(shots / f"integrity-written-list-{name}.png"), full_page=True)
         page.goto(f"{live_server.url}/surveys/{survey.pk}/written/{written.pk}/")
         assert page.is_visible("#telemetry-table") and fits(page)
         page.screenshot(path=str(shots / f"integrity-reply-{name}.png"), full_page=True)
