@@ -12,8 +12,7 @@ from annotation.kinds.registry import kind_for, kind_named
 
 def task_wording(survey):
     """`heading`, `title`, `item` (singular, plural), `verb`, `page_title`, `study` (a page heading),
-    `task_title` (the task page's window title), `recorded` (what the page records besides the answers,
-    said before the annotator starts; "" for nothing) and `answers` / `answers_lower` (what its
+    `task_title` (the task page's window title) and `answers` / `answers_lower` (what its
     annotators' answers are called on the researcher's pages) of the survey's task,
     in the words its type calls for (no query: the start page is every annotator's first)."""
     return kind_for(survey).wording

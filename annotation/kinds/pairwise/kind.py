@@ -47,7 +47,6 @@ class PairwiseKind(TaskKind):
         "task_title": "Comparison task",
         "answers": "Judgements",
         "answers_lower": "judgements",
-        "recorded": "",  # nothing recorded besides the answers (the writing kind records telemetry)
     }
     default_question = PAIRWISE_QUESTION
     own_settings = PAIRWISE_SETTINGS

@@ -24,7 +24,6 @@ class RatingKind(TaskKind):
         "task_title": "Rating task",
         "answers": "Ratings",
         "answers_lower": "ratings",
-        "recorded": "",  # nothing recorded besides the answers (the writing kind records telemetry)
     }
     own_fields = ("aspect_details",)
     describes_aspects = True

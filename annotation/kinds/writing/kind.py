@@ -35,14 +35,13 @@ class WritingKind(TaskKind):
         "task_title": "Writing task",
         "answers": "Written replies",
         "answers_lower": "written replies",
-        # What the task page records, said before the annotator starts (the start page, the task page).
-        "recorded": (
-            "While you write, this page records how each reply is entered (time to the first key, typing "
-            "time, counts of keys, deletions, pastes and pasted characters, and how often you leave the "
-            "page), not the keys themselves; nothing is recorded before your task begins."
-        ),
     }
     description = "Read short conversations and write a fitting next reply to each."
+    recorded = (
+        "While you write, this page records how each reply is entered (time to the first key, typing "
+        "time, counts of keys, deletions, pastes and pasted characters, and how often you leave the "
+        "page), not the keys themselves; nothing is recorded before your task begins."
+    )
     default_question = ""
     own_settings = ("write_system_name",)
     answers_named = "written"
