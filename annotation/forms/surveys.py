@@ -207,6 +207,20 @@ class SurveyForm(forms.Form):
         help_text="How many replies to one conversation each set shows; the annotator picks the best and the "
         "worst. Sets are drawn so each reply is shown about equally often, next to every other about equally often.",
     )
+    max_pasted_share = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        label="Integrity: exclude a worker with more than this share of replies flagged mostly pasted (off when empty)",
+        help_text="Writing tasks: e.g. 0.5 excludes a worker more than half of whose replies were mostly pasted. "
+        "A flag is evidence, not proof: decisions are listed on the quality page and can be overridden.",
+    )
+    min_competence = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        label="Integrity: exclude a worker whose estimated competence (MACE) is below this (off when empty)",
+    )
     write_system_name = forms.CharField(
         required=False,
         label="System for written replies (writing tasks only)",
@@ -226,6 +240,8 @@ class SurveyForm(forms.Form):
         "new_annotators_per_address_hour",
         "reward_cents",
         "attention_policy",
+        "max_pasted_share",
+        "min_competence",
         *(name for kind in all_kinds() for name in kind.own_settings),
     )
     # Fields that only one task type reads: the page shows them for that type only (survey_form.js;

@@ -55,6 +55,9 @@ class TaskKind:
     report_section = None
     # Words for annotators and researchers (see annotation/task_page/wording.py for the keys).
     wording = {}
+    # What the task page records besides the answers, in one plain sentence the start pages and the
+    # task page show before any of it is recorded ("": nothing more; the writing kind: its telemetry).
+    recorded = ""
     # The sentence the platforms' listings show, before `describe` adds the survey's details.
     description = ""
     # The overall question a new survey of this kind asks when the researcher gives none (None: the form's).
@@ -100,6 +103,8 @@ class TaskKind:
     # into the stored pages' version (task_page.stored). Empty: the shared blocks of turns and replies.
     block_templates = ()
     page_modules = ()
+    # Scripts of the kind's own, loaded after `page_script` (static paths).
+    page_extra_scripts = ()
 
     # -- a new survey ---------------------------------------------------------------------------
     def instructions(self, *, allow_tie=True):

@@ -310,6 +310,9 @@ class WrittenResponse(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     response = models.OneToOneField(Response, null=True, blank=True, on_delete=models.SET_NULL)
     seconds = models.FloatField(null=True, blank=True)
+    # How the reply came about, as the task page's script counted it (keys: annotation.kinds.writing.
+    # telemetry.FIELDS): None when nothing was recorded (a page without script, an import).
+    telemetry = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -140,6 +140,21 @@ class Survey(models.Model):
         validators=[MinValueValidator(1)],
         help_text="Pairwise: swapped repeats an annotator needs before consistency can exclude them.",
     )
+    # Integrity rules (issue 40), off by default for the same reason: they judge flags and competence
+    # (annotation/quality/integrity_report.py), which are evidence, so a researcher opts in.
+    max_pasted_share = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Exclude a worker more than this share of whose written replies are flagged mostly pasted "
+        "(0.5: more than half). Empty: rule off.",
+    )
+    min_competence = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Exclude a worker whose estimated competence (MACE) is below this. Empty: rule off.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     launched_at = models.DateTimeField(null=True, blank=True)

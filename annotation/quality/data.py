@@ -10,7 +10,7 @@ from annotation.models.ratings import AttentionAnswer
 from annotation.quality.rules import effective_decision
 
 # Bump when the report's computation or shape changes: cached reports then count as stale.
-REPORT_VERSION = 3
+REPORT_VERSION = 4  # 4: the integrity section
 DEFAULT_SCALE = list(range(1, 6))
 
 
@@ -148,6 +148,8 @@ def survey_fingerprint(survey):
         survey.min_position_judgements,
         survey.min_repeat_consistency,
         survey.min_repeats,
+        survey.max_pasted_share,
+        survey.min_competence,
     ]
     parts += kind_for(survey).fingerprint_parts(survey)  # what else changes the kind's report
     return hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.kinds.registry import kind_for
 from annotation.models import ExclusionDecision, QualityReport, Survey
 from annotation.quality import data, report
+from annotation.quality.integrity_report import survey_integrity
 
 
 def _outcome_key(excluded, reasons):
@@ -57,8 +58,13 @@ def quality_recompute(*, survey):
     # they queue on the report row. Nothing else locks it: submissions never wait on this.
     QualityReport.objects.get_or_create(survey=survey)
     cached = QualityReport.objects.select_for_update().get(survey=survey)
-    cached.data = report.survey_report(survey, record=lambda outcomes: _record_auto_decisions(survey, outcomes))
+    # Flags with evidence and competence (issue 40) first: the integrity rules judge them.
+    integrity = survey_integrity(survey)
+    cached.data = report.survey_report(
+        survey, record=lambda outcomes: _record_auto_decisions(survey, outcomes), integrity=integrity
+    )
     cached.data.update(kind_for(survey).quality_extras(survey))  # the kind's own figures (pairwise)
+    cached.data["integrity"] = integrity
     # Read after the decisions this run recorded (they are part of the report). A rating that
     # commits between the report's reads and this one is missed here, but its writer's
     # `quality_mark_dirty` queues another recompute.

@@ -30,7 +30,21 @@ def _rows(survey):
     return kind_for(survey).quality_rows(survey)
 
 
-def survey_evidence(survey, rows, labels, attention, pair_counts=None):
+def integrity_numbers(integrity):
+    """`{annotator_id: {"pasted_replies", "telemetry_replies", "competence"}}`: what the integrity
+    rules judge, from the report's integrity section (`integrity_report.survey_integrity`)."""
+    numbers = {}
+    for worker in (integrity or {}).get("workers", []):
+        pasted = worker["reply_flags"].get("mostly_pasted", {"raised": 0, "of": 0})
+        numbers[worker["annotator_id"]] = {
+            "pasted_replies": pasted["raised"],
+            "telemetry_replies": pasted["of"],
+            "competence": (worker.get("competence") or {}).get("mace"),
+        }
+    return numbers
+
+
+def survey_evidence(survey, rows, labels, attention, pair_counts=None, *, integrity=None):
     """Pairwise agreement and the rules' evidence per annotator, from all non-rejected ratings.
 
     `pair_counts`, for a kind with rules of its own (pairwise): `(position counts, repeat counts)`,
@@ -51,8 +65,9 @@ def survey_evidence(survey, rows, labels, attention, pair_counts=None):
     for row in rows:
         by_annotator.setdefault(row["annotator_id"], []).append(row)
     positions, repeats = pair_counts or ({}, {})
+    numbers = integrity_numbers(integrity)
     evidence = {}
-    for annotator_id in set(by_annotator) | set(attention) | set(repeats):
+    for annotator_id in set(by_annotator) | set(attention) | set(repeats) | set(numbers):
         total, failed = attention.get(annotator_id, (0, 0))
         left, decisive = positions.get(annotator_id, (0, 0))
         consistent, repeated = repeats.get(annotator_id, (0, 0))
@@ -65,6 +80,7 @@ def survey_evidence(survey, rows, labels, attention, pair_counts=None):
             decisive=decisive,
             repeats_consistent=consistent,
             repeats_total=repeated,
+            **numbers.get(annotator_id, {}),
         )
     whatif.judge(evidence, pairs, whatif.settings_of(survey))  # sets each annotator's judged kappa
     return scale, pairs, means, evidence, by_annotator
@@ -116,16 +132,20 @@ def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision,
         # Pairwise only (zero otherwise): what the position-bias and consistency rules judged.
         "position": {"left": item.left_choices, "decisive": item.decisive},
         "repeats": {"consistent": item.repeats_consistent, "total": item.repeats_total},
+        # What the integrity rules judged (issue 40): flags and competence, from the integrity section.
+        "integrity": {"pasted_replies": item.pasted_replies, "telemetry_replies": item.telemetry_replies,
+                      "competence": item.competence},
         "median_seconds": item.median_seconds,
         "rejected_assignments": rejected.get(annotator_id, 0),
     }
 
 
-def survey_report(survey, *, record=None):
+def survey_report(survey, *, record=None, integrity=None):
     """The full quality report of one survey, using the decisions stored now.
 
     `record`, if given, is called with the rules' automatic outcomes `{annotator_id: Outcome}`
     before the stored decisions are read, so a recompute writes and reports in one pass.
+    `integrity`: the survey's integrity section, whose flags and competence the integrity rules judge.
     """
     # Ratings and attention answers are read once each: work submitted meanwhile waits for the
     # next recompute rather than half-appearing in this one.
@@ -134,8 +154,11 @@ def survey_report(survey, *, record=None):
     kind = kind_for(survey)
     pair_counts = kind.pair_counts(survey)
     repeaters = set(pair_counts[1]) if pair_counts else set()
-    labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention) | repeaters)
-    scale, pairs, means, evidence, by_annotator = survey_evidence(survey, rows, labels, attention, pair_counts)
+    writers = set(integrity_numbers(integrity))
+    labels = data.annotator_labels({r["annotator_id"] for r in rows} | set(attention) | repeaters | writers)
+    scale, pairs, means, evidence, by_annotator = survey_evidence(
+        survey, rows, labels, attention, pair_counts, integrity=integrity
+    )
     outcomes = auto_outcomes(survey, evidence)
     if record is not None:
         record(outcomes)
@@ -175,6 +198,8 @@ def survey_report(survey, *, record=None):
             "min_pair_overlap": survey.min_pair_overlap,
             "min_seconds_per_item": survey.min_seconds_per_item,
             "attention_policy": survey.attention_policy,
+            "max_pasted_share": survey.max_pasted_share,
+            "min_competence": survey.min_competence,
             **kind.rule_settings(survey),
         },
         "n_ratings": len(rows),

@@ -22,6 +22,12 @@ Three rules, each as in the seed studies or the survey's settings:
   is B on the other, a tie stays a tie) is below `min_repeat_consistency`, over at least
   `min_repeats` repeats. An inconsistent repeat may be honest doubt about a close pair, so it is
   not an attention failure; this rule judges the share instead.
+- `pasted` (integrity, issue 40): more than `max_pasted_share` of the worker's written replies are
+  flagged "mostly pasted" (integrity.writing_flags). Replies without telemetry are not counted
+  either way: the share is of the replies whose telemetry was recorded.
+- `competence` (integrity): the worker's competence as MACE estimates it from the survey's ratings
+  (or judgements) is below `min_competence`. A worker the model could not estimate is not judged.
+Both are off unless a survey sets them: a flag is evidence, and a researcher opts in to act on it.
 A threshold of `None` (or a minimum of 0) switches its rule off; the two pairwise rules are off
 unless a survey sets them, and an annotator with fewer choices or repeats than the minimum (or
 none, as for imported judgements, whose sides are unknown) is not judged by them.
@@ -46,6 +52,9 @@ class AnnotatorEvidence:
     decisive: int = 0  # pairwise: choices of a side (not ties) whose side is known
     repeats_consistent: int = 0  # pairwise: swapped repeats answered as the pair they repeat
     repeats_total: int = 0
+    pasted_replies: int = 0  # written replies flagged "mostly pasted"
+    telemetry_replies: int = 0  # written replies with telemetry (the share's denominator)
+    competence: float | None = None  # MACE's estimate, when the survey's answers allowed one
 
 
 @dataclass
@@ -98,6 +107,36 @@ def consistency_finding(evidence, min_repeat_consistency, min_repeats):
     }
 
 
+def pasted_finding(evidence, max_pasted_share):
+    """The `pasted` rule's reason, or None (rule off, no telemetry, or at most the share)."""
+    total = evidence.telemetry_replies
+    if max_pasted_share is None or not total:
+        return None
+    share = evidence.pasted_replies / total
+    if share <= max_pasted_share:
+        return None
+    replies = "written reply" if total == 1 else "written replies"
+    return {
+        "rule": "pasted",
+        "detail": f"{evidence.pasted_replies} of {total} {replies} flagged mostly pasted"
+        f" ({share:.0%}), above {max_pasted_share:g}",
+        "value": share,
+        "threshold": max_pasted_share,
+    }
+
+
+def competence_finding(evidence, min_competence):
+    """The `competence` rule's reason, or None (rule off, not estimated, or competent enough)."""
+    if min_competence is None or evidence.competence is None or evidence.competence >= min_competence:
+        return None
+    return {
+        "rule": "competence",
+        "detail": f"estimated competence (MACE) {evidence.competence:.2f}, below {min_competence:g}",
+        "value": evidence.competence,
+        "threshold": min_competence,
+    }
+
+
 def evaluate(
     evidence,
     *,
@@ -108,6 +147,8 @@ def evaluate(
     min_position_judgements=0,
     min_repeat_consistency=None,
     min_repeats=0,
+    max_pasted_share=None,
+    min_competence=None,
 ):
     """Apply the rules to one annotator's evidence; returns an `Outcome`."""
     reasons, flags = [], []
@@ -141,6 +182,8 @@ def evaluate(
     for finding in (
         position_finding(evidence, max_position_bias, min_position_judgements),
         consistency_finding(evidence, min_repeat_consistency, min_repeats),
+        pasted_finding(evidence, max_pasted_share),
+        competence_finding(evidence, min_competence),
     ):
         if finding:
             reasons.append(finding)

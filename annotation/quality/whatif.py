@@ -27,6 +27,9 @@ class RuleSettings:
     min_position_judgements: int = 0
     min_repeat_consistency: float | None = None
     min_repeats: int = 0
+    # Integrity rules (any kind), off as None.
+    max_pasted_share: float | None = None
+    min_competence: float | None = None
 
     def varied(self, **changes):
         return replace(self, **changes)
@@ -41,6 +44,8 @@ def settings_of(survey):
         attention_policy=survey.attention_policy,
         min_seconds_per_item=survey.min_seconds_per_item,
         kappa_weighting="none" if kind.nominal else survey.kappa_weighting,
+        max_pasted_share=survey.max_pasted_share,
+        min_competence=survey.min_competence,
         **kind.rule_settings(survey),
     )
 
@@ -56,6 +61,8 @@ def outcome_under(item, settings, *, kappa_rule=True):
         min_position_judgements=settings.min_position_judgements,
         min_repeat_consistency=settings.min_repeat_consistency,
         min_repeats=settings.min_repeats,
+        max_pasted_share=settings.max_pasted_share,
+        min_competence=settings.min_competence,
     )
 
 
@@ -106,6 +113,7 @@ def stored_evidence(content):
         attention = entry.get("attention") or {}
         position = entry.get("position") or {}
         repeats = entry.get("repeats") or {}
+        integrity = entry.get("integrity") or {}
         evidence[entry["annotator_id"]] = rules.AnnotatorEvidence(
             worker=entry["worker"],
             attention_total=attention.get("total", 0),
@@ -115,6 +123,9 @@ def stored_evidence(content):
             decisive=position.get("decisive", 0),
             repeats_consistent=repeats.get("consistent", 0),
             repeats_total=repeats.get("total", 0),
+            pasted_replies=integrity.get("pasted_replies", 0),
+            telemetry_replies=integrity.get("telemetry_replies", 0),
+            competence=integrity.get("competence"),
         )
         if entry.get("source") == "manual":
             overrides[entry["annotator_id"]] = bool(entry.get("excluded"))

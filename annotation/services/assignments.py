@@ -71,12 +71,12 @@ def _without_rated_overlap(items, assignment, annotator):
 # names no item, and int() refuses one of over 4,300 digits (a field name a client made up was a
 # server error on the task page, the MTurk frame and the CSRF refusal page); it is ignored as any
 # other unknown field is.
-ANSWER_KEY = re.compile(r"^(score|seconds|text|strength|reason)-([0-9]{1,18})(?:-([\w-]+))?$")
+ANSWER_KEY = re.compile(r"^(score|seconds|text|telemetry|strength|reason)-([0-9]{1,18})(?:-([\w-]+))?$")
 
 
 def parse_answers(data):
-    """Turn form fields (`score-<item>-<aspect>`, `seconds-<item>`, `text-<item>`, and for pairwise
-    items `strength-<item>` and `reason-<item>`) into answers.
+    """Turn form fields (`score-<item>-<aspect>`, `seconds-<item>`, `text-<item>` with its
+    `telemetry-<item>`, and for pairwise items `strength-<item>` and `reason-<item>`) into answers.
 
     Returns `{item_id: {"scores": {aspect: str}, "seconds": str|None, "text": str|None, ...}}` for
     the submit service, which does all validation; unknown item ids are kept so it can refuse them.

@@ -35,6 +35,8 @@ SURVEY_SETTINGS = (
     "min_position_judgements",
     "min_repeat_consistency",
     "min_repeats",
+    "max_pasted_share",
+    "min_competence",
     "pair_budget",
     "reference_pairs",
     "allow_tie",

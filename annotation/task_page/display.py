@@ -64,6 +64,7 @@ def task_context(
         # The kind's keyboard hint (None: none) and page script (hit.html).
         "kind_hint_template": kind_for(survey).hint_template,
         "kind_script": kind_for(survey).page_script,
+        "kind_extra_scripts": kind_for(survey).page_extra_scripts,
         "wording": task_wording(survey),
         "error": error,
         "items_html": None,

@@ -43,3 +43,9 @@ PAIR_SIDES = "two possible next turns, reply 1 and reply 2."
 def pair_sides(instructions):
     """The survey's instructions with the old default's "reply A and reply B" as the page names them."""
     return (instructions or "").replace(OLD_PAIR_SIDES, PAIR_SIDES)
+
+
+@register.filter
+def recorded_note(survey):
+    """What the survey's task page records besides the answers, in one sentence ("" for nothing)."""
+    return kind_for(survey).recorded

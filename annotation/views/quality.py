@@ -18,6 +18,7 @@ from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
 from annotation.quality.selectors import cached_report, recomputes_queued, unconfirmed_platform_work
 from annotation.quality.services import QualityError, exclusion_override, exclusion_reset, quality_queue_recompute
+from annotation.views.integrity_display import integrity_display
 
 # Beyond this many annotators the pairwise matrix is unreadable; the page lists pairs instead.
 MATRIX_MAX_ANNOTATORS = 30
@@ -170,6 +171,7 @@ def survey_quality(request, survey_id):
             weighting_label=Survey.KappaWeighting(content["settings"]["kappa_weighting"]).label.lower(),
             # The report keys the checks by item kind ("pair_gold"): the page names them as the annotator page does.
             attention=[(_kind_label(kind), row) for kind, row in (content.get("attention") or {}).items()],
+            integrity=integrity_display(content.get("integrity"), max_rows=LIST_MAX_ROWS),
         )
     return render(request, "annotation/quality/survey.html", context)
 

@@ -22,6 +22,7 @@ DEMO_DATASET = "demo"
 LIVE_SURVEY = "demo-live"
 SIMULATED_SURVEY = "demo-simulated"
 PAIRWISE_SURVEY = "demo-pairwise"
+WRITING_SURVEY = "demo-writing"
 ADEM_MODEL = "demo-adem"
 
 # Internal log lines that interleaved the demo's steps (browser walk F31): each eagerly run task's
@@ -100,6 +101,9 @@ class Command(BaseCommand):
                 # Two of twelve answer at random, fast: quality control should exclude them (and
                 # only them, give or take a careful rater who lands just under kappa 0.2).
                 careless=2 / annotators,
+                # One more gives the same score to everything, unhurried: the quality page's Integrity
+                # section flags them (straight-lining, near-zero variance) with the evidence.
+                straight_liners=1,
                 owner=DEMO_USERNAME,
                 stdout=self.stdout,
             )
@@ -128,6 +132,27 @@ class Command(BaseCommand):
             call_command(
                 "simulate_ratings", PAIRWISE_SURVEY, annotators=8, seed=seed, owner=DEMO_USERNAME, stdout=self.stdout
             )
+
+        if not Survey.objects.filter(name=WRITING_SURVEY, owner__username=DEMO_USERNAME).exists():
+            self._stage("Simulating a small writing survey: five writers type their replies, one pastes them")
+            # Ten conversations a task, one writer each: six tasks, all done by the six simulated writers.
+            call_command(
+                "create_survey",
+                dataset=DEMO_DATASET,
+                name=WRITING_SURVEY,
+                task_type="write",
+                system_name="crowd",
+                contexts_per_hit=10,
+                assignments=1,
+                base_url=base_url,
+                owner=DEMO_USERNAME,
+                stdout=io.StringIO(),  # finished by simulated writers: no link to print
+            )
+            call_command(
+                "simulate_ratings", WRITING_SURVEY, annotators=6, pasters=1, seed=seed, owner=DEMO_USERNAME,
+                stdout=self.stdout,
+            )  # fmt: skip
+            call_command("recompute_quality", WRITING_SURVEY, owner=DEMO_USERNAME, stdout=io.StringIO())
 
         if not Survey.objects.filter(name=LIVE_SURVEY, owner__username=DEMO_USERNAME).exists():
             self._stage("Opening a live local survey for you to rate")

@@ -84,7 +84,7 @@ class RatingKind(TaskKind):
     def simulated_answers(self, annotator, *, items, aspects, survey):
         answers = {}
         for item in items:
-            seconds = annotator.rng.uniform(0.3, 1.5) if annotator.careless else annotator.rng.uniform(3, 12)
+            seconds = annotator.seconds()
             scales = aspects[:1] if item.asks_main_only else aspects
             answers[item.pk] = {"scores": {a.key: annotator.score(item, a) for a in scales}, "seconds": seconds}
         return answers

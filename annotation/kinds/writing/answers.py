@@ -1,6 +1,7 @@
 """A writing survey's submissions: one written reply per conversation, stored as written."""
 
 from annotation.kinds.base import SubmissionRefused
+from annotation.kinds.writing.telemetry import telemetry_of
 from annotation.models import WrittenResponse
 from annotation.text.answer_seconds import seconds_or_none
 
@@ -33,7 +34,18 @@ def written_rows(*, assignment, items, answers):
         answer = answers[item.pk]
         seconds = seconds_or_none(answer.get("seconds"))
         text = written_text(answer.get("text"), number)
+        telemetry = telemetry_of(answer.get("telemetry"), number)
+        if telemetry is not None:
+            # The length of the text as stored (line breaks as one, spaces around trimmed), not the page's count.
+            telemetry["final_length"] = len(text)
         written.append(
-            WrittenResponse(assignment=assignment, item=item, context_id=item.context_id, text=text, seconds=seconds)
+            WrittenResponse(
+                assignment=assignment,
+                item=item,
+                context_id=item.context_id,
+                text=text,
+                seconds=seconds,
+                telemetry=telemetry,
+            )
         )
     return [], [], written

@@ -3,6 +3,8 @@
 Its contexts are laid out as a rating survey's are, one item per context and no checks (a written
 reply has no right answer to check), and its replies are exported and judged as ratings are."""
 
+from django.db.models import Count, Max
+
 from annotation.kinds.base import TaskKind
 from annotation.kinds.rating.answers import score_distribution
 from annotation.kinds.rating.exporting import ratings_export
@@ -10,6 +12,7 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
+from annotation.kinds.writing.simulation import simulated_replies
 from annotation.models import Rating, Survey, WrittenResponse
 from annotation.quality import data
 from annotation.text.reserved import reserved_system_name_problem
@@ -34,6 +37,11 @@ class WritingKind(TaskKind):
         "answers_lower": "written replies",
     }
     description = "Read short conversations and write a fitting next reply to each."
+    recorded = (
+        "While you write, this page records how each reply is entered (time to the first key, typing "
+        "time, counts of keys, deletions, pastes and pasted characters, and how often you leave the "
+        "page), not the keys themselves; nothing is recorded before your task begins."
+    )
     default_question = ""
     own_settings = ("write_system_name",)
     answers_named = "written"
@@ -45,6 +53,7 @@ class WritingKind(TaskKind):
     assignment_answers = "written_responses"
     # Write items take no choice; the template is only what the page's shared code is given.
     choice_template = "annotation/kinds/rating/_scale.html"
+    page_extra_scripts = ("annotation/kinds/writing/telemetry.js",)
 
     def instructions(self, *, allow_tie=True):
         return WRITE_INSTRUCTIONS
@@ -91,6 +100,12 @@ class WritingKind(TaskKind):
     def export(self, *, dataset, survey, stream, fmt, real_ids=False):
         return ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
 
+    def fingerprint_parts(self, survey):
+        # Written replies feed the integrity section (flags); they are only ever added to.
+        written = WrittenResponse.objects.filter(assignment__hit__survey=survey)
+        written = written.aggregate(n=Count("id"), last=Max("id"))
+        return ["written", written["n"], written["last"]]
+
     def quality_rows(self, survey):
         return data.rating_rows(surveys=[survey])
 
@@ -98,8 +113,4 @@ class WritingKind(TaskKind):
         return data.survey_scale(survey)
 
     def simulated_answers(self, annotator, *, items, aspects, survey):
-        answers = {}
-        for item in items:
-            seconds = annotator.rng.uniform(0.3, 1.5) if annotator.careless else annotator.rng.uniform(3, 12)
-            answers[item.pk] = {"scores": {}, "seconds": seconds, "text": f"Simulated reply by {annotator.worker_id}."}
-        return answers
+        return simulated_replies(annotator, items=items)

@@ -27,7 +27,7 @@ def prolific_refusal(options):
 
 
 class Command(BaseCommand):
-    help = "Create a rating survey over a dataset, launch it, and print the annotators' link."
+    help = "Create a rating, pairwise or writing survey over a dataset, launch it, and print the annotators' link."
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
@@ -59,12 +59,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--task-type",
             default="rate",
-            choices=["rate", "pairwise", "bws", "conversation", "acute"],
-            help="rate, pairwise (A/B), bws (best-worst scaling), conversation (a dataset's conversations: "
-            "bot turns flagged, each conversation rated) or acute (two conversations compared, ACUTE-Eval); "
-            "for the last two --contexts-per-hit counts conversations (pairs) per HIT.",
+            choices=["rate", "pairwise", "write", "bws", "conversation", "acute"],
+            help="rate, pairwise (A/B), write (annotators write the next turn; needs --system-name), bws "
+            "(best-worst scaling), conversation (a dataset's conversations: bot turns flagged, each conversation "
+            "rated) or acute (two conversations compared, ACUTE-Eval); for the last two --contexts-per-hit counts "
+            "conversations (pairs) per HIT.",
         )
         parser.add_argument("--tuple-size", type=int, default=4, help="bws: replies shown together (at least 3).")
+        parser.add_argument(
+            "--system-name", default="",
+            help="write: the system that accepted written replies join (required for a writing survey).",
+        )  # fmt: skip
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
             "--reference-pairs",
@@ -85,6 +90,14 @@ class Command(BaseCommand):
             help="pairwise: exclude an annotator answering a smaller share of swapped repeats consistently.",
         )  # fmt: skip
         parser.add_argument("--min-repeats", type=int, default=3, help="pairwise: ... over at least N repeats.")
+        parser.add_argument(
+            "--max-pasted-share", type=float, default=None,
+            help="exclude a worker with more than this share of written replies flagged mostly pasted.",
+        )  # fmt: skip
+        parser.add_argument(
+            "--min-competence", type=float, default=None,
+            help="exclude a worker whose estimated competence (MACE) is below this.",
+        )  # fmt: skip
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
@@ -111,6 +124,8 @@ class Command(BaseCommand):
                 provider=options["provider"],
                 attention_policy=options["policy"],
                 gold_checks=gold,
+                max_pasted_share=options["max_pasted_share"],
+                min_competence=options["min_competence"],
                 **self._kind_settings(options),
             )
             if options["provider"] == "prolific":
@@ -137,8 +152,9 @@ class Command(BaseCommand):
 
     def _kind_settings(self, options):
         """The task type and the settings only its kind reads (`own_settings`: a pairwise survey's
-        pairs, ties and position and repeat rules), from the options that give them."""
-        given = {**options, "allow_tie": not options["no_tie"]}
+        pairs, ties and position and repeat rules; a writing survey's system, which the kind requires
+        as the survey page does), from the options that give them."""
+        given = {**options, "allow_tie": not options["no_tie"], "write_system_name": options["system_name"].strip()}
         own = kind_named(options["task_type"]).own_settings
         return {"task_type": options["task_type"], **{name: given[name] for name in own if name in given}}
 

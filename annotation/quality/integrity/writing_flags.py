@@ -11,6 +11,8 @@ The telemetry of an answer is a dict (the page script collects it; missing keys 
   final_length      characters in the submitted text
   paste_events      paste (and drop) events; pasted_chars: the characters they inserted
   focus_changes     times the page lost focus or was hidden while the answer was open
+  restored_chars    characters already in the box when the page opened (kept from an earlier visit;
+                    optional): the length flag counts them as explained
 None of these proves LLM use: a worker may paste their own draft from a notes app. The flags say what
 the telemetry shows, with the numbers, for a person to read beside the answer.
 """
@@ -75,7 +77,9 @@ def length_beyond_typed(telemetry, *, thresholds=DEFAULTS):
     # Typed characters when recorded (they count suggestion taps fully), else keys as the best guess.
     typed_chars = _count(telemetry, "typed_chars") if telemetry.get("typed_chars") is not None else keystrokes
     pasted = _count(telemetry, "pasted_chars")
-    explained = typed_chars + pasted
+    # Text already in the box when the page opened (kept from an earlier visit) is explained by that visit.
+    restored = _count(telemetry, "restored_chars")
+    explained = typed_chars + pasted + restored
     unexplained = final_length - explained
     raised = (final_length >= thresholds.min_chars and unexplained >= thresholds.unexplained_min_chars
               and final_length >= thresholds.unexplained_ratio * explained)
@@ -85,6 +89,7 @@ def length_beyond_typed(telemetry, *, thresholds=DEFAULTS):
                     "keystrokes": keystrokes,
                     "typed_chars": typed_chars,
                     "pasted_chars": pasted,
+                    "restored_chars": restored,
                     "unexplained_chars": max(0, unexplained),
                     "length_per_explained_char": share(final_length, explained),
                 })
