@@ -19,7 +19,7 @@ BROKEN_TEXT = "i dont know i dont know i dont know"
 
 
 def conversation_pairs(survey, rng):
-    """`[(left id, right id)]` of conversations of different systems, sides drawn at random."""
+    """`[(left id, right id)]` of conversations of different systems, sides drawn at random (balanced)."""
     rows = Conversation.objects.filter(pk__in=survey_conversations(survey)).order_by("position")
     by_seed, unseeded = {}, {}
     for pk, system_id, seed in rows.values_list("pk", "system_id", "seed"):
@@ -37,7 +37,13 @@ def conversation_pairs(survey, rng):
         rng.shuffle(left)
         rng.shuffle(right)
         pairs += list(zip(left, right, strict=False))
-    return [pair if rng.random() < 0.5 else pair[::-1] for pair in pairs]
+    # Sides drawn at random but balanced: half the pairs keep their order, half are swapped, in a
+    # shuffled order, so each system of a pair of systems is on the left about as often (a coin per
+    # pair could put one system on the left in every pair, and position bias would then pass as a
+    # system difference).
+    swapped = [i % 2 == 1 for i in range(len(pairs))]
+    rng.shuffle(swapped)
+    return [pair[::-1] if swap else pair for pair, swap in zip(pairs, swapped, strict=True)]
 
 
 def acute_layout(*, survey, contexts=()):
