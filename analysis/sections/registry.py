@@ -9,9 +9,13 @@ page: the tables of metrics carry their notes and signatures.
 
 from analysis.sections import (
     agreement,
+    alt_test,
+    arena,
     correlations,
     failure_analysis,
     human_ceiling,
+    judge_calibration,
+    judge_cost,
     judges,
     learned,
     length_bias,
@@ -26,11 +30,13 @@ from analysis.sections import (
     stopwords,
     system_level,
     williams,
+    wmt,
 )
 
 SECTIONS = (
     human_ceiling.SECTION,
     ranking.SECTION,
+    wmt.SECTION,
     correlations.SECTION,
     system_level.SECTION,
     pairwise_accuracy.SECTION,
@@ -42,8 +48,12 @@ SECTIONS = (
     agreement.SECTION,
     sensitivity.SECTION,
     pairwise.SECTION,
+    arena.SECTION,
     pairwise_sensitivity.SECTION,
     judges.SECTION,
+    alt_test.SECTION,
+    judge_calibration.SECTION,
+    judge_cost.SECTION,
     plots.SECTION,
     learned.SECTION,
     signatures.SECTION,
