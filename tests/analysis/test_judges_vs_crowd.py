@@ -3,10 +3,12 @@ cost, WMT's SPA / PDP ranking, and the arena ranking with length and style contr
 checked against a direct call of its pure function on data gathered here from the models (not
 through the report's own selectors), and each moves with the report's filters."""
 
+import io
 import json
 
 import numpy as np
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from analysis.services.build import report_build
@@ -361,3 +363,10 @@ def test_the_arena_ranking_equals_a_direct_call_and_the_filter_changes_it(judged
     assert [by_system[n] for n in names] == pytest.approx(styled["strengths"].tolist(), abs=1e-6)
     filtered = report_build(dataset=judged_pairs_study, n_boot=0, systems=["alpha", "beta"])["arena"]
     assert filtered["n_judgements"] == len(PAIR_WORKERS) * N_PAIR_CONTEXTS < section["n_judgements"]
+
+
+def test_the_report_command_takes_the_options(rated):
+    out = io.StringIO()
+    call_command("report", dataset=rated.name, format="json", bootstrap=0, epsilon="skilled", stdout=out)
+    data = json.loads(out.getvalue())
+    assert {row["epsilon"] for row in data["alt_test"]} == {0.15} and data["options"]["epsilon"] == "skilled"
