@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from analysis.sections.wmt import ranked_metrics, ranking_permutations
 from analysis.services.build import report_build
 from analysis.stats import alttest, arena, calibration, spa, style_control
 from annotation.kinds.pairwise.imports import pairwise_import
@@ -370,3 +371,11 @@ def test_the_report_command_takes_the_options(rated):
     call_command("report", dataset=rated.name, format="json", bootstrap=0, epsilon="skilled", stdout=out)
     data = json.loads(out.getvalue())
     assert {row["epsilon"] for row in data["alt_test"]} == {0.15} and data["options"]["epsilon"] == "skilled"
+
+
+def test_the_wmt_ranking_takes_the_best_metrics_by_spa_within_its_permutation_budget():
+    rows = [{"metric": f"m{i}", "spa": i / 10} for i in range(10)] + [{"metric": "unscored", "spa": None}]
+    assert ranked_metrics(rows) == [f"m{i}" for i in range(9, 1, -1)]
+    assert ranking_permutations(1000, 8) == 1000 // 28  # 28 pairs share the budget
+    assert ranking_permutations(10, 8) == 10  # never more than the report's setting
+    assert ranking_permutations(1000, 2) == 200 and ranking_permutations(1000, 100) == 20
