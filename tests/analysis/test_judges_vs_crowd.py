@@ -15,7 +15,7 @@ from analysis.sections.wmt import ranked_metrics, ranking_permutations
 from analysis.services.build import report_build
 from analysis.stats import alttest, arena, calibration, spa, style_control
 from annotation.kinds.pairwise.imports import pairwise_import
-from annotation.models import PairwiseJudgement, Rating, Response, Survey
+from annotation.models import HIT, Assignment, PairwiseJudgement, Rating, Response, Survey
 from scoring.judges import pairwise, prompts
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricScore
 from scoring.services.judges.pairwise import dataset_pair_items
@@ -379,3 +379,20 @@ def test_the_wmt_ranking_takes_the_best_metrics_by_spa_within_its_permutation_bu
     assert ranking_permutations(1000, 8) == 1000 // 28  # 28 pairs share the budget
     assert ranking_permutations(10, 8) == 10  # never more than the report's setting
     assert ranking_permutations(1000, 2) == 200 and ranking_permutations(1000, 100) == 20
+
+
+def test_the_crowd_cost_is_the_reward_over_the_answers_a_paid_task_held(rated):
+    """Ratings handed in through tasks of ten answers each, at the survey's 50-cent reward, 12 s an answer."""
+    survey = Survey.objects.get(dataset=rated)
+    ratings = list(Rating.objects.filter(survey=survey).order_by("annotator_id", "pk"))
+    for start in range(0, len(ratings), 10):
+        chunk = ratings[start : start + 10]
+        hit = HIT.objects.create(survey=survey, position=start // 10)
+        task = Assignment.objects.create(
+            hit=hit, slot=0, annotator=chunk[0].annotator, status=Assignment.Status.APPROVED
+        )
+        Rating.objects.filter(pk__in=[r.pk for r in chunk]).update(assignment=task)
+    crowd = report_build(dataset=rated, n_boot=0)["judge_cost"]["crowd"][0]
+    assert crowd["answers_per_task"] == 10 and crowd["reward_cents"] == 50
+    assert crowd["cost_per_1000"] == pytest.approx(0.50 / 10 * 1000)
+    assert crowd["hourly"] == pytest.approx(0.05 / 12 * 3600)
