@@ -91,6 +91,16 @@ def style_controlled(systems, votes, features_a, features_b, *, n_boot, seed):
     return {"systems": rows, "style": result["style"], "moved": moved, "note": note}
 
 
+def response_texts(ids, chunk=500):
+    """`{response id: text}`, read by id a chunk at a time (SQLite limits a query's parameters); by id,
+    not by the dataset's contexts: a survey's reference side is a response of its own."""
+    ids = sorted(ids)
+    texts = {}
+    for start in range(0, len(ids), chunk):
+        texts.update(Response.with_references.filter(pk__in=ids[start : start + chunk]).values_list("pk", "text"))
+    return texts
+
+
 def arena_section(context):
     judgements = accepted_judgements(
         dataset=context.dataset,
@@ -111,12 +121,7 @@ def arena_section(context):
         row["elo"] = float(arena.to_elo(row["strength"]))
         row["elo_low"] = None if row["ci_low"] is None else float(arena.to_elo(row["ci_low"]))
         row["elo_high"] = None if row["ci_high"] is None else float(arena.to_elo(row["ci_high"]))
-    wanted = {pk for row in rows for pk in (row[3], row[4])}
-    texts = {
-        pk: text
-        for pk, text in Response.objects.filter(context__dataset=context.dataset).values_list("pk", "text")
-        if pk in wanted
-    }
+    texts = response_texts({pk for row in rows for pk in (row[3], row[4])})
     features = {pk: stats("style_control").style_features(text) for pk, text in texts.items()}
     names = list(features[rows[0][3]])
     features_a = {name: np.array([features[row[3]][name] for row in rows], dtype=float) for name in names}
