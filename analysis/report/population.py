@@ -179,6 +179,21 @@ def population_text(data, *, name_excluded=True):
     return sentence + "." if name_excluded else sentence
 
 
+def population_clause(data):
+    """Which answers a section's figures are of, in a clause its note can end with: "the accepted
+    answers (exclusions applied) of surveys S, aspect A, systems X, Y only"."""
+    filters = data.get("filters") or {}
+    applied = filters.get("apply_exclusions", True)
+    answers = "the accepted answers (exclusions applied)" if applied else "every answer (exclusions ignored)"
+    surveys = ", ".join(filters.get("surveys") or []) or "–"
+    clause = f"{answers} of surveys {surveys}, aspect {filters.get('aspect', 'overall')}"
+    if filters.get("systems_requested"):
+        clause += f", systems {', '.join(filters['systems_requested'])} only"
+    else:
+        clause += ", all systems"
+    return clause
+
+
 def without_annotator_refs(data):
     """`data` without the excluded annotators' database ids (the page's links to the quality page
     need them; a pseudonymised download, meant to be shared, does not)."""

@@ -8,14 +8,18 @@ import hashlib
 import json
 
 
-def report_params(*, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None):
-    """The normalised filter set a report is keyed by."""
-    return {
+def report_params(*, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None, options=None):
+    """The normalised filter set a report is keyed by; `options` (analysis.report.options) only
+    where some differ from their defaults, so a report without them keeps its former key."""
+    params = {
         "aspect": aspect or "overall",
         "systems": sorted(systems) if systems else None,
         "apply_exclusions": bool(apply_exclusions),
         "learned_metric": learned_metric or None,
     }
+    if options:
+        params["options"] = dict(sorted(options.items()))
+    return params
 
 
 def params_hash(params):

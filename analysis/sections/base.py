@@ -57,11 +57,11 @@ class Section:
 
 class ReportContext:
     """What every section computes from: the report's filters, its aligned inputs, its settings
-    (bootstrap samples, permutations, seed), and the other sections' parts, computed once on first
+    (bootstrap samples, permutations, seed, options), and the other sections' parts, computed once on first
     request (`part`) whatever the order they are registered in."""
 
     def __init__(self, *, dataset, survey, aspect, systems, apply_exclusions, learned_metric, inputs, n_boot,
-                 n_perm, seed, sections):  # fmt: skip
+                 n_perm, seed, sections, options=None):  # fmt: skip
         self.dataset = dataset
         self.survey = survey
         self.surveys = [survey] if survey is not None else None
@@ -69,6 +69,7 @@ class ReportContext:
         self.systems = systems
         self.apply_exclusions = apply_exclusions
         self.learned_metric = learned_metric
+        self.options = options or {}  # analysis.report.options, resolved (every option, defaults filled in)
         self.inputs = inputs
         self.n_boot = n_boot
         self.n_perm = n_perm

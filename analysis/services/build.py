@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from analysis.models import Report
 from analysis.report.inputs import report_inputs
+from analysis.report.options import resolved
 from analysis.report.population import population_counts
 from analysis.report.report_keys import params_hash
 from analysis.sections import human_ceiling
@@ -30,7 +31,9 @@ def _surveys(dataset, survey):
     return [survey] if survey is not None else list(dataset.surveys.order_by("pk"))
 
 
-def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metric, n_boot, with_vectors=True):
+def _compute(
+    *, dataset, survey, aspect, systems, apply_exclusions, learned_metric, n_boot, with_vectors=True, options=None
+):
     surveys = [survey] if survey is not None else None
     inputs = report_inputs(
         dataset=dataset, surveys=surveys, aspect=aspect, systems=systems, apply_exclusions=apply_exclusions
@@ -42,6 +45,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         systems=systems,
         apply_exclusions=apply_exclusions,
         learned_metric=learned_metric,
+        options=resolved(options),
         inputs=inputs,
         n_boot=n_boot,
         # Permutations are switched off with the bootstrap (n_boot=0: quick reports in tests).
@@ -61,6 +65,7 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
         "n_ratings": int(inputs.counts.sum()),
         "n_systems": len(set(inputs.systems.tolist())),
         "metrics": list(inputs.metrics),
+        "options": context.options,
     }
     for section in SECTIONS:
         data.update(context.part(section.name))
@@ -104,8 +109,9 @@ def _compute(*, dataset, survey, aspect, systems, apply_exclusions, learned_metr
 
 
 def report_build(
-    *, dataset, survey=None, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None, n_boot=None
-):
+    *, dataset, survey=None, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None, n_boot=None,
+    options=None,
+):  # fmt: skip
     """The full report as a JSON-serialisable dict (computed now; see `report_refresh` to cache)."""
     data, _ = _compute(
         dataset=dataset,
@@ -116,6 +122,7 @@ def report_build(
         learned_metric=learned_metric,
         n_boot=_bootstrap_samples() if n_boot is None else n_boot,
         with_vectors=False,
+        options=options,
     )
     return data
 

@@ -100,14 +100,17 @@ def report_refresh_request(*, report):
     return "queued" if report_request(report=report, force=True) else "running"
 
 
-def report_current(*, dataset, survey=None, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None):
+def report_current(
+    *, dataset, survey=None, aspect="overall", systems=None, apply_exclusions=True, learned_metric=None, options=None
+):
     """The cached report for these filters, queueing its computation or a staleness check.
 
     Returns the Report (without its large `vectors`), possibly with no data yet.
     """
     params = report_params(
-        aspect=aspect, systems=systems, apply_exclusions=apply_exclusions, learned_metric=learned_metric
-    )
+        aspect=aspect, systems=systems, apply_exclusions=apply_exclusions, learned_metric=learned_metric,
+        options=options,
+    )  # fmt: skip
     report = report_get_or_create(dataset=dataset, survey=survey, params=params)
     now = timezone.now()
     small = report.data is not None and (

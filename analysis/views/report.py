@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis.models import Report
 from analysis.report.links import report_url
+from analysis.report.options import EPSILONS, options_from_query, resolved
 from analysis.report.population import EXCLUDED_LEAD, population_text
 from analysis.sections.registry import page_table
 from analysis.sections.signatures import signature_lines
@@ -47,6 +48,7 @@ def _filters(request):
         "aspect": request.GET.get("aspect") or "overall",
         "systems": systems or None,
         "apply_exclusions": request.GET.get("exclusions", "1") != "0",
+        "options": options_from_query(request.GET),
     }
 
 
@@ -96,6 +98,9 @@ def _unknown_filter(filters, aspects, systems, *, survey=None):
         whose = "survey" if survey is not None else "dataset"
         return f"This {whose} has no aspect {filters['aspect'][:80]!r}: the report below is for all its ratings."
     unknown = [name for name in filters["systems"] or [] if name not in systems]
+    baseline = (filters.get("options") or {}).get("baseline")
+    if baseline is not None and baseline not in systems:
+        unknown = unknown or [baseline]
     if unknown:
         return f"This dataset has no system {unknown[0][:80]!r}: the report below is for all its systems."
     return ""
@@ -157,6 +162,8 @@ def _render_report(request, *, dataset, survey, filters):
         "excluded_lead": EXCLUDED_LEAD,
         "excluded": excluded_links(request.user, data) if data else [],
         "filters": filters,
+        "options": resolved(filters["options"]),
+        "epsilons": EPSILONS,
         "systems": systems,
         "aspects": aspects,
         "query": request.GET.urlencode(),

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.report.options import EPSILONS, SCALES, report_options
 from analysis.services.build import report_build
 from analysis.services.exports import TABLES, summary_table, to_csv, to_json, to_latex
 from annotation.management.cli import add_owner_argument, dataset_or_error
@@ -24,6 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-exclusions", action="store_true", help="Use every rating, ignoring exclusions.")
         parser.add_argument("--learned-metric", help="Metric for the failure analysis (default: the first adem:*).")
         parser.add_argument("--bootstrap", type=int, help="Bootstrap resamples (default: settings, 1000).")
+        parser.add_argument("--epsilon", choices=list(EPSILONS), help="The alt-test's cost margin (default crowd).")
+        parser.add_argument("--alt-test-metrics", action="store_true", help="Alt-test every metric, not only judges.")
+        parser.add_argument("--scale", choices=SCALES, help="The arena ranking's scale (default log).")
+        parser.add_argument("--baseline", help="System the length-controlled win rates are against.")
 
     def handle(self, *args, **options):
         dataset = dataset_or_error(options["dataset"], options["owner"])
@@ -41,6 +46,12 @@ class Command(BaseCommand):
             apply_exclusions=not options["no_exclusions"],
             learned_metric=options["learned_metric"],
             n_boot=options["bootstrap"],
+            options=report_options(
+                epsilon=options["epsilon"],
+                alt_test_metrics=options["alt_test_metrics"],
+                scale=options["scale"],
+                baseline=options["baseline"],
+            ),
         )
         if data["n_responses"] == 0 and not data.get("pairwise") and not data.get("conversations"):
             self.stderr.write("No accepted ratings match these filters; the report is empty.")

@@ -92,32 +92,46 @@ def _judging_failed(judge, label, reason):
     JudgeUsage.objects.filter(pk=usage.pk).update(figures=figures)
 
 
+def cached_judge_verdicts(*, dataset, pairs=None):
+    """`[(judge, [(PairItem, its judged_pairs row or None, PairVerdict)])]` for each of the dataset
+    owner's pairwise judges with both orders of some of the pairs in its cache (no request is
+    made). `pairs`: a callable returning the `judged_pairs` rows (the report's filters), called
+    only when the owner has a pairwise judge; by default every accepted judgement."""
+    judges = list(Judge.objects.filter(owner_id=dataset.owner_id, template=prompts.PAIRWISE).order_by("name"))
+    if not judges:
+        return []
+    rows = judged_pairs(dataset=dataset) if pairs is None else pairs()
+    items = pair_items(rows)
+    template = prompts.get_template(prompts.PAIRWISE)
+    hashes = [
+        [prompts.prompt_hash(messages) for messages in pairwise.both_orders_messages(template, item)] for item in items
+    ]
+    wanted = {h for pair in hashes for h in pair}
+    found = []
+    for judge in judges:
+        entries = JudgeCacheEntry.objects.filter(
+            judge=judge, template_version=template.key, prompt_hash__in=wanted
+        ).values_list("prompt_hash", "values")
+        picks = {prompt_hash: majority_pick(values) for prompt_hash, values in entries}
+        judged = [
+            (item, row, pairwise.verdict_from_picks(picks[a_first], picks[b_first]))
+            for item, row, (a_first, b_first) in zip(items, rows, hashes, strict=True)
+            if a_first in picks and b_first in picks
+        ]
+        if judged:
+            found.append((judge, judged))
+    return found
+
+
 def cached_judge_statistics(*, dataset, pairs=None):
     """For each of the dataset owner's pairwise judges that has judged some of its pairs (both
     orders in the cache): `{judge, agreement, n_pairs, position_bias, self_consistency,
     n_with_human_winner, unreadable_verdicts}`. No request is made; pairs not judged yet are left out.
     `pairs`: a callable returning the `judged_pairs` rows to use (the report's filters), called only
     when the owner has a pairwise judge; by default every accepted judgement."""
-    judges = list(Judge.objects.filter(owner_id=dataset.owner_id, template=prompts.PAIRWISE).order_by("name"))
-    if not judges:
-        return []
-    items = dataset_pair_items(dataset) if pairs is None else pair_items(pairs())
-    template = prompts.get_template(prompts.PAIRWISE)
-    hashes = [
-        [prompts.prompt_hash(messages) for messages in pairwise.both_orders_messages(template, item)] for item in items
-    ]
-    wanted = {h for pair in hashes for h in pair}
     table = []
-    for judge in judges:
-        entries = JudgeCacheEntry.objects.filter(
-            judge=judge, template_version=template.key, prompt_hash__in=wanted
-        ).values_list("prompt_hash", "values")
-        picks = {prompt_hash: majority_pick(values) for prompt_hash, values in entries}
-        judged = [(item, pair) for item, pair in zip(items, hashes, strict=True) if all(h in picks for h in pair)]
-        if not judged:
-            continue
-        verdicts = [pairwise.verdict_from_picks(picks[a_first], picks[b_first]) for _, (a_first, b_first) in judged]
-        stats = pairwise.pairwise_statistics([item for item, _ in judged], verdicts)
+    for judge, judged in cached_judge_verdicts(dataset=dataset, pairs=pairs):
+        stats = pairwise.pairwise_statistics([item for item, _row, _verdict in judged], [v for *_, v in judged])
         table.append(
             {
                 "judge": judge.name,
