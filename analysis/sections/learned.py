@@ -55,8 +55,12 @@ def trained_here_note(data):
     sentences = []
     for row in data.get("trained_on_these_ratings") or []:
         held_out = f"{row['folds']}-fold cross-validated" if row.get("folds") else "held-out test"
+        learned = row.get("kind") not in (None, AdemModel.Kind.ADEM)
+        # a learned evaluator's figure is ranked by Spearman in issue 41's targets: said beside Pearson's
         spearman = (
-            f", Spearman rho {number(row['test_spearman'])}" if row.get("test_spearman") is not None else ""
+            f", Spearman rho {number(row['test_spearman'])}"
+            if learned and row.get("test_spearman") is not None
+            else ""
         )
         test = (
             f"; its {held_out} figure, the fair one, is Pearson r {number(row['test_pearson'])}{spearman} "
@@ -64,7 +68,7 @@ def trained_here_note(data):
             if row.get("test_pearson") is not None
             else ""
         )
-        if row.get("kind") not in (None, AdemModel.Kind.ADEM):
+        if learned:
             # the pooled out-of-fold predictions: every response scored by a model that never saw its context
             test = test.replace(f"its {held_out} figure", f"its {held_out} out-of-fold figure")
         sentences.append(
