@@ -58,9 +58,7 @@ def trained_here_note(data):
         learned = row.get("kind") not in (None, AdemModel.Kind.ADEM)
         # a learned evaluator's figure is ranked by Spearman in issue 41's targets: said beside Pearson's
         spearman = (
-            f", Spearman rho {number(row['test_spearman'])}"
-            if learned and row.get("test_spearman") is not None
-            else ""
+            f", Spearman rho {number(row['test_spearman'])}" if learned and row.get("test_spearman") is not None else ""
         )
         test = (
             f"; its {held_out} figure, the fair one, is Pearson r {number(row['test_pearson'])}{spearman} "

@@ -4,20 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0014_run_phase'),
+        ("scoring", "0014_run_phase"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='ademmodel',
-            name='kind',
-            field=models.CharField(choices=[('adem', 'ADEM (Lowe et al. 2017)'), ('cross-encoder', 'Cross-encoder (MiniLM fine-tuned on these ratings)'), ('stacked', "Stacked (ridge over the dataset's metric scores and lengths)")], default='adem', max_length=16),
+            model_name="ademmodel",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("adem", "ADEM (Lowe et al. 2017)"),
+                    ("cross-encoder", "Cross-encoder (MiniLM fine-tuned on these ratings)"),
+                    ("stacked", "Stacked (ridge over the dataset's metric scores and lengths)"),
+                ],
+                default="adem",
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='trainingrun',
-            name='kind',
-            field=models.CharField(choices=[('train', 'Train ADEM'), ('train-learned', 'Train a learned evaluator'), ('pretrain', 'Pre-train VHRED'), ('experiment', 'Experiment')], max_length=16),
+            model_name="trainingrun",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("train", "Train ADEM"),
+                    ("train-learned", "Train a learned evaluator"),
+                    ("pretrain", "Pre-train VHRED"),
+                    ("experiment", "Experiment"),
+                ],
+                max_length=16,
+            ),
         ),
     ]

@@ -131,9 +131,7 @@ def test_planning_on_a_metric_trained_here_only_when_there_is_no_other_and_then_
     assert planning_note(planning).startswith("Caution: adem:m was trained on these ratings")
 
 
-def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of_fold_figures(
-    usr_study, researcher
-):
+def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of_fold_figures(usr_study, researcher):
     dataset, _, _, values = usr_study
     AdemModel.objects.create(
         owner=researcher,

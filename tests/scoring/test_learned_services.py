@@ -179,3 +179,40 @@ def test_a_tiny_cross_encoder_trains_twice_to_the_same_figures_and_scores_the_ap
     model = AdemModel.objects.get(name="ce1")
     scores = adem_score(model=model, triples=[(["do you like tea?"], "", "i love tea"), (["hi"], "", "no")])
     assert len(scores) == 2 and scores[0] != scores[1]
+
+
+def test_a_run_whose_worker_died_is_trained_again_by_the_watchdog_from_its_queued_row(scored_usr, researcher, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from scoring.services import watchdog
+
+    settings.RUN_STALL_SECONDS, settings.RUN_MAX_ATTEMPTS = 60, 3
+    run = learned_train_queue(dataset=scored_usr, name="lost", owner=researcher, kind="stacked", folds=3)  # not sent
+    dead_point = {"step": 1, "epoch": 1, "fold": 0, "stage": "fold", "train_loss": 9.0, "val_pearson": 0.0}
+    TrainingRun.objects.filter(pk=run.pk).update(
+        status=TrainingRun.Status.RUNNING,
+        attempts=1,
+        progress=[dead_point],
+        heartbeat_at=timezone.now() - timedelta(seconds=120),
+    )
+    assert watchdog.training_runs_recover()["requeued"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == TrainingRun.Status.DONE and run.attempts == 2
+    assert dead_point not in run.progress and run.progress[0]["step"] == 1
+    assert AdemModel.objects.get(name="lost").status == AdemModel.Status.READY
+
+
+def test_the_run_page_phase_names_the_fold_and_its_validation_correlation(scored_usr, researcher):
+    from scoring.services.adem.progress import phase_line
+
+    run = TrainingRun.objects.create(
+        kind=TrainingRun.Kind.TRAIN_LEARNED,
+        owner=researcher,
+        dataset=scored_usr,
+        status=TrainingRun.Status.RUNNING,
+        phase={"step": "training", "epoch": 2, "max_epochs": 3, "patience": 1, "folds": 5}
+        | {"fold": 1, "stage": "fold", "val_pearson": 0.4321},
+    )
+    assert "fold 2 of 5, epoch 2 (validation r 0.432)" in phase_line(run)

@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--config",
             default=None,
-            help='The kind\'s settings as JSON, e.g. \'{"max_epochs": 2}\' (unknown settings are refused).',
+            help="The kind's settings as JSON, e.g. '{\"max_epochs\": 2}' (unknown settings are refused).",
         )
         parser.add_argument("--owner", default=None, help="Username owning the model; default: the dataset's owner.")
         parser.add_argument("--json", action="store_true")

@@ -11,6 +11,7 @@ import time
 
 from django.utils import timezone
 
+from annotation.models import Survey
 from scoring.learned import kinds
 from scoring.learned.crossfit import cross_validate
 from scoring.learned.data import rated_from
@@ -76,6 +77,7 @@ def learned_train(
     model.seed, model.folds = seed, folds
     model.training_data = {
         "dataset": dataset.name,
+        "surveys": list(Survey.objects.filter(dataset=dataset).order_by("name").values_list("name", flat=True)),
         "aspect": aspect,
         "apply_exclusions": apply_exclusions,
         "responses": len(rated),
