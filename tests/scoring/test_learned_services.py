@@ -216,3 +216,21 @@ def test_the_run_page_phase_names_the_fold_and_its_validation_correlation(scored
         | {"fold": 1, "stage": "fold", "val_pearson": 0.4321},
     )
     assert "fold 2 of 5, epoch 2 (validation r 0.432)" in phase_line(run)
+
+
+@pytest.mark.parametrize("experiment", ["leave-one-system-out", "data-efficiency"])
+def test_adem_experiment_runs_for_a_learned_kind(scored_usr, experiment):
+    out = StringIO()
+    call_command(
+        "adem_experiment", experiment, "--dataset", "usr-pc", "--kind", "stacked", "--folds", "3", "--json", stdout=out
+    )
+    result = json.loads(out.getvalue())
+    assert result["experiment"] == experiment and result["kind"] == "stacked"
+    if experiment == "leave-one-system-out":
+        assert len(result["systems"]) == 4
+        assert all(row["trained_without"]["n"] == 60 for row in result["systems"])
+    else:
+        fractions = [row["fraction"] for row in result["fractions"]]
+        assert fractions[-1] == 1.0 and all(row["test"]["n"] == 240 for row in result["fractions"])
+    run = TrainingRun.objects.get(kind=TrainingRun.Kind.EXPERIMENT)
+    assert run.status == TrainingRun.Status.DONE and run.params["evaluator"] == "stacked"
