@@ -4,6 +4,7 @@ from scoring.views import adem as views_adem
 from scoring.views import conversation_metrics as views_conversations
 from scoring.views import index as views_index
 from scoring.views import judges as views_judges
+from scoring.views import learned as views_learned
 from scoring.views import metrics as views
 from scoring.views import tokens as views_tokens
 
@@ -25,6 +26,7 @@ urlpatterns = [
     path("judges/<int:judge_id>/pairs/", views_judges.judge_dataset_pairs, name="judge_dataset_pairs"),
     path("adem/", views_adem.model_list, name="adem_models"),
     path("adem/train/", views_adem.train, name="adem_train"),
+    path("adem/train/learned/", views_learned.train, name="learned_train"),
     path("adem/experiments/", views_adem.experiments, name="adem_experiments"),
     path("adem/pretrain/", views_adem.pretrain, name="adem_pretrain"),
     path("adem/tokens/", views_tokens.token_list, name="api_tokens"),

@@ -31,6 +31,7 @@ LABELS = {
     "response_len": "Response length",
 }
 ADEM_PREFIX = "adem:"
+LEARNED_PREFIX = "learned:"
 JUDGE_PREFIX = "judge:"
 NOSTOP_SUFFIX = "_nostop"
 DECIMALS = 3
@@ -40,6 +41,8 @@ def score_label(name):
     """'bleu4' -> 'BLEU-4', 'rouge_l_nostop' -> 'ROUGE-L (no stopwords)', 'adem:demo' -> 'ADEM demo'."""
     if name.startswith(ADEM_PREFIX):
         return f"ADEM {name.removeprefix(ADEM_PREFIX)}"
+    if name.startswith(LEARNED_PREFIX):
+        return f"Learned {name.removeprefix(LEARNED_PREFIX)}"
     if name.startswith(JUDGE_PREFIX):
         return f"Judge {name.removeprefix(JUDGE_PREFIX)}"
     if name.endswith(NOSTOP_SUFFIX):

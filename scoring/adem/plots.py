@@ -1,6 +1,7 @@
 """The learning curve of a training run as SVG (matplotlib's object API: no pyplot state, no display)."""
 
 import io
+import math
 
 from matplotlib.figure import Figure
 
@@ -17,9 +18,13 @@ def learning_curve_figure(progress):
     points = [p for p in progress if "train_loss" in p]
     figure = Figure(figsize=(7, 3.2))
     axis = figure.subplots()
+    fits = points and "stage" in points[0]  # a learned evaluator's run: each fold's fit, then the final one
+    if fits:
+        points = _gaps_between_fits(points)
     x = [p.get("epoch") if "step" not in p else p["step"] for p in points]
     lines = axis.plot(x, [p["train_loss"] for p in points], color=LOSS_COLOUR, label="training loss")
-    axis.set_xlabel("step" if points and "step" in points[0] else "epoch")
+    label = "step" if points and "step" in points[0] else "epoch"
+    axis.set_xlabel("epochs of each fit in turn (the folds, then the final fit)" if fits else label)
     axis.set_ylabel("training loss")
     if points and "val_pearson" in points[0]:
         other = axis.twinx()
@@ -31,6 +36,16 @@ def learning_curve_figure(progress):
         )
     figure.tight_layout()
     return figure
+
+
+def _gaps_between_fits(points):
+    """The points with a gap (NaN) where one fit ends and the next begins: no line joins two models."""
+    out = []
+    for point in points:
+        if out and (point["stage"], point.get("fold")) != (out[-1]["stage"], out[-1].get("fold")):
+            out.append({**point, "step": point["step"] - 0.5, "train_loss": math.nan, "val_pearson": math.nan})
+        out.append(point)
+    return out
 
 
 def learning_curve_svg(progress):

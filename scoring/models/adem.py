@@ -14,6 +14,15 @@ model_name_validator = RegexValidator(
 )
 
 
+ADEM_METRIC_PREFIX = "adem:"
+LEARNED_METRIC_PREFIX = "learned:"
+
+
+def metric_name_of(kind, name):
+    """`adem:<name>` for an ADEM model, `learned:<name>` for any other evaluator kind."""
+    return (ADEM_METRIC_PREFIX if kind == "adem" else LEARNED_METRIC_PREFIX) + name
+
+
 class AdemModel(models.Model):
     """A trained ADEM: what it was trained on and how, where its checkpoint is, how well it did.
 
@@ -38,6 +47,13 @@ class AdemModel(models.Model):
         STANDARD = "standard", "Standard (float32; bfloat16 where the hardware multiplies it)"
         INT8 = "int8", "int8 via ONNX Runtime (MiniLM only; ~1.5x faster on a CPU, vectors ~0.99 cosine)"
 
+    class Kind(models.TextChoices):
+        # Learned evaluators beside ADEM (issue 41, scoring.learned): one registry, one ownership,
+        # one scoring API; their scores are the metric `learned:<name>` instead of `adem:<name>`.
+        ADEM = "adem", "ADEM (Lowe et al. 2017)"
+        CROSS_ENCODER = "cross-encoder", "Cross-encoder (MiniLM fine-tuned on these ratings)"
+        STACKED = "stacked", "Stacked (ridge over the dataset's metric scores and lengths)"
+
     class Variant(models.TextChoices):
         FULL = "full", "ADEM (context and reference)"
         CONTEXT = "context", "C-ADEM (context only)"
@@ -47,6 +63,7 @@ class AdemModel(models.Model):
     name = models.CharField(max_length=100, validators=[model_name_validator])
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="adem_models")
     dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_models")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.ADEM)
     encoder = models.CharField(max_length=10, choices=Encoder.choices, default=Encoder.MINILM)
     precision = models.CharField(max_length=10, choices=Precision.choices, default=Precision.STANDARD)
     variant = models.CharField(max_length=10, choices=Variant.choices, default=Variant.FULL)
@@ -80,7 +97,12 @@ class AdemModel(models.Model):
 
     @property
     def metric_name(self):
-        return f"adem:{self.name}"
+        return metric_name_of(self.kind, self.name)
+
+    @property
+    def is_learned(self):
+        """A learned evaluator of scoring.learned (not the paper's ADEM)."""
+        return self.kind != self.Kind.ADEM
 
     @property
     def checkpoint_file_name(self):
@@ -97,6 +119,7 @@ class TrainingRun(models.Model):
 
     class Kind(models.TextChoices):
         TRAIN = "train", "Train ADEM"
+        TRAIN_LEARNED = "train-learned", "Train a learned evaluator"
         PRETRAIN = "pretrain", "Pre-train VHRED"
         EXPERIMENT = "experiment", "Experiment"
 
@@ -106,7 +129,7 @@ class TrainingRun(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    kind = models.CharField(max_length=12, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="adem_runs"
     )

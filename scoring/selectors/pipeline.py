@@ -15,7 +15,7 @@ import scoring.metrics as engine
 from annotation.extensions.pipeline import plural
 from annotation.extensions.points import PipelineStep
 from scoring.models import AdemModel, Judge, MetricRun
-from scoring.services.adem.scoring import ADEM_METRIC_PREFIX
+from scoring.models.adem import metric_name_of
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
 
@@ -101,8 +101,8 @@ def _adem_versions(owner_ids):
     owner_ids = [pk for pk in owner_ids if pk is not None]
     models = AdemModel.objects.filter(owner_id__in=owner_ids, status=AdemModel.Status.READY)
     versions = {}
-    for owner_id, name, sha256 in models.values_list("owner_id", "name", "checkpoint_sha256"):
-        versions.setdefault(owner_id, {})[ADEM_METRIC_PREFIX + name] = sha256[:12]
+    for owner_id, kind, name, sha256 in models.values_list("owner_id", "kind", "name", "checkpoint_sha256"):
+        versions.setdefault(owner_id, {})[metric_name_of(kind, name)] = sha256[:12]
     return versions
 
 
@@ -145,13 +145,15 @@ def adem_state(dataset, user):
     # and the viewer's own judges (a judge is its researcher's alone; it judges any of their
     # datasets), in the same query: the pipeline bar is on every dataset page
     judges = Judge.objects.filter(owner=user if user.is_authenticated else None).order_by()
-    columns = ("kind", "owner_id", "dataset_id", "name", "checkpoint_sha256")
+    # row_kind: a model or a judge; evaluator: the model's kind (adem, stacked...), its metric prefix
+    columns = ("row_kind", "evaluator", "owner_id", "dataset_id", "name", "checkpoint_sha256")
     rows = (
-        models.annotate(kind=Value("model"))
+        models.annotate(row_kind=Value("model"), evaluator=F("kind"))
         .values_list(*columns)
         .union(
             judges.annotate(
-                kind=Value("judge"),
+                row_kind=Value("judge"),
+                evaluator=Value(""),
                 dataset_id=Value(None, output_field=IntegerField()),
                 checkpoint_sha256=Value(""),
             ).values_list(*columns),
@@ -160,14 +162,14 @@ def adem_state(dataset, user):
     )
     n_ready = n_judges = 0
     learned = {}
-    for kind, owner_id, dataset_id, name, sha256 in rows:
+    for kind, evaluator, owner_id, dataset_id, name, sha256 in rows:
         if kind == "judge":
             n_judges += 1
             continue
         if dataset_id == dataset.pk and (user.is_staff or owner_id == user.pk):
             n_ready += 1
         if owner_id is not None and owner_id == dataset.owner_id:
-            learned[ADEM_METRIC_PREFIX + name] = sha256[:12]
+            learned[metric_name_of(evaluator, name)] = sha256[:12]
     models_text = plural(n_ready, "model") + " ready" if n_ready else "no model yet"
     judges_text = f", {plural(n_judges, 'judge')}" if n_judges else ""
     return models_text + judges_text, bool(n_ready or n_judges), learned

@@ -27,6 +27,7 @@ from django.utils import timezone
 from scoring.models import MetricChunk, MetricRun, TrainingRun
 from scoring.services import liveness
 from scoring.services.adem.jobs import ADEM_EXPERIMENT_TASK, ADEM_TRAIN_TASK, VHRED_PRETRAIN_TASK
+from scoring.services.learned.jobs import LEARNED_TRAIN_TASK
 from scoring.services.metrics.compute import COMPUTE_METRICS_TASK
 
 logger = logging.getLogger("scoring.watchdog")  # its name before the move: log settings filter by it
@@ -36,6 +37,7 @@ TRAINING_TASKS = {
     TrainingRun.Kind.TRAIN: ADEM_TRAIN_TASK,
     TrainingRun.Kind.PRETRAIN: VHRED_PRETRAIN_TASK,
     TrainingRun.Kind.EXPERIMENT: ADEM_EXPERIMENT_TASK,
+    TrainingRun.Kind.TRAIN_LEARNED: LEARNED_TRAIN_TASK,
 }
 
 

@@ -16,7 +16,7 @@ Each task keeps the name it had when the tasks were one module (`scoring.tasks.<
 `scoring.recover_runs`): queued messages, the beat schedule and services that queue by name use it.
 """
 
-from scoring.tasks.adem import adem_experiment_task, adem_train_task, vhred_pretrain_task
+from scoring.tasks.adem import adem_experiment_task, adem_train_task, learned_train_task, vhred_pretrain_task
 from scoring.tasks.judges import judge_dataset_pairs
 from scoring.tasks.metrics import compute_metrics, compute_metrics_chunk, finish_metric_run
 from scoring.tasks.watchdog import recover_runs
@@ -28,6 +28,7 @@ __all__ = [
     "compute_metrics_chunk",
     "finish_metric_run",
     "judge_dataset_pairs",
+    "learned_train_task",
     "recover_runs",
     "vhred_pretrain_task",
 ]

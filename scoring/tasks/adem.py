@@ -9,6 +9,7 @@ from scoring.services import liveness
 from scoring.services.adem import training as services_adem
 from scoring.services.adem import vhred as services_vhred
 from scoring.services.adem.refusals import AdemRefusal
+from scoring.services.learned import training as services_learned
 from scoring.tasks.options import SURVIVES_LOST_WORKER
 
 
@@ -37,6 +38,16 @@ def adem_train_task(run_id):
         return
     with _training_heartbeat(run):
         services_adem.adem_train_from_run(run=run)
+
+
+@shared_task(name="scoring.tasks.learned_train_task", base=EmbeddedInBackground, **SURVIVES_LOST_WORKER)
+def learned_train_task(run_id):
+    """A learned evaluator's training (issue 41), run and recovered exactly as ADEM's."""
+    run = _training_run(run_id)
+    if run is None:
+        return
+    with _training_heartbeat(run):
+        services_learned.learned_train_from_run(run=run)
 
 
 @shared_task(name="scoring.tasks.vhred_pretrain_task", base=EmbeddedInBackground, **SURVIVES_LOST_WORKER)

@@ -11,7 +11,7 @@ from annotation.selectors import datasets_visible_to, may_change_study
 from scoring.models import MetricRun
 from scoring.selectors import scores as selectors
 from scoring.services.adem.refusals import AdemRefusal
-from scoring.services.adem.scoring import ADEM_METRIC_PREFIX, adem_metric_names
+from scoring.services.adem.scoring import ADEM_METRIC_PREFIX, LEARNED_METRIC_PREFIX, adem_metric_names
 from scoring.services.judges.judging import JUDGE_METRIC_PREFIX, judge_metric_names
 from scoring.services.judges.registry import JudgeRefusal
 from scoring.services.metrics import compute as services
@@ -95,6 +95,8 @@ class LearnedMetric:
 LEARNED_DESCRIPTIONS = {
     ADEM_METRIC_PREFIX: "ADEM model {name} (a learned evaluator, Lowe et al. 2017): the score it predicts for a "
     "response from its context and reference, on the scale of the ratings it learnt from.",
+    LEARNED_METRIC_PREFIX: "Learned evaluator {name} (a cross-encoder or a stacked combination of metrics, "
+    "trained on a study's ratings): the score it predicts, on the scale of the ratings it learnt from.",
     JUDGE_METRIC_PREFIX: "LLM judge {name}: the score its language model gives each response, the mean of its "
     "readable samples.",
 }

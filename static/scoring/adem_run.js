@@ -17,7 +17,9 @@
         errorEl.textContent = data.error || "";
         var last = data.progress[data.progress.length - 1];
         if (last) {
-          var text = "Epoch " + last.epoch + (last.step ? ", step " + last.step : "") +
+          var fit = last.stage === "fold" ? "Fold " + (last.fold + 1) + ", epoch " + last.epoch
+            : last.stage === "final" ? "Final fit, epoch " + last.epoch : "Epoch " + last.epoch;
+          var text = fit + (last.step ? ", step " + last.step : "") +
             ": training loss " + last.train_loss.toFixed(4);
           if (last.val_pearson !== undefined && last.val_pearson !== null) {
             text += ", validation r " + last.val_pearson.toFixed(3);

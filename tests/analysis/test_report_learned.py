@@ -129,3 +129,29 @@ def test_planning_on_a_metric_trained_here_only_when_there_is_no_other_and_then_
     planning = planning_section(rows, utterance, [], n_available=30, trained_here=["adem:m"])
     assert planning["metric"] == "adem:m" and planning["trained_here_caveat"]
     assert planning_note(planning).startswith("Caution: adem:m was trained on these ratings")
+
+
+def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of_fold_figures(usr_study, researcher):
+    dataset, _, _, values = usr_study
+    AdemModel.objects.create(
+        owner=researcher,
+        dataset=dataset,
+        name="stack",
+        kind=AdemModel.Kind.STACKED,
+        folds=5,
+        status=AdemModel.Status.READY,
+        results={"split": {"folds": 5, "train": 216, "validation": 24, "test": 240}, "test": TEST},
+    )
+    MetricScore.objects.bulk_create(
+        MetricScore(response_id=pk, metric="learned:stack", version="test", value=values[pk]["overlap_f1"])
+        for pk in Response.objects.filter(context__dataset=dataset).values_list("pk", flat=True)
+    )
+    data = report_build(dataset=dataset, n_boot=0)
+    assert "learned:stack" in data["metrics"]
+    assert [row["metric"] for row in data["trained_on_these_ratings"]] == ["learned:stack"]
+    note = (
+        "learned:stack was trained on these ratings (216 responses in training, 24 in validation): its figures "
+        "here include responses it learnt from, so they are optimistic; its 5-fold cross-validated out-of-fold "
+        "figure, the fair one, is Pearson r 0.317, Spearman rho 0.290 (n = 45)."
+    )
+    assert note.replace("_", r"\_") in to_latex(data)

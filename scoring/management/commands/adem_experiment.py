@@ -1,4 +1,5 @@
-"""The ADEM paper's experiments on a dataset: leave-one-system-out and data efficiency."""
+"""The ADEM paper's experiments on a dataset: leave-one-system-out and data efficiency, for ADEM or a
+learned evaluator kind (--kind cross-encoder|stacked)."""
 
 import json
 
@@ -10,6 +11,8 @@ from scoring.adem.encoders import ENCODERS
 from scoring.models import AdemModel
 from scoring.services.adem.refusals import AdemRefusal
 from scoring.services.adem.training import adem_experiment
+from scoring.services.learned.experiments import learned_experiment
+from scoring.services.learned.training import LEARNED_KINDS
 
 
 class Command(BaseCommand):
@@ -29,20 +32,40 @@ class Command(BaseCommand):
         parser.add_argument("--variant", choices=VARIANTS, default="full")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--folds", type=int, default=5)
+        parser.add_argument(
+            "--kind",
+            choices=("adem", *LEARNED_KINDS),
+            default="adem",
+            help="The evaluator the experiment trains: ADEM (its --encoder and --variant) or a learned kind.",
+        )
+        parser.add_argument(
+            "--config", default=None, help="A learned kind's settings as JSON (as train_evaluator --config)."
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
         dataset = dataset_or_error(options["dataset"], options["owner"])
         try:
-            run = adem_experiment(
-                dataset=dataset,
-                kind=options["experiment"],
-                encoder=options["encoder"],
-                precision=options["precision"],
-                variant=options["variant"],
-                seed=options["seed"],
-                folds=options["folds"],
-            )
+            if options["kind"] != "adem":
+                config = json.loads(options["config"]) if options["config"] else None
+                run = learned_experiment(
+                    dataset=dataset,
+                    experiment=options["experiment"],
+                    kind=options["kind"],
+                    seed=options["seed"],
+                    folds=options["folds"],
+                    config=config,
+                )
+            else:
+                run = adem_experiment(
+                    dataset=dataset,
+                    kind=options["experiment"],
+                    encoder=options["encoder"],
+                    precision=options["precision"],
+                    variant=options["variant"],
+                    seed=options["seed"],
+                    folds=options["folds"],
+                )
         except (AdemRefusal, ValueError) as error:
             raise CommandError(str(error)) from error
         result = run.result

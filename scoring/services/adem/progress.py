@@ -93,6 +93,12 @@ def _what(run):
         folds = f" ({phase['folds']} cross-validation folds, then the final fit)" if phase.get("folds") else ""
         epoch = phase.get("epoch", 0)
         where = f"epoch {epoch}" if epoch else "starting"
+        if phase.get("stage") == "fold":  # a learned evaluator (scoring.services.learned) names its fit
+            where = f"fold {phase['fold'] + 1} of {phase['folds']}, {where}"
+        elif phase.get("stage") == "final":
+            where = f"the final fit, {where}"
+        if phase.get("val_pearson") is not None and epoch:
+            where += f" (validation r {phase['val_pearson']:.3f})"
         return (
             f"Training{folds}: {where}, at most {phase.get('max_epochs')} epochs (it stops once "
             f"{phase.get('patience')} epochs in a row bring no better validation correlation);"

@@ -8,8 +8,10 @@ from annotation.models import Response
 from scoring import adem
 from scoring.adem.checkpoint import CheckpointError, read_header
 from scoring.models import AdemModel
+from scoring.models.adem import ADEM_METRIC_PREFIX, LEARNED_METRIC_PREFIX, metric_name_of
 from scoring.services.adem.refusals import AdemRefusal
 from scoring.services.adem.training import encoder_load, vector_cache, vhred_store
+from scoring.services.learned import scoring as services_learned_scoring
 
 _SCORERS = {}
 
@@ -63,6 +65,8 @@ def _check_filled(model, index, context, reference, response):
     """Refuse what ADEM would score as if it were text: an empty response, context or needed reference."""
     if _blank(response):
         raise AdemRefusal(f"triple {index}: the response is empty", field="response", index=index)
+    if model.is_learned:  # a learned evaluator reads a reference where there is one, and needs none
+        return
     if model.variant != AdemModel.Variant.REFERENCE and all(_blank(turn) for turn in context):
         raise AdemRefusal(f"triple {index}: the context is empty", field="context", index=index)
     if model.variant != AdemModel.Variant.CONTEXT and _blank(reference):
@@ -82,8 +86,8 @@ def adem_score(*, model, triples, require_text=True):
     responses (`adem_metric_values`) are scored as they are.
     """
     model = _model_row(model)
-    scorer = adem_scorer(model=model)
-    normalised = []
+    scorer = None if model.is_learned else adem_scorer(model=model)
+    normalised, features = [], []
     for index, item in enumerate(triples):
         try:
             context, reference, response = (
@@ -102,6 +106,10 @@ def adem_score(*, model, triples, require_text=True):
         if require_text:
             _check_filled(model, index, context, reference, response)
         normalised.append((list(context), reference, response))
+        if model.is_learned:
+            features.append(services_learned_scoring.given_features(index, item))
+    if model.is_learned:
+        return services_learned_scoring.learned_score(model=model, triples=normalised, features=features)
     vhred = vhred_store.model_checkpoint(model) if scorer.encoder_name == "vhred" else None
     text_encoder = encoder_load(scorer.encoder_name, model.precision, vhred_checkpoint=vhred)
     cache = vector_cache()
@@ -112,19 +120,25 @@ def adem_score(*, model, triples, require_text=True):
     return [float(s) for s in scores]
 
 
-ADEM_METRIC_PREFIX = "adem:"
-
-
-# Metric `adem:<name>` on a dataset means the model of that name owned by the dataset's owner:
+# Metric `adem:<name>` (or `learned:<name>`, a learned evaluator of the same registry) on a dataset
+# means the model of that name owned by the dataset's owner:
 # names are unique per owner, and one researcher's models never appear among another's metrics.
 
 
+MODEL_METRIC_PREFIXES = (ADEM_METRIC_PREFIX, LEARNED_METRIC_PREFIX)
+
+
+def is_model_metric(name):
+    """A metric scored by a model of the registry: `adem:<name>` or `learned:<name>`."""
+    return name.startswith(MODEL_METRIC_PREFIXES)
+
+
 def adem_metric_names(*, owner):
-    """Metric names of the owner's ready ADEM models (`adem:<name>`), for the metric listing."""
+    """Metric names of the owner's ready models (`adem:<name>`, `learned:<name>`), for the metric listing."""
     if owner is None:
         return []
-    names = AdemModel.objects.filter(owner=owner, status=AdemModel.Status.READY).values_list("name", flat=True)
-    return [ADEM_METRIC_PREFIX + name for name in sorted(names)]
+    rows = AdemModel.objects.filter(owner=owner, status=AdemModel.Status.READY).values_list("kind", "name")
+    return sorted(metric_name_of(kind, name) for kind, name in rows)
 
 
 def adem_metric_version(*, metric, owner):
@@ -133,11 +147,19 @@ def adem_metric_version(*, metric, owner):
     return _metric_model(metric, owner).checkpoint_sha256[:12]
 
 
+def metric_model_name(metric):
+    """The model name in a metric `adem:<name>` or `learned:<name>`."""
+    for prefix in MODEL_METRIC_PREFIXES:
+        if metric.startswith(prefix):
+            return metric.removeprefix(prefix)
+    return metric
+
+
 def _metric_model(metric, owner):
-    name = metric.removeprefix(ADEM_METRIC_PREFIX)
+    name = metric_model_name(metric)
     model = AdemModel.objects.filter(owner=owner, name=name, status=AdemModel.Status.READY).first()
-    if model is None:
-        raise AdemRefusal(f"no trained ADEM model named {name!r} (metric {metric})")
+    if model is None or model.metric_name != metric:
+        raise AdemRefusal(f"no trained model named {name!r} (metric {metric})")
     return model
 
 
@@ -148,6 +170,8 @@ def adem_metric_values(*, metric, response_ids, owner):
     Responses of contexts without a reference get None for the variants that need one.
     """
     model = _metric_model(metric, owner)
+    if model.is_learned:
+        return services_learned_scoring.learned_metric_values(model=model, response_ids=response_ids)
     responses = (
         Response.objects.filter(pk__in=list(response_ids))
         .select_related("context")

@@ -123,7 +123,7 @@ def _chunk_scores(run, chunk_response_ids, *, progress=None):
     return response_ids, scores
 
 
-_LEARNED_PREFIXES = (services_adem_scoring.ADEM_METRIC_PREFIX, services_judges.JUDGE_METRIC_PREFIX)
+_LEARNED_PREFIXES = (*services_adem_scoring.MODEL_METRIC_PREFIXES, services_judges.JUDGE_METRIC_PREFIX)
 
 
 def _learned_values(run, name, response_ids):

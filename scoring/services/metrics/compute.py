@@ -35,7 +35,7 @@ def metric_names(metrics=None, *, owner=None):
     learned = None  # the trained models, looked up only when an ADEM metric is named
     names = []
     for name in dict.fromkeys(metrics):
-        if name.startswith(services_adem_scoring.ADEM_METRIC_PREFIX):
+        if services_adem_scoring.is_model_metric(name):
             if learned is None:
                 learned = set(services_adem_scoring.adem_metric_names(owner=owner))
             if name not in learned:
@@ -50,7 +50,7 @@ def metric_names(metrics=None, *, owner=None):
 
 
 def metric_version(name, *, owner=None):
-    if name.startswith(services_adem_scoring.ADEM_METRIC_PREFIX):
+    if services_adem_scoring.is_model_metric(name):
         return services_adem_scoring.adem_metric_version(metric=name, owner=owner)
     if name.startswith(services_judges.JUDGE_METRIC_PREFIX):
         return services_judges.judge_metric_version(metric=name, owner=owner)
@@ -160,6 +160,7 @@ def _lock_named_models(names, *, owner):
     for table, prefix in (
         (Judge, services_judges.JUDGE_METRIC_PREFIX),
         (AdemModel, services_adem_scoring.ADEM_METRIC_PREFIX),
+        (AdemModel, services_adem_scoring.LEARNED_METRIC_PREFIX),
     ):
         wanted = [name.removeprefix(prefix) for name in names if name.startswith(prefix)]
         if wanted:

@@ -32,6 +32,8 @@ def adem_signature(model):
     encoder checkpoint's hash.
     """
     params = {"encoder": model.encoder, "precision": model.precision, "variant": model.variant, "seed": model.seed}
+    if model.is_learned:  # a learned evaluator (scoring.learned): its kind says what the weights are
+        params = {"kind": model.kind, "seed": model.seed, "folds": model.folds}
     if model.vhred_sha256:
         params["vhred"] = model.vhred_sha256[: signature.HASH_CHARS]
     libraries = {name: signature.library_version(name) for name in ENCODER_LIBRARIES.get(model.encoder, ())}
@@ -63,8 +65,8 @@ def metric_signature(name, *, owner=None):
     if name.startswith(services_judges.JUDGE_METRIC_PREFIX):
         return judge_signature(judge_registry.judge_named(name.removeprefix(services_judges.JUDGE_METRIC_PREFIX),
                                                            owner=owner))  # fmt: skip
-    if name.startswith(services_adem_scoring.ADEM_METRIC_PREFIX):
-        model_name = name.removeprefix(services_adem_scoring.ADEM_METRIC_PREFIX)
+    if services_adem_scoring.is_model_metric(name):
+        model_name = services_adem_scoring.metric_model_name(name)
         return adem_signature(services_adem_scoring.adem_model_named(model_name, owner=owner))
     return signature.metric_signature(engine.get(name))
 

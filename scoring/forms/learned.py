@@ -1,0 +1,42 @@
+from django import forms
+
+from annotation.selectors import datasets_changeable_by
+from scoring.models import AdemModel
+from scoring.models.adem import model_name_validator
+from scoring.services.learned.training import DEFAULT_FOLDS, LEARNED_KINDS
+
+
+class LearnedTrainForm(forms.Form):
+    """Train a learned evaluator (issue 41): its kind, the folds of its out-of-fold figures, a seed."""
+
+    name = forms.CharField(
+        max_length=100,
+        validators=[model_name_validator],
+        help_text="Its scores become the metric learned:NAME (NAME being what you type here).",
+    )
+    dataset = forms.ModelChoiceField(queryset=None)
+    kind = forms.ChoiceField(
+        choices=[(k, label) for k, label in AdemModel.Kind.choices if k in LEARNED_KINDS],
+        initial=AdemModel.Kind.STACKED,
+        help_text="Stacked: seconds, over the metric scores the dataset already has (compute metrics first). "
+        "Cross-encoder: minutes to hours on a CPU.",
+    )
+    folds = forms.IntegerField(
+        initial=DEFAULT_FOLDS,
+        min_value=2,
+        max_value=20,
+        help_text="Split by context; the figures are pooled over the folds' held-out contexts.",
+    )
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1, help_text="A whole number, 0 or more.")
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.fields["dataset"].queryset = datasets_changeable_by(user=user)
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        # The user's own names only (unique per owner; ADEM models and learned evaluators share them).
+        if AdemModel.objects.filter(owner=self.user, name=name).exists():
+            raise forms.ValidationError("You already have a model with this name; choose another.")
+        return name
