@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0014_run_phase"),
+        ("scoring", "0015_convreport_conversation_metric_score"),
     ]
 
     operations = [
