@@ -46,6 +46,7 @@ OWN_ACCOUNT_FORMS = {
     "annotation:survey_new",
     "annotation:dataset_upload",
     "scoring:adem_train",
+    "scoring:learned_train",  # a learned evaluator: the caller's own datasets only, as adem_train
     "scoring:adem_experiments",
     "scoring:adem_pretrain",
     "scoring:api_tokens",  # the caller's own API tokens: a POST creates one for the caller
