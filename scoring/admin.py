@@ -27,6 +27,7 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
+from scoring.models.metrics import ConversationMetricScore
 from scoring.services.adem.delete import AdemModelBusy, adem_model_delete
 from scoring.services.judges.remove import JudgeBusy, judge_delete
 
@@ -199,6 +200,19 @@ class MetricScoreAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False  # a deleted score would be recomputed silently; delete the dataset instead
+
+
+@admin.register(ConversationMetricScore)
+class ConversationMetricScoreAdmin(ReadOnlyAdmin):
+    """A conversation's reference-free scores (compute_conversation_metrics), read-only like response
+    scores: a run replaces a dataset's scores whole, so a hand edit would be silently undone."""
+
+    list_display = ["conversation_id", "metric", "value", "version", "computed_at"]
+    search_fields = ["=metric"]
+    show_full_result_count = False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # delete the dataset (or rerun the command) instead
 
 
 @admin.register(ApiToken)

@@ -7,9 +7,11 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
+from annotation.models import Conversation
 from scoring.models import (
     AdemModel,
     ApiToken,
+    ConversationMetricScore,
     Judge,
     JudgeCacheEntry,
     JudgeUsage,
@@ -36,6 +38,8 @@ def results(admin_user, researcher):
     MetricChunk.objects.create(run=metric_run, index=0, response_ids=[1])
     response = dataset.contexts.first().responses.first()
     MetricScore.objects.create(response=response, metric="bleu1", version="1", value=0.5)
+    conversation = Conversation.objects.create(dataset=dataset, external_id="d1", position=0, system=response.system)
+    ConversationMetricScore.objects.create(conversation=conversation, metric="distinct_1", version="1", value=0.5)
     api_token_create(user=researcher, name="script")
     judge = Judge.objects.create(owner=researcher, name="local", base_url="http://127.0.0.1:9/v1", model="tiny")
     JudgeCacheEntry.objects.create(judge=judge, template_version="rating-1", prompt_hash="ab" * 32, values=[4], mean=4)
