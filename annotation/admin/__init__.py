@@ -4,4 +4,14 @@ Foreign keys use raw id widgets: a select box of 50,000 responses would not rend
 autodiscovery imports this package; the modules below register their models when imported.
 """
 
-from annotation.admin import answers, conversations, datasets, mturk, pairwise, platforms, studies  # noqa: F401
+from annotation.admin import (  # noqa: F401
+    answers,
+    bws,
+    chat_systems,
+    conversations,
+    datasets,
+    mturk,
+    pairwise,
+    platforms,
+    studies,
+)
