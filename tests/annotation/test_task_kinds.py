@@ -105,3 +105,17 @@ def test_shared_templates_ask_the_kind_instead_of_naming_it():
         if TEMPLATE_NAMES_A_KIND.search(path.read_text()):
             naming[relative] = TEMPLATE_NAMES_A_KIND.findall(path.read_text())
     assert set(naming) == set(TEMPLATES_NOT_YET), naming
+
+
+def test_every_kind_method_takes_the_parameters_the_base_declares():
+    """Shared code calls a kind through the base's signature (e.g. `estimated_seconds(..., survey=)`):
+    a kind whose override lags behind a new base parameter fails only when that page is drawn."""
+    lagging = []
+    for kind in all_kinds():
+        for name, method in inspect.getmembers(type(kind), inspect.isfunction):
+            declared = getattr(TaskKind, name, None)
+            if not inspect.isfunction(declared) or method is declared:
+                continue
+            if list(inspect.signature(method).parameters) != list(inspect.signature(declared).parameters):
+                lagging.append(f"{type(kind).__name__}.{name}")
+    assert lagging == []

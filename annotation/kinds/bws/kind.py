@@ -82,7 +82,7 @@ class BWSKind(TaskKind):
     def hits_layout(self, *, survey, contexts):
         return bws_layout(survey=survey, contexts=contexts)
 
-    def estimated_seconds(self, *, items, n_aspects):
+    def estimated_seconds(self, *, items, n_aspects, survey=None):
         # a tuple is read once and answered twice: about two choices' time
         return task_seconds(answers=items * 2)
 
