@@ -31,9 +31,11 @@ def test_a_researcher_adds_and_tests_a_chat_system_by_clicking(live_server, brow
     page.click("button[type=submit], input[type=submit]")
     page.goto(f"{live_server.url}/surveys/")
     page.click("#chat-systems-link")
+    page.wait_for_selector("#no-chat-systems")
     assert page.locator("#no-chat-systems").is_visible() and fits(page)
     page.screenshot(path=str(shots / f"chat-systems-empty-{size}.png"), full_page=True)
     page.click("#add-chat-system")
+    page.wait_for_selector("#chat-system-form")  # the add page has loaded (a loaded host is slow to navigate)
     assert fits(page)
     page.screenshot(path=str(shots / f"chat-system-add-{size}.png"), full_page=True)
     with stand_in_bot("ok", delay=0.1) as bot, stand_in_bot("failing") as failing:
