@@ -231,7 +231,9 @@ def test_default_aspects_take_the_scales_the_dataset_already_rates_them_on(resea
 
 
 def test_a_next_task_avoids_conversations_the_annotator_already_read(researcher):
-    survey = make_conversation_survey(researcher, assignments_per_hit=1, max_hits_per_annotator=4)
+    # Twelve conversations a system: enough HITs that one shares no conversation (nor a gold copy of
+    # one) with the first, whatever layout the survey's random token draws.
+    survey = make_conversation_survey(researcher, n=12, assignments_per_hit=1, max_hits_per_annotator=4)
     first = claimed(survey)
     services.assignment_submit(assignment=first, answers=conversation_answers(first))
     read = set(HITItem.objects.filter(hit=first.hit).values_list("conversation_id", flat=True))
