@@ -35,6 +35,8 @@ demo: setup
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
+	# The live chat survey's bot (annotation/kinds/chat/demo.py) runs beside the server, and stops with it.
+	$(BIN)/python manage.py demo_bot --port 8765 & bot=$$!; trap 'kill $$bot' EXIT INT TERM; \
 	JUDGE_ALLOW_PRIVATE_HOSTS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # lint-imports holds the import-linter contracts in pyproject.toml (layers, pure packages, boto3).

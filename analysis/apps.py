@@ -8,7 +8,7 @@ class AnalysisConfig(AppConfig):
     def ready(self):
         from analysis.sections.planning import planning_panel  # apps are loaded only now
         from analysis.services.pipeline import analysis_steps
-        from annotation.extensions.points import register_pipeline_steps, register_survey_panel
+        from annotation.services.extensions.points import register_pipeline_steps, register_survey_panel
 
         register_pipeline_steps(analysis_steps)  # the Report step of the pipeline bar
         register_survey_panel(planning_panel)  # planning and "extend the study" on the survey page

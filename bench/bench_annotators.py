@@ -3,12 +3,26 @@
 
 Each annotator is its own HTTP session (cookie jar, CSRF token): open the survey link's start page
 once, press Start (a POST that claims a task and redirects to its page: "HIT page" times are the
-two requests together), answer every item, think, submit, repeat `--hits` times. The annotators are shared among
+two requests together), answer every item, think, submit, repeat `--hits` times. With the default
+`--flow next` each submission presses "Submit and next task", whose answer is the next task's page
+(after the first Start, one request a task: "submit" times are that request, "HIT page" times only
+the first Start); `--flow classic` goes through Start, the task page, the submission and the
+thank-you page for every task. The annotators are shared among
 `--client-processes` processes (a thread each). Prints HIT-page p50/p99, submit p50/p99, ratings
 stored per second, ratings lost and doubled (counted in the database afterwards), and the CPU
 seconds gunicorn, PostgreSQL and the client used.
 
     .venv/bin/python bench/bench_annotators.py --sizes 1,10,50 --hits 2 --think 3 [--ramp 3] [--task pairwise]
+
+Each annotator comes from their own address by default (`--addresses distinct`: X-Forwarded-For as one
+trusted proxy writes it, the server started with TRUSTED_PROXY_COUNT=1), as a crowd arrives from many
+places; `--addresses one` sends them all from 127.0.0.1, where newcomers queue on that one address's
+cap (new annotators per address and hour: its count and insert are serialised per address).
+
+`--task conversation` runs it on a conversation survey (issue 37): `--contexts-per-hit` whole
+conversations of `--turns` turns (DSTC9 averages 34) a HIT, each bot turn with ParlAI's five flags
+and the conversation with FED's five aspects, plus a gold conversation; "ratings" are the
+whole-conversation ratings, one per aspect of each conversation (flags are left unticked).
 
 `--task pairwise` runs the same load on a pairwise (A/B) survey: the same HITs, annotators and
 contexts per HIT, with `--systems` comparisons per context (so as many questions per HIT as the
@@ -47,6 +61,12 @@ def server_env(args):
         ALLOWED_HOSTS="127.0.0.1,localhost",
         DB_CONN_MAX_AGE="60",
         LOG_LEVEL="WARNING",
+        # Without a broker each gunicorn worker would load the metric models (MiniLM, METEOR's JVM,
+        # GloVe: 15-35 s of CPU each) on a thread after boot, competing with the annotators for the
+        # CPUs; a deployment's web processes (with a broker) never load them.
+        RATELAB_WARM_MODELS="0",
+        # The annotators' addresses arrive as one trusted proxy would write them (`--addresses`).
+        TRUSTED_PROXY_COUNT="1" if getattr(args, "addresses", "one") == "distinct" else "0",
     )
     env.pop("CELERY_BROKER_URL", None)
     return env
@@ -117,6 +137,8 @@ def make_survey(n_annotators, args, tag):
 
     # Enough HITs that every annotator can do `--hits` distinct ones.
     hits = -(-n_annotators * args.hits // args.assignments) + args.hits
+    if args.task == "conversation":
+        return _conversation_survey(n_annotators, args, tag, hits)
     n_contexts = hits * args.contexts_per_hit
     dataset = Dataset.objects.create(name=f"bench-{tag}")
     systems = [System.objects.create(dataset=dataset, name=f"sys{i}") for i in range(args.systems)]
@@ -142,6 +164,52 @@ def make_survey(n_annotators, args, tag):
         # Every simulated annotator comes from this one machine's address.
         new_annotators_per_address_hour=100_000,
     )
+    survey = services.survey_launch(survey=survey)
+    _analyze()
+    return survey
+
+
+def _conversation_survey(n_annotators, args, tag, hits):
+    import json
+
+    from annotation import services
+    from annotation.services.conversations import conversations_import
+
+    rng = random.Random(tag)
+    words = [
+        "the",
+        "a",
+        "bot",
+        "said",
+        "you",
+        "like",
+        "what",
+        "time",
+        "place",
+        "music",
+        "book",
+        "film",
+        "food",
+        "city",
+        "trip",
+        "game",
+        "weekend",
+    ]
+    lines = []
+    for c in range(hits * args.contexts_per_hit):
+        turns = [
+            {"speaker": "user" if i % 2 == 0 else "system",
+             "text": " ".join(rng.choice(words) for _ in range(rng.randint(6, 16))) + rng.choice(".?!")}
+            for i in range(args.turns)
+        ]  # fmt: skip
+        lines.append(json.dumps({"conversation_id": f"c{c}", "system": f"sys{c % args.systems}", "turns": turns}))
+    dataset = conversations_import(file=("\n".join(lines) + "\n").encode(), name=f"bench-{tag}")
+    survey = services.survey_create(
+        dataset=dataset, name=f"bench-{tag}", owner=None, task_type="conversation",
+        contexts_per_hit=args.contexts_per_hit, assignments_per_hit=args.assignments,
+        attention_checks_per_hit=1 if args.checks is None else args.checks, max_hits_per_annotator=args.hits,
+        new_annotators_per_address_hour=100_000,
+    )  # fmt: skip
     survey = services.survey_launch(survey=survey)
     _analyze()
     return survey
@@ -180,7 +248,11 @@ def drive(plan, conn):
     if plan.get("system") == "potato":
         annotators = [(PotatoAnnotator(base, worker_id), delay) for worker_id, delay in jobs]
     else:
-        annotators = [(LiveAnnotator(base, survey_token, worker_id), delay) for worker_id, delay in jobs]
+        flow = plan.get("flow", "classic")
+        annotators = [
+            (LiveAnnotator(base, survey_token, worker_id, flow=flow, address=plan["addresses"].get(worker_id)), delay)
+            for worker_id, delay in jobs
+        ]
     errors = []
 
     def work(annotator, delay):
@@ -265,11 +337,25 @@ def serves(title, database):
 def run_size(n, args, tag, server):
     survey = make_survey(n, args, tag)
     jobs = [(f"bench-{tag}-{i:03d}", args.ramp * i / n) for i in range(n)]
-    target = {"system": "ratelab", "survey_token": survey.token, "database": database_name(args.database_url)}
+    target = {
+        "system": "ratelab",
+        "survey_token": survey.token,
+        "database": database_name(args.database_url),
+        "flow": args.flow,
+    }
     parts, elapsed, cpu = _drive_all(n, args, jobs, target, server)
     check_measured(parts, n)
     expected, stored, doubled = _stored_counts(survey, parts)
     return _figures(n, args, parts, elapsed, cpu, counts=(expected, stored, doubled), system="ratelab")
+
+
+def _addresses(jobs, args):
+    """Each annotator's network address as the server sees it: with `--addresses distinct` (the
+    default) one of their own from 10.0.0.0/8, sent as a trusted proxy would (the server runs with
+    TRUSTED_PROXY_COUNT=1), as a crowd arrives from many places; with `one`, none (all 127.0.0.1)."""
+    if args.addresses != "distinct":
+        return {}
+    return {worker_id: f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256 + 1}" for i, (worker_id, _) in enumerate(jobs)}
 
 
 def _drive_all(n, args, jobs, target, server):
@@ -287,6 +373,7 @@ def _drive_all(n, args, jobs, target, server):
             **target,
             "base": f"http://127.0.0.1:{args.port}",
             "jobs": jobs[k::n_proc],
+            "addresses": _addresses(jobs, args),
             "hits": args.hits,
             "think": args.think,
             "start_at": start_at,
@@ -318,6 +405,7 @@ def _figures(n, args, parts, elapsed, cpu, *, counts, system):
     return {
         "system": system,
         "task": args.task,
+        "flow": args.flow if system == "ratelab" else "potato: save, then Next",
         "annotators": n,
         "hits_submitted": sum(p["hits"] for p in parts),
         "page_p50_ms": round(1000 * percentile(pages, 50), 1),
@@ -369,9 +457,15 @@ def _stored_counts(survey, parts):
     """(expected, stored, doubled) answers: ratings, or for a pairwise survey its judgements."""
     from django.db.models import Count
 
-    from annotation.models import Aspect, Assignment, HITItem, PairwiseJudgement, Rating
+    from annotation.models import Aspect, Assignment, ConversationRating, HITItem, PairwiseJudgement, Rating
 
-    if survey.task_type != "pairwise":
+    if survey.task_type == "conversation":
+        rows = ConversationRating.objects.filter(survey=survey, turn__isnull=True)
+        key = ("annotator", "conversation", "aspect")
+        tokens = [token for p in parts for token in p["tokens"]]
+        shown = HITItem.objects.filter(hit__assignments__token__in=tokens, kind=HITItem.Kind.CONVERSATION).count()
+        expected = shown * Aspect.objects.filter(survey=survey, per_turn=False).count()
+    elif survey.task_type != "pairwise":
         rows, key = Rating.objects.filter(survey=survey), ("annotator", "response", "aspect")
         # Every real reply of the submitted HITs, on every question: a check's block (the check and
         # its fillers, which the page does not tell apart from real replies) is answered, not stored,
@@ -430,13 +524,30 @@ def main():
         "interpreter lock does not delay the timing of responses.",
     )
     parser.add_argument("--port", type=int, default=8111)
-    parser.add_argument("--task", default="rate", choices=["rate", "pairwise"], help="The survey's task type.")
+    parser.add_argument(
+        "--task", default="rate", choices=["rate", "pairwise", "conversation"], help="The survey's task type."
+    )
+    parser.add_argument(
+        "--flow",
+        default="next",
+        choices=["next", "classic"],
+        help='next: the task page\'s default "Submit and next task" (one request a task after the first '
+        "Start); classic: Start, task page, submit, thank-you page for every task (4 requests).",
+    )
+    parser.add_argument("--turns", type=int, default=34, help="conversation: turns per conversation (DSTC9: 34).")
     parser.add_argument(
         "--checks",
         type=int,
         default=None,
         help="Attention checks per HIT (default 1 for rate, 2 for pairwise); 0 compares like for like with a "
         "tool that shows no check (Potato's mode).",
+    )
+    parser.add_argument(
+        "--addresses",
+        default="distinct",
+        choices=["distinct", "one"],
+        help="distinct: each annotator from their own address (X-Forwarded-For behind one trusted proxy, as a "
+        "crowd arrives); one: all from 127.0.0.1 (newcomers from one address queue on its cap's lock).",
     )
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "annotators.json"))
@@ -490,7 +601,7 @@ def main():
     print(
         f"gunicorn {args.workers} {args.worker_class} workers"
         + (f" x {args.threads} threads" if args.worker_class == "gthread" else "")
-        + f", {args.client_processes} client processes, {args.hits} HITs per annotator",
+        + f", {args.client_processes} client processes, {args.hits} HITs per annotator, flow {args.flow}",
         flush=True,
     )
     results = []

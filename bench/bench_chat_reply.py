@@ -33,8 +33,8 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 
-from annotation.chat_systems.replies import ChatFailure, chat_reply  # noqa: E402
 from annotation.models import ChatSystem  # noqa: E402
+from annotation.services.chat_systems.replies import ChatFailure, chat_reply  # noqa: E402
 from bench.harness import percentile  # noqa: E402
 
 

@@ -56,10 +56,10 @@ def main():
     from django.core.management import call_command
 
     from analysis.services.build import report_build
-    from annotation.exporting.conversations import conversation_records, conversations_export
     from annotation.models import Dataset
     from annotation.services.conversation_answers import conversation_ratings_import
     from annotation.services.conversations import conversations_import
+    from annotation.services.exporting.conversations import conversation_records, conversations_export
     from scoring.metrics.conversation import SIMPLE, conversation_metrics
     from scoring.services.metrics.conversations import conversation_metrics_compute
 

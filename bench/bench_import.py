@@ -39,10 +39,10 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from annotation.exporting import dataset_export
     from annotation.kinds.rating.exporting import ratings_export
     from annotation.models import Dataset
     from annotation.services import dataset_import, ratings_import
+    from annotation.services.exporting import dataset_export
 
     call_command("migrate", verbosity=0)
     name = f"bench-{int(time.time())}"

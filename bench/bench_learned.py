@@ -2,21 +2,33 @@
 out-of-fold Spearman / Pearson per kind, training wall time, and the time to score new responses.
 
     nice -n 19 .venv/bin/python bench/bench_learned.py [--sets usr-personachat,...] [--kinds adem,stacked,cross-encoder]
-        [--folds 5] [--seed 0] [--score-size 10000] [--out var/learned/bench.json]
+        [--folds 5] [--seed 0] [--score-size 10000] [--score-per-context 1] [--fit-size 3000] [--threads 1]
+        [--out var/learned/bench.json]
 
 Every kind is trained with ADEM's context-disjoint folds (same seed, same folds), so the figures
 are over the same responses, each predicted by a model that never saw its context. The stacked
-model's features are the metric engine's scores (bench/learned_features.py), computed once per
-set and cached under var/learned/. Scoring time is measured on `--score-size` responses built
-from the packaged Chit-Chat corpus (context: three turns, reference: the next one, response: a
-turn of another dialogue): the cost of a forward pass does not depend on the weights, so the
-first fold's network serves. The machine's load average is printed beside every figure: the
-benchmark machine is shared, and figures taken under contention are slower than a quiet host's.
+model's features are the metric engine's scores (bench/learned_features.py), computed once per set
+and cached under var/learned/, and (unless `--config '{"stacked": {"reference_free": false}}'`)
+the reference-free features the kind computes from the texts itself. Scoring time is measured on
+`--score-size` responses built from the packaged Chit-Chat corpus (context: three turns,
+reference: the next one, response: a turn of another dialogue): the cost of a forward pass does
+not depend on the weights, so the first fold's network serves; the stacked kind's scoring includes
+computing the new responses' reference-free features (three MiniLM texts a response), which is
+most of its cost. With `--score-per-context K` the new responses come K to a context, as a
+study's do (each context and last turn is then encoded once for K responses); 1, the default, is
+the worst case of every text distinct. `--fit-size` times each kind's folds (not ADEM's) on that
+many Chit-Chat responses, 5 to a context. `--threads` is the torch threads of the cross-encoder
+(unless `--config` sets them) and of the reference-free features' encoding
+(RATELAB_LEARNED_THREADS); 1 by default, 2 for a timed run on the quiet 2-core machine. Every
+time is given in wall and CPU seconds (all threads of the process) with the machine's load average
+before and after: the benchmark machine is shared, and figures taken under contention are slower
+than a quiet host's.
 """
 
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -31,6 +43,7 @@ from scoring.adem.training import TrainConfig
 from scoring.learned import kinds
 from scoring.learned.crossfit import Step, cross_validate
 from scoring.learned.data import Response, rated_from
+from scoring.learned.determinism import THREADS_VARIABLE
 from tests.scoring.adem_helpers import examples_from_records
 from tests.shared_loaders import grade, usr_personachat
 
@@ -97,14 +110,14 @@ def run_kind(kind, rated, *, folds, seed, verbose, config=None):
     }
 
 
-def scoring_time(kind, rated, size, seed):
+def scoring_time(kind, rated, size, seed, *, per_context=1, config=None):
     """Seconds to score `size` new responses with an evaluator of `kind` fitted quickly on `rated`."""
     from bench.bench_adem import triples_from_corpus
     from scoring.adem.vhred.corpus import chitchat_dialogues
 
-    triples = triples_from_corpus(chitchat_dialogues(), size, seed=seed)
+    triples = triples_from_corpus(chitchat_dialogues(), size, seed=seed, per_context=per_context)
     responses = [Response(context=tuple(c), reference=r, response=h) for c, r, h in triples]
-    config = {"max_epochs": 1} if kind == "cross-encoder" else {}
+    config = {**(config or {}), **({"max_epochs": 1} if kind == "cross-encoder" else {})}
     evaluator = kinds.get(kind).new({**kinds.get(kind).default_config(), **config})
     if kind == "cross-encoder":
         evaluator.fit(rated[:32], rated[32:64], seed=seed)
@@ -122,9 +135,50 @@ def scoring_time(kind, rated, size, seed):
     # CPU seconds of this process: on one thread, about the wall time a quiet core would take.
     return {
         "n": size,
+        "per_context": per_context,
         "seconds": round(seconds, 1),
         "cpu_seconds": round(cpu_seconds, 1),
         "load_average": [round(load_before, 2), round(load_average(), 2)],
+    }
+
+
+def training_time(kind, size, *, folds, seed, config=None):
+    """Wall and CPU seconds of `folds`-fold cross-validation of `kind` on `size` rated responses
+    built from the Chit-Chat corpus (5 per context, as a study has them; scores drawn at random:
+    the cost does not depend on them). The sentence-vector memo starts empty, so the reference-free
+    features' encoding is counted in."""
+    from bench.bench_adem import triples_from_corpus
+    from scoring.adem.vhred.corpus import chitchat_dialogues
+    from scoring.learned.data import Rated
+    from scoring.learned.reference_free import next_utterance, semantic
+
+    next_utterance.heads()  # trained once per machine and cached: not part of a model's training
+    semantic.forget()
+    rng = random.Random(seed)
+    triples = triples_from_corpus(chitchat_dialogues(), size, seed=seed, per_context=5)
+    rated = [
+        Rated(
+            context=tuple(c),
+            reference=r,
+            response=h,
+            features={"length:response_words": float(len(h.split()))},
+            score=float(rng.randint(1, 5)),
+            context_id=f"c{i // 5}",
+            system=f"s{i % 5}",
+            response_id=i,
+        )
+        for i, (c, r, h) in enumerate(triples)
+    ]
+    load_before = load_average()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    _, results = cross_validate(kind, rated, folds=folds, seed=seed, config=config, refit=False)
+    return {
+        "n": size,
+        "folds": folds,
+        "seconds": round(time.perf_counter() - started, 1),
+        "cpu_seconds": round(time.process_time() - cpu_started, 1),
+        "load_average": [round(load_before, 2), round(load_average(), 2)],
+        "epochs_run": [len(curve) for curve in results["curves"]],
     }
 
 
@@ -139,15 +193,30 @@ def main():
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--score-size", type=int, default=10_000)
+    parser.add_argument("--score-per-context", type=int, default=1, help="New responses sharing one context.")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (cross-encoder, reference-free encoding)."
+    )
     parser.add_argument("--cache", default="var/learned")
     parser.add_argument("--out", default="var/learned/bench.json")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--config", default="{}", help='JSON settings per kind, e.g. {"cross-encoder": {"lr": 1e-4}}')
     parser.add_argument("--score-only", action="store_true", help="Skip the cross-validation; time scoring only.")
+    parser.add_argument(
+        "--fit-size", type=int, default=0, help="Also time each kind's k folds on this many Chit-Chat responses."
+    )
     args = parser.parse_args()
+    os.environ[THREADS_VARIABLE] = str(args.threads)
+    configs = json.loads(args.config)
+    configs["cross-encoder"] = {"threads": args.threads, **configs.get("cross-encoder", {})}
     folder = Path(args.cache)
     wanted = args.kinds.split(",")
-    out = {"cores": os.cpu_count(), "sets": {}, "scoring": {}}
+    out = {"cores": os.cpu_count(), "threads": args.threads, "sets": {}, "scoring": {}, "training": {}}
+    for kind in (k for k in wanted if args.fit_size and k != "adem"):
+        out["training"][kind] = training_time(
+            kind, args.fit_size, folds=args.folds, seed=args.seed, config=configs.get(kind)
+        )
+        print(f"{kind}, {args.folds} folds on {args.fit_size} responses: {out['training'][kind]}", flush=True)
     rated_for_scoring = None
     for name in args.sets.split(","):
         examples = examples_from_records(*SETS[name]())
@@ -168,7 +237,7 @@ def main():
                     folds=args.folds,
                     seed=args.seed,
                     verbose=not args.quiet,
-                    config=json.loads(args.config).get(kind),
+                    config=configs.get(kind),
                 )
             print(
                 f"  {kind}: {_figure(figures[kind]['test'])}, {figures[kind]['train_seconds']} s to train "
@@ -179,7 +248,14 @@ def main():
             Path(args.out).write_text(json.dumps(out, indent=1))
     if args.score_size:
         for kind in (k for k in wanted if k != "adem"):
-            out["scoring"][kind] = scoring_time(kind, rated_for_scoring, args.score_size, args.seed)
+            out["scoring"][kind] = scoring_time(
+                kind,
+                rated_for_scoring,
+                args.score_size,
+                args.seed,
+                per_context=args.score_per_context,
+                config=configs.get(kind),
+            )
             print(f"scoring {args.score_size} new responses with {kind}: {out['scoring'][kind]}", flush=True)
     Path(args.out).write_text(json.dumps(out, indent=1))
     print(

@@ -58,9 +58,9 @@ def _expire_assignments_schedule(sender, **kwargs):
 
 
 # The providers' tasks live beside their provider (annotation/crowd/mturk/tasks.py,
-# annotation/crowd/prolific/tasks.py); `annotation.tasks` (found by the autodiscovery above) holds
-# the HIT pages a launch renders and the expiry of abandoned assignments.
-app.autodiscover_tasks(["annotation.crowd.mturk", "annotation.crowd.prolific"])
+# annotation/crowd/prolific/tasks.py); `annotation.services.tasks` holds the HIT pages a launch renders and
+# the expiry of abandoned assignments (shared machinery beside the services it wraps).
+app.autodiscover_tasks(["annotation.crowd.mturk", "annotation.crowd.prolific", "annotation.services"])
 # Beat syncs live MTurk surveys; Prolific submissions are reconciled by webhook, and by this poll as the fallback.
 app.conf.beat_schedule["mturk-sync-live-surveys"] = {
     "task": "annotation.tasks_mturk.sync_live_surveys",

@@ -202,10 +202,11 @@ CSRF_FAILURE_VIEW = "annotation.views.csrf_failure.csrf_failure"
 # Uploads of datasets and ratings can be large; files stream to disk beyond this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-# A larger uploaded file is refused while it streams in (annotation/runtime/uploads.py), before it is read whole.
+# A larger uploaded file is refused while it streams in (annotation/services/runtime/uploads.py),
+# before it is read whole.
 UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 100, minimum=1)
 FILE_UPLOAD_HANDLERS = [
-    "annotation.runtime.uploads.SizeLimitUploadHandler",
+    "annotation.services.runtime.uploads.SizeLimitUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
@@ -340,6 +341,11 @@ LOGGING = {
         "openai": {"level": "WARNING"},  # its DEBUG lines dump request options; nothing a log needs
     },
 }
+
+# --- Crowd integrity (issue 40) ------------------------------------------------------
+# The near-duplicate and reference-LLM flags compare MiniLM sentence vectors as well as word n-grams
+# (the model loads once per process on the first quality recompute with written replies, ~4 s).
+INTEGRITY_EMBEDDINGS = env_bool("RATELAB_INTEGRITY_EMBEDDINGS", True)
 
 # --- Analysis (correlation reports) -------------------------------------------------
 ANALYSIS_BOOTSTRAP_SAMPLES = env_int("ANALYSIS_BOOTSTRAP_SAMPLES", 1000, minimum=0)

@@ -27,7 +27,7 @@ from scoring.models import (
     MetricScore,
     TrainingRun,
 )
-from scoring.models.metrics import ConversationMetricScore
+from scoring.models.metrics import ConversationMetricScore, TurnMetricScore
 from scoring.services.adem.delete import AdemModelBusy, adem_model_delete
 from scoring.services.judges.remove import JudgeBusy, judge_delete
 
@@ -208,6 +208,19 @@ class ConversationMetricScoreAdmin(ReadOnlyAdmin):
     scores: a run replaces a dataset's scores whole, so a hand edit would be silently undone."""
 
     list_display = ["conversation_id", "metric", "value", "version", "computed_at"]
+    search_fields = ["=metric"]
+    show_full_result_count = False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # delete the dataset (or rerun the command) instead
+
+
+@admin.register(TurnMetricScore)
+class TurnMetricScoreAdmin(ReadOnlyAdmin):
+    """A bot turn's scores with the conversation so far as context (compute_conversation_metrics),
+    read-only for the same reason as a conversation's scores."""
+
+    list_display = ["turn_id", "metric", "value", "version", "computed_at"]
     search_fields = ["=metric"]
     show_full_result_count = False
 

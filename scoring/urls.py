@@ -24,6 +24,11 @@ urlpatterns = [
     path("judges/<int:judge_id>/progress/", views_judges.judge_progress, name="judge_progress"),
     path("judges/<int:judge_id>/remove/", views_judges.judge_remove, name="judge_remove"),
     path("judges/<int:judge_id>/pairs/", views_judges.judge_dataset_pairs, name="judge_dataset_pairs"),
+    path(
+        "judges/<int:judge_id>/conversations/",
+        views_judges.judge_dataset_conversations,
+        name="judge_dataset_conversations",
+    ),
     path("adem/", views_adem.model_list, name="adem_models"),
     path("adem/train/", views_adem.train, name="adem_train"),
     path("adem/train/learned/", views_learned.train, name="learned_train"),

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from annotation.text.numbers import p_value, small_number  # noqa: F401 (the one p-value format; report modules import it from here)
+from annotation.services.text.numbers import p_value, small_number  # noqa: F401 (the one p-value format; report modules import it from here)
 
 
 @dataclass(frozen=True)

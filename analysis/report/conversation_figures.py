@@ -19,6 +19,9 @@ from annotation.quality import agreement
 OVERALL = "overall"
 SINGLE_RATER = "one rating per item (a single rater): no agreement to compute"
 WINNER_CODE = {"a": 0, "tie": 1, "b": 2}
+# An LLM judge's whole-conversation scores of one aspect are stored as judge:<name>@<aspect>
+# (scoring.services.metrics.conversations): they stand against that aspect only, as judge:<name>.
+ASPECT_SEPARATOR = "@"
 
 
 def _stats():
@@ -163,10 +166,24 @@ def _agreement(inputs):
     return rows
 
 
+def metrics_for_aspect(metrics, aspect):
+    """`{name: values}` of the stored conversation metrics that stand against `aspect`: every
+    reference-free one, and each judge's scores asked about this aspect (named judge:<name>)."""
+    chosen = {}
+    for name, values in metrics.items():
+        base, separator, asked = name.partition(ASPECT_SEPARATOR)
+        if not separator:
+            chosen[name] = values
+        elif asked == aspect:
+            chosen[base] = values
+    return chosen
+
+
 def _metric_correlations(whole_means, inputs, *, n_boot, n_perm, seed):
-    """Each stored metric against each whole-conversation aspect: over conversations (bootstrap CI,
-    and per aspect the metrics' significance clusters from paired permutation tests) and over
-    systems (Boot-Both CI), as the response metrics are."""
+    """Each stored metric against each whole-conversation aspect (a judge's whole-conversation
+    scores against the aspect it was asked about only): over conversations (bootstrap CI, and per
+    aspect the metrics' significance clusters from paired permutation tests) and over systems
+    (Boot-Both CI), as the response metrics are."""
     conversation_rows, system_rows = [], []
     if not inputs.metrics:
         return conversation_rows, system_rows
@@ -175,7 +192,7 @@ def _metric_correlations(whole_means, inputs, *, n_boot, n_perm, seed):
         human = np.array([whole_means[aspect][c] for c in items])
         columns = {
             name: np.array([np.nan if values.get(c) is None else values[c] for c in items], dtype=float)
-            for name, values in sorted(inputs.metrics.items())
+            for name, values in sorted(metrics_for_aspect(inputs.metrics, aspect).items())
         }
         columns = {name: column for name, column in columns.items() if np.isfinite(column).any()}
         if not columns:
@@ -191,6 +208,39 @@ def _metric_correlations(whole_means, inputs, *, n_boot, n_perm, seed):
         for row in result["correlations"]:
             system_rows.append({"metric": row.pop("metric"), "aspect": aspect, **row})
     return conversation_rows, system_rows
+
+
+def _turn_metric_correlations(turn_means, inputs, *, n_boot, seed):
+    """Each stored turn metric against each per-turn aspect, over the rated system turns: a turn's
+    human score is its mean over its annotators (a flag's: the share who ticked it); Pearson,
+    Spearman and Kendall with 95% bootstrap CIs over turns, as responses' metrics are."""
+    rows = []
+    if not inputs.turn_metrics:
+        return rows
+    for aspect in sorted(turn_means):
+        turns = sorted(turn_means[aspect])
+        human = np.array([turn_means[aspect][t] for t in turns], dtype=float)
+        columns = {
+            name: np.array([np.nan if values.get(t) is None else values[t] for t in turns], dtype=float)
+            for name, values in sorted(inputs.turn_metrics.items())
+        }
+        columns = {name: column for name, column in columns.items() if np.isfinite(column).any()}
+        if not columns:
+            continue
+        for row in stats.utterance_level(human, columns, n_boot=n_boot, seed=seed):
+            rows.append({"metric": row.pop("metric"), "aspect": aspect, **row})
+    return rows
+
+
+def _acute_consistency(repeats):
+    """ACUTE's self-consistency: the share of swapped repeat pairs whose main answer mirrored the
+    first (Wilson interval), over every annotator who met one; `[]` without repeats."""
+    if not repeats:
+        return []
+    consistent, n = sum(bool(passed) for _, passed in repeats), len(repeats)
+    low, high = _pairwise().wilson(consistent, n, 0.95)
+    return [{"repeats": n, "consistent": consistent, "rate": consistent / n, "ci_low": float(low),
+             "ci_high": float(high), "n_annotators": len({annotator for annotator, _ in repeats})}]  # fmt: skip
 
 
 def _turns_vs_overall(turn_means, whole_means, inputs):
@@ -234,6 +284,7 @@ def conversation_figures(inputs, *, n_boot, seed, n_perm=0):
     )
     acute, acute_matrix = _acute(inputs.judgements, inputs.system_of, n_boot=n_boot, seed=seed)
     metrics, metrics_system = _metric_correlations(whole_means, inputs, n_boot=n_boot, n_perm=n_perm, seed=seed)
+    turn_metrics = _turn_metric_correlations(turn_means, inputs, n_boot=n_boot, seed=seed)
     return {
         "n_conversations": len(inputs.system_of),
         "n_systems": len(set(inputs.system_of.values())),
@@ -248,8 +299,13 @@ def conversation_figures(inputs, *, n_boot, seed, n_perm=0):
         "flags": _flag_rows(inputs.turns, inputs.scales, inputs.system_of),
         "acute": acute,
         "acute_matrix": acute_matrix,
+        "acute_consistency": _acute_consistency(inputs.repeats),
         "agreement": _agreement(inputs),
         "metrics": metrics,
         "metrics_system": metrics_system,
+        "turn_metrics": turn_metrics,
+        "n_rated_turns": len({row[2] for row in inputs.turns}),
+        "aspect_scope": inputs.aspect_scope,
+        "exclusions": inputs.exclusions,
         "turns_vs_overall": _turns_vs_overall(turn_means, whole_means, inputs),
     }

@@ -27,15 +27,21 @@ class ReportInputs:
     texts: dict = field(default_factory=dict)  # response id -> response text
     references: dict = field(default_factory=dict)  # context id -> first reference
     contexts: dict = field(default_factory=dict)  # response id -> context id
+    weighting: str = "plain"  # how each response's ratings became its human score (annotation.quality.weighting)
+    weighting_notes: list = field(default_factory=list)  # what the weighting could not do
 
 
-def report_inputs(*, dataset, surveys=None, aspect="overall", systems=None, apply_exclusions=True):
+def report_inputs(*, dataset, surveys=None, aspect="overall", systems=None, apply_exclusions=True, weighting="plain"):
     """Align human scores, metric scores, systems and lengths on the rated responses.
 
     Only responses with at least one accepted rating are used; `systems` (names) limits them.
     Metric values missing or None become NaN (each statistic then uses the items it has).
     """
-    scores = human_scores(dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions)
+    notes = []
+    scores = human_scores(
+        dataset=dataset, surveys=surveys, aspect=aspect, apply_exclusions=apply_exclusions, weighting=weighting,
+        notes=notes,
+    )
     # Filtered in Python, not with pk__in: SQLite limits the number of query parameters.
     responses = Response.objects.filter(context__dataset=dataset)
     if systems:
@@ -77,6 +83,8 @@ def report_inputs(*, dataset, surveys=None, aspect="overall", systems=None, appl
         texts={row[0]: row[2] for row in rows},
         references=references,
         contexts={row[0]: row[3] for row in rows},
+        weighting=weighting,
+        weighting_notes=notes,
     )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
-from annotation.text.reserved import system_label
+from annotation.services.text.reserved import system_label
 
 JITTER_SD = 0.3  # human scores jittered with N(0, 0.3), as in Liu et al. (2016) Figure 1
 HUMAN_SCALE = (1.0, 5.0)  # the rating scale: jittered points stay on it

@@ -176,6 +176,10 @@ def population_text(data, *, name_excluded=True):
             sentence += f"; {EXCLUDED_LEAD} {', '.join(str(w) for w in excluded)}"
     else:
         sentence += "; exclusions ignored: every rating and judgement counts, nobody is excluded"
+    if rated and filters.get("weighting"):
+        sentence += f"; human score per response: {filters.get('weighting_description') or filters['weighting']}"
+        for note in filters.get("weighting_notes") or []:
+            sentence += f" ({note})"
     return sentence + "." if name_excluded else sentence
 
 

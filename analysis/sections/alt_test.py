@@ -85,7 +85,8 @@ def rating_rows(context, epsilon):
         if mapped:
             values = on_human_scale(values, humans)
         judge = {int(rid): float(v) for rid, v in zip(ids, values, strict=True) if np.isfinite(v)}
-        result = alttest().alt_test(humans, judge, scoring=RATING_SCORING, epsilon=epsilon)
+        scoring = context.options.get("alt_scoring") or RATING_SCORING
+        result = alttest().alt_test(humans, judge, scoring=scoring, epsilon=epsilon)
         rows.append({"metric": name, "kind": "rating", "mapped_to_scale": mapped, **result})
     return rows
 

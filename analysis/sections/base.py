@@ -108,9 +108,26 @@ def tables_present(*builders, page_rows=METRIC_ROWS, signed=False):
     its rows start with metric names, so the page lists their signatures under it."""
 
     def present(data):
-        return {"tables": display_tables(data, builders, limit=page_rows), "signed": signed}
+        tables = display_tables(data, builders, limit=page_rows)
+        once_on_the_page(tables, POPULATION_MARK)
+        return {"tables": tables, "signed": signed}
 
     return present
+
+
+POPULATION_MARK = " Population: "
+
+
+def once_on_the_page(tables, mark):
+    """Where the shown tables' notes all end in the same `mark`... sentence (a section's population), the
+    page says it under the first of them and "as above" under the rest: read once, not eleven times. Each
+    table's own page, CSV and LaTeX keep their whole note, since they are read alone."""
+    shown = [table for table in tables if table.rows and mark in table.note]
+    endings = {table.note[table.note.index(mark):] for table in shown}
+    if len(shown) < 2 or len(endings) != 1:
+        return
+    for table in shown[1:]:
+        table.note = table.note[: table.note.index(mark)] + f"{mark}as above."
 
 
 def tables_nav(data, context):

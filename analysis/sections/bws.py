@@ -10,7 +10,7 @@ import math
 from analysis.report.latex import latex_escape, number, tabular
 from analysis.report.population import kept_systems
 from analysis.sections.base import Section
-from annotation.kinds.bws.selectors import accepted_bws, bws_rows
+from annotation.kinds.bws.selectors import accepted_bws, bws_rows, response_contexts
 from scoring.selectors.scores import metric_scores
 
 
@@ -30,9 +30,18 @@ def _arrays(rows, system_names):
     index = {name: i for i, name in enumerate(names)}
     system_of = [index[system_names[pk]] for pk in responses]
     contexts = {}
+    # The resampling unit of the bootstrap: a judgement's context, or, for a set across contexts
+    # (no context of its own), its set: the judgements of one set share its replies.
     judgements = [
-        (contexts.setdefault(context, len(contexts)), [item_of[pk] for pk in members], item_of[best], item_of[worst])
-        for context, _item, members, best, worst in rows
+        (
+            contexts.setdefault(
+                context if context is not None else ("set", item, tuple(sorted(members))), len(contexts)
+            ),
+            [item_of[pk] for pk in members],
+            item_of[best],
+            item_of[worst],
+        )
+        for context, item, members, best, worst in rows
     ]
     groups = [item if item is not None else (context, tuple(sorted(members)))
               for context, item, members, _best, _worst in rows]  # fmt: skip
@@ -72,6 +81,7 @@ def bws_section(*, dataset, surveys=None, apply_exclusions=True, n_boot=1000, se
     if not rows:
         return None
     responses, names, system_of, judgements, groups = _arrays(rows, system_names)
+    across = any(row[0] is None for row in rows)
     stats = bws_stats()
     count, shown = stats.system_counting(judgements, system_of, len(names))
     _, best, worst, _ = stats.counting_scores(judgements, len(responses))
@@ -99,12 +109,14 @@ def bws_section(*, dataset, surveys=None, apply_exclusions=True, n_boot=1000, se
         "reliability": stats.split_half(judgements, groups, len(responses), seed=seed),
         "metrics": _metric_rows(responses, per_item.tolist(), metric_scores(dataset=dataset)),
         "n_judgements": len(judgements),
-        "n_contexts": len({j[0] for j in judgements}),
+        "n_contexts": len(set(response_contexts(responses).values())),
+        "across_contexts": across,
         "method": {
             "count_score": "(times picked best - times picked worst) / times shown, over the system's replies",
             "strength": "MaxDiff as Bradley-Terry on implied pairs (best beats every other reply of its tuple, every "
             "other reply beats the worst: 2k-3 pairs per judgement); maximum likelihood, log-strength, mean 0",
-            "ci": f"percentile bootstrap over contexts, {n_boot} resamples, 95%",
+            "ci": f"percentile bootstrap over {'sets (each across contexts)' if across else 'contexts'}, "
+            f"{n_boot} resamples, 95%",
             "reliability": "split-half: each tuple's judgements dealt at random into two halves, Spearman rho of "
             "the replies' counting scores between halves, Spearman-Brown corrected, mean of random splits",
             "metrics": "correlation of each metric's score with the replies' counting scores (reply level)",

@@ -10,7 +10,7 @@ ratings at conversation and system level; per-turn ratings against the overall s
 
 from analysis.report.cells import Estimate, count, interval, number, p_value, plural
 from analysis.report.conversation_figures import aspect_order, conversation_figures
-from analysis.report.conversation_inputs import EXCLUSIONS_NOTE, conversation_inputs
+from analysis.report.conversation_inputs import conversation_inputs
 from analysis.report.display import Column, DisplayTable
 from analysis.report.latex import latex_escape, tabular
 from analysis.report.latex import number as latex_number
@@ -18,7 +18,8 @@ from analysis.sections.base import TABLES_TEMPLATE, Section, tables_nav, tables_
 
 
 def compute(context):
-    inputs = conversation_inputs(dataset=context.dataset, systems=context.systems)
+    inputs = conversation_inputs(dataset=context.dataset, systems=context.systems, aspect=context.aspect,
+                                 surveys=context.surveys, apply_exclusions=context.apply_exclusions)  # fmt: skip
     if inputs is None:
         return {"conversations": None}
     part = conversation_figures(inputs, n_boot=context.n_boot, seed=context.seed, n_perm=context.n_perm)
@@ -35,26 +36,37 @@ METHOD = {
     "it at one-sided bootstrap p < 0.05 (share of resamples, drawn per system, in which it is not above)",
     "turn_systems": "per-turn rating aspects: each conversation's mean over its rated turns, then as `systems`",
     "flags": "yes/no (0-1) per-turn aspects: share of per-turn ratings at 1, Wilson score interval",
+    "acute_consistency": "swapped repeat pairs of ACUTE surveys: share whose main answer mirrors the first, Wilson "
+    "interval",
     "acute": "per question: Bradley-Terry (ties half a win each), 95% bootstrap over compared pairs of "
     "conversations; win rate = wins / (wins + losses), Wilson interval; rank_ub as Chatbot Arena's",
     "agreement": "Krippendorff's alpha (nominal for 0-1 aspects and comparisons, ordinal for rating scales) over "
     "items with two ratings or more; median pairwise Cohen's kappa for 0-1 aspects and comparisons; split-half: "
     "mean Pearson r between random halves of the annotators",
-    "metrics": "each stored conversation metric against each conversation's mean rating of an aspect: Pearson, "
+    "metrics": "each stored conversation metric against each conversation's mean rating of an aspect (an LLM "
+    "judge's whole-conversation score, judge:<name>, against the aspect its prompt asked about only): Pearson, "
     "Spearman, Kendall tau-b with p-values and 95% bootstrap CIs over conversations (as responses); cluster: "
     "per aspect, metrics ranked by Pearson r and grouped by paired permutation tests (as the metrics' ranking); "
     "system level: systems' means, Boot-Both CIs",
     "turns_vs_overall": "each conversation's mean per-turn score and its worst turn's score against its overall score",
+    "turn_metrics": "each stored turn-level metric (every reference-free one, on each system turn with the "
+    "conversation so far as its context) against each per-turn aspect's mean over a turn's annotators (a flag's: "
+    "the share who ticked it): Pearson, Spearman, Kendall tau-b with p-values and 95% percentile bootstrap CIs "
+    "over rated turns",
 }
 
 
 def population(part, context):
     """Which conversations and answers the figures describe (the report's filters), in one sentence."""
     systems = f"systems {', '.join(sorted(context.systems))} only" if context.systems else "every system"
+    surveys = f"answers of survey {context.survey.name} only" if context.survey is not None else "every survey's "
+    surveys += "" if context.survey is not None else "and imported answers"
+    exclusions = (part.get("exclusions") or {}).get("note", "")
     return (
         f"{plural(part['n_conversations'], 'conversation')} of {plural(part['n_systems'], 'system')} ({systems}); "
         f"{plural(part['n_ratings'], 'whole-conversation rating')}, {plural(part['n_turn_ratings'], 'per-turn rating')}"
-        f", {plural(part['n_judgements'], 'side-by-side comparison')}. {EXCLUSIONS_NOTE}."
+        f", {plural(part['n_judgements'], 'side-by-side comparison')} (every question); {surveys}; ratings of "
+        f"{part.get('aspect_scope', 'every aspect')}. {exclusions}."
     )
 
 
@@ -168,6 +180,23 @@ def acute_table(data):
     )  # fmt: skip
 
 
+def consistency_table(data):
+    rows = _part(data).get("acute_consistency", [])
+    return DisplayTable(
+        name="conversation_acute_consistency",
+        title="Side-by-side comparisons: self-consistency on repeated pairs",
+        download="ACUTE repeat-pair consistency",
+        columns=[Column("Repeated pairs", True), Column("Answered consistently", True), Column("Share", True),
+                 Column("95% CI (Wilson)", True), Column("Annotators", True)],
+        rows=[[count(r["repeats"]), count(r["consistent"]), number(r["rate"]), interval(r["ci_low"], r["ci_high"]),
+               count(r["n_annotators"])] for r in rows],
+        note=_note(data, "A repeated pair is one of an annotator's pairs shown again later on the page with its "
+                   "sides swapped; it is consistent when the main question's answer names the same conversation "
+                   "(mirrored side). Repeats are checks: they are not counted in the win rates above."),
+        empty="No repeated pairs (an ACUTE survey with two attention checks a task or more adds one a task).",
+    )  # fmt: skip
+
+
 KIND_LABELS = {"whole": "whole conversation", "turn": "per turn", "acute": "comparison"}
 
 
@@ -211,9 +240,10 @@ def metrics_table(data):
         columns=[Column("Metric"), Column("Aspect"), Column("Cluster", True), *CORRELATION_COLUMNS],
         rows=_correlation_rows(_part(data).get("metrics", []), "metric", clusters=True),
         note=_note(data, "Each reference-free conversation metric against each conversation's mean rating of an "
-                   "aspect; 95% percentile bootstrap CIs over conversations; p: two-sided test of no correlation; "
-                   "n: conversations both scored and rated. Cluster: per aspect, metrics by Pearson r in clusters "
-                   "that paired permutation tests cannot tell apart (as the metrics' ranking; 1 = best)."),
+                   "aspect, and each LLM judge (judge:name) asked about the whole conversation against the aspect "
+                   "it was asked about; 95% percentile bootstrap CIs over conversations; p: two-sided test of no "
+                   "correlation; n: conversations both scored and rated. Cluster: per aspect, metrics by Pearson r "
+                   "in clusters that paired permutation tests cannot tell apart (as the metrics' ranking; 1 = best)."),
         empty="No conversation metrics yet: run compute_conversation_metrics (or Compute on the conversations page).",
     )  # fmt: skip
 
@@ -228,6 +258,22 @@ def metrics_system_table(data):
         note=_note(data, "Systems' mean metric score against their mean rating (n: systems); CIs from Boot-Both "
                    "resamples of systems and conversations. With few systems these intervals are wide."),
         empty="Needs conversation metrics and three systems at least.",
+    )  # fmt: skip
+
+
+def turn_metrics_table(data):
+    return DisplayTable(
+        name="conversation_turn_metrics",
+        title="Turn metrics against per-turn ratings",
+        download="turn metric correlations",
+        columns=[Column("Metric"), Column("Turn aspect"), *CORRELATION_COLUMNS],
+        rows=_correlation_rows(_part(data).get("turn_metrics", []), "metric"),
+        note=_note(data, "Each reference-free metric of a system turn (its context: the conversation so far) "
+                   "against the turn's mean rating of a per-turn aspect (a flag's: the share of annotators who "
+                   "ticked it); 95% percentile bootstrap CIs over rated turns (turns of one conversation are "
+                   "resampled as if independent); p: two-sided test of no correlation; n: turns both scored and "
+                   "rated."),
+        empty="No turn metrics yet, or no per-turn ratings: run compute_conversation_metrics.",
     )  # fmt: skip
 
 
@@ -250,8 +296,9 @@ def turns_table(data):
     )  # fmt: skip
 
 
-BUILDERS = (systems_table, ranking_table, turn_systems_table, flags_table, acute_table, agreement_table,
-            metrics_table, metrics_system_table, turns_table)  # fmt: skip
+BUILDERS = (systems_table, ranking_table, turn_systems_table, flags_table, acute_table, consistency_table,
+            agreement_table,
+            metrics_table, metrics_system_table, turn_metrics_table, turns_table)  # fmt: skip
 
 # The CSV exports: the JSON's rows, flat.
 EXPORT_COLUMNS = {
@@ -265,6 +312,8 @@ EXPORT_COLUMNS = {
                                      "win_rate_ci_high", "strength", "ci_low", "ci_high", "rank_ub"]),
     "conversation_acute_matrix": ("acute_matrix", ["question", "system", "opponent", "wins", "losses", "ties",
                                                    "win_rate", "ci_low", "ci_high"]),
+    "conversation_acute_consistency": ("acute_consistency", ["repeats", "consistent", "rate", "ci_low", "ci_high",
+                                                             "n_annotators"]),
     "conversation_agreement": ("agreement", ["kind", "aspect", "level", "alpha", "kappa", "split_half", "n_ratings",
                                              "n_items", "n_items_shared", "n_annotators", "note"]),
     "conversation_metrics": ("metrics", ["metric", "aspect", "cluster", "pearson", "pearson_p", "pearson_ci_low",
@@ -273,6 +322,9 @@ EXPORT_COLUMNS = {
     "conversation_metrics_system": ("metrics_system", ["metric", "aspect", "pearson", "pearson_p", "pearson_ci_low",
                                                        "pearson_ci_high", "spearman", "spearman_p", "kendall",
                                                        "kendall_p", "n"]),
+    "conversation_turn_metrics": ("turn_metrics", ["metric", "aspect", "pearson", "pearson_p", "pearson_ci_low",
+                                                   "pearson_ci_high", "spearman", "spearman_p", "spearman_ci_low",
+                                                   "spearman_ci_high", "kendall", "kendall_p", "n"]),
     "conversation_turns_vs_overall": ("turns_vs_overall", ["aspect", "summary", "overall_aspect", "pearson",
                                                            "pearson_p", "spearman", "spearman_p", "kendall",
                                                            "kendall_p", "n"]),

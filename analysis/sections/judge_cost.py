@@ -1,8 +1,10 @@
 """What a judge costs beside what the crowd costs, and the precision each buys (issue 39).
 
 - Judge: per 1,000 items at its prices (per million prompt and completion tokens) times the tokens
-  its recorded usage spent per prompt asked (answers from the cache cost nothing and are not
-  counted); a pairwise judge asks two prompts per pair (both orders).
+  its recorded usage on this report's dataset spent per prompt asked (its metric runs of the
+  dataset, or its judging of the dataset's pairs; answers from the cache cost nothing and are not
+  counted; its usage on other datasets is not this population's); a pairwise judge asks two prompts
+  per pair (both orders).
 - Crowd: per 1,000 answers at the study's observed pay: each survey's reward per task divided by
   the answers a submitted task of this report's population held, and the median seconds per
   answer (the hourly rate that pay comes to). Imported answers belong to no task: no pay observed.
@@ -26,6 +28,7 @@ from annotation.models import Survey
 from annotation.quality.selectors import accepted_ratings
 from scoring.judges import prompts
 from scoring.models import Judge, JudgeUsage
+from scoring.services.judges.pairwise import pairs_label
 
 JUDGE_PREFIX = "judge:"
 ITEMS = 1000
@@ -36,6 +39,7 @@ JUDGE_COLUMNS = [
     "prompts_per_item",
     "prompt_tokens_per_prompt",
     "completion_tokens_per_prompt",
+    "prompts_asked",
     "cost_per_1000",
     "r_with_human_mean",
     "precision",
@@ -54,9 +58,16 @@ CROWD_COLUMNS = [
 ]
 
 
-def judge_cost(judge, prompts_per_item):
-    """Tokens per prompt asked and the cost of 1,000 items, from the judge's usage rows and prices."""
-    usage = JudgeUsage.objects.filter(judge=judge)
+def dataset_usage(judge, dataset, kind):
+    """The judge's usage rows on `dataset`: its metric runs of it (rating) or its judging of its pairs."""
+    if kind == "pairwise":
+        return JudgeUsage.objects.filter(judge=judge, run=None, label=pairs_label(dataset))
+    return JudgeUsage.objects.filter(judge=judge, run__dataset=dataset)
+
+
+def judge_cost(judge, prompts_per_item, *, dataset, kind):
+    """Tokens per prompt asked on `dataset` and the cost of 1,000 items, from the usage rows and prices."""
+    usage = dataset_usage(judge, dataset, kind)
     asked = sum(max(row.prompts - row.cached, 0) for row in usage)
     prompt_tokens = sum(row.prompt_tokens for row in usage)
     completion_tokens = sum(row.completion_tokens for row in usage)
@@ -65,10 +76,11 @@ def judge_cost(judge, prompts_per_item):
         "prompt_tokens_per_prompt": None,
         "completion_tokens_per_prompt": None,
         "cost_per_1000": None,
+        "prompts_asked": asked,
         "why_no_cost": "",
     }
     if not asked:
-        row["why_no_cost"] = "no recorded usage (every answer came from the cache, or none was asked here)"
+        row["why_no_cost"] = "no recorded usage on this dataset (every answer came from the cache, or none was asked)"
         return row
     row["prompt_tokens_per_prompt"] = prompt_tokens / asked
     row["completion_tokens_per_prompt"] = completion_tokens / asked
@@ -164,7 +176,7 @@ def compute(context):
         if judge is not None and kind == "rating" and prompts.get_template(judge.template).kind == prompts.PAIRWISE:
             continue
         cost = (
-            judge_cost(judge, 2 if kind == "pairwise" else 1)
+            judge_cost(judge, 2 if kind == "pairwise" else 1, dataset=context.dataset, kind=kind)
             if judge is not None
             else {"prompts_per_item": None, "cost_per_1000": None, "why_no_cost": "scores imported, not judged here"}
         )
@@ -235,10 +247,10 @@ def judge_table(data):
             Column("Worth in crowd ratings", True),
         ],
         rows=rows,
-        note="Cost: the judge's prices times the tokens its recorded usage spent per prompt (a pairwise judge asks "
-        "two prompts per pair). Precision: its r with the human mean, corrected for the humans' own noise "
-        "(reliability of the mean of the ratings each response has now); worth: the ratings per response whose "
-        f"mean is as precise. On {population_clause(data)}.",
+        note="Cost: the judge's prices times the tokens its recorded usage on this dataset spent per prompt (a "
+        "pairwise judge asks two prompts per pair). Precision: its r with the human mean, corrected for the "
+        "humans' own noise (reliability of the mean of the ratings each response has now); worth: the ratings "
+        f"per response whose mean is as precise. On {population_clause(data)}.",
         empty="No LLM judge scored these answers.",
     )
 

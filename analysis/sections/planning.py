@@ -2,7 +2,7 @@
 for a target width of the best metric's interval and to separate the top two metrics (the
 statistics are in `analysis/stats/planning.py`). It is also the planning panel of the survey page,
 registered in annotation's extensions: annotation must not import analysis, so the survey page asks
-`annotation.extensions.survey_panels` and `planning_panel` answers from the survey's cached report
+`annotation.services.extensions.survey_panels` and `planning_panel` answers from the survey's cached report
 (never computing on a page view), with one button per option that adds ratings per response; the
 button posts to annotation's own `survey_extend` endpoint, which owns the write and the provider call.
 """

@@ -8,6 +8,7 @@ the mean of its ratings in this report's population.
 """
 
 import importlib
+from statistics import median
 
 from analysis.report.cells import number
 from analysis.report.display import Column, DisplayTable
@@ -17,26 +18,13 @@ from analysis.report.latex import number as latex_number
 from analysis.report.population import population_clause
 from analysis.sections.base import TABLES_TEMPLATE, Section, tables_nav, tables_present, with_ratings
 
-# PERM-BOTH recomputes SPA (itself 1,000 sign flips) and acc*_eq for both metrics of a pair in
-# every permutation: at 1,000 contexts x 8 systems that is ~0.1 s a permutation (measured under
-# load). The ranking therefore takes the MAX_RANKING_METRICS best metrics by SPA, and at most
-# PERMUTATION_BUDGET permutations over all their pairs (never fewer than MIN_RANKING_PERMUTATIONS a
-# pair, never more than the report's setting or MAX_RANKING_PERMUTATIONS); the table says so.
-MAX_RANKING_METRICS = 8
-MAX_RANKING_PERMUTATIONS = 200
-MIN_RANKING_PERMUTATIONS = 20
-PERMUTATION_BUDGET = 1_000
+MAX_PERMUTATIONS = 1000  # mt-metrics-eval's k (analysis.stats.wmt_ranking.MAX_PERMUTATIONS)
 
 
-def ranking_permutations(n_perm, n_metrics):
-    pairs = max(n_metrics * (n_metrics - 1) // 2, 1)
-    return min(n_perm, MAX_RANKING_PERMUTATIONS, max(PERMUTATION_BUDGET // pairs, MIN_RANKING_PERMUTATIONS))
-
-
-def ranked_metrics(spa_rows):
-    """The metrics the WMT ranking tests: the best MAX_RANKING_METRICS by SPA (those without one last)."""
-    ordered = sorted(spa_rows, key=lambda row: (row["spa"] is None, -(row["spa"] or 0.0), row["metric"]))
-    return [row["metric"] for row in ordered[:MAX_RANKING_METRICS]]
+def ranking_permutations(n_perm):
+    """The most permutations a test between two metrics may use: the report's setting, at most
+    mt-metrics-eval's k of 1,000 (early stopping usually ends a test after 100)."""
+    return min(n_perm, MAX_PERMUTATIONS)
 
 
 RANKING_COLUMNS = ["metric", "spa", "spa_rank", "acc_eq", "acc_eq_rank", "average_rank", "pearson_cluster"]
@@ -46,10 +34,14 @@ def spa_stats():
     return importlib.import_module("analysis.stats.spa")
 
 
+def ranking_stats():
+    return importlib.import_module("analysis.stats.wmt_ranking")
+
+
 def compute(context):
     inputs = context.inputs
     if inputs.human.size == 0 or not inputs.metrics:
-        return {"spa": [], "pdp": [], "wmt_ranking": {"rows": [], "permutations": 0, "left_out": []}}
+        return {"spa": [], "pdp": [], "wmt_ranking": {"rows": [], "permutations": 0, "tests": []}}
     stats = spa_stats()
     items = response_contexts(inputs)
     human_matrix, _, item_labels = stats.score_matrix(inputs.human, inputs.systems, items)
@@ -59,17 +51,16 @@ def compute(context):
         metric_matrix = stats.score_matrix(values, inputs.systems, items)[0]
         spa.append({"metric": name, **stats.soft_pairwise_accuracy(human_matrix, metric_matrix, signs=signs)})
         pdp.append({"metric": name, **stats.pairwise_difference_pearson(inputs.human, values, items)})
-    chosen = ranked_metrics(spa)
-    left_out = [name for name in inputs.metrics if name not in chosen]
-    n_perm = ranking_permutations(context.n_perm, len(chosen))
-    rows = []
-    if n_perm > 0 and len(chosen) >= 2:
-        metrics = {name: inputs.metrics[name] for name in chosen}
-        rows = stats.wmt_ranking(inputs.human, metrics, inputs.systems, items, n_perm=n_perm, seed=context.seed)
+    n_perm = ranking_permutations(context.n_perm)
+    rows, tests = [], []
+    if n_perm > 0 and len(inputs.metrics) >= 2:
+        rows, tests = ranking_stats().wmt_ranking_with_tests(
+            inputs.human, inputs.metrics, inputs.systems, items, n_perm=n_perm, seed=context.seed
+        )
         clusters = context.part("ranking")["clusters"]
         for row in rows:
             row["pearson_cluster"] = clusters.get(row["metric"])
-    return {"spa": spa, "pdp": pdp, "wmt_ranking": {"rows": rows, "permutations": n_perm, "left_out": left_out}}
+    return {"spa": spa, "pdp": pdp, "wmt_ranking": {"rows": rows, "permutations": n_perm, "tests": tests}}
 
 
 def _by_metric(records):
@@ -136,18 +127,29 @@ def ranking_table(data):
             Column("Pearson cluster", True),
         ],
         rows=rows,
-        note="Per statistic, metrics fall into clusters that PERM-BOTH tests (scores z-scored and swapped per "
-        f"response, {ranking.get('permutations', 0):,} permutations, one-sided p < 0.05) cannot tell apart; the "
-        "ranking is by the average of the two cluster ranks (WMT24/25). Pearson cluster: the ranking above, for "
-        "comparison."
-        + (
-            f" Ranked: the {MAX_RANKING_METRICS} metrics with the best SPA (not ranked: "
-            f"{', '.join(ranking['left_out'])})."
-            if ranking.get("left_out")
-            else ""
-        ),
+        note="Per statistic, metrics fall into clusters that a one-sided test at p < 0.05 cannot tell apart, as "
+        "mt-metrics-eval tests them: SPA by PERM-BOTH (the two metrics' z-scored scores of a response swapped), "
+        "acc*_eq by swapping the two metrics' verdicts on a pair of responses, each metric at its own tie threshold. "
+        f"Up to {ranking.get('permutations', 0):,} permutations a test, in blocks of 100, stopping once p < 0.02 or "
+        f"p > 0.5{_used(ranking)}. The ranking is by the average of the two cluster ranks (WMT24/25). Pearson "
+        "cluster: the ranking above, for comparison. "
+        f"On {population_clause(data)}.",
         empty="Needs at least two metrics and the permutations switched on.",
     )
+
+
+def _used(ranking):
+    used = [test["permutations"] for test in ranking.get("tests") or []]
+    if not used:
+        return ""
+    text = f" ({len(used):,} tests used {min(used):,}–{max(used):,} permutations, median {int(median(used)):,})"
+    unsettled = [test for test in ranking.get("tests") or [] if not test.get("settled", True)]
+    if unsettled:
+        text += (
+            f"; the report's compute budget ended {len(unsettled):,} undecided test(s) before k, so their p rests on "
+            "fewer permutations"
+        )
+    return text
 
 
 def _export(columns, records):

@@ -15,6 +15,7 @@ from analysis.sections import human_ceiling
 from analysis.sections.base import ReportContext
 from analysis.sections.registry import SECTIONS
 from analysis.services.freshness import fingerprint_of, report_change_marker, report_fingerprint, report_input_parts
+from annotation.quality.weighting import WEIGHTINGS
 
 SEED = 0
 
@@ -35,8 +36,10 @@ def _compute(
     *, dataset, survey, aspect, systems, apply_exclusions, learned_metric, n_boot, with_vectors=True, options=None
 ):
     surveys = [survey] if survey is not None else None
+    weighting = resolved(options)["weighting"]
     inputs = report_inputs(
-        dataset=dataset, surveys=surveys, aspect=aspect, systems=systems, apply_exclusions=apply_exclusions
+        dataset=dataset, surveys=surveys, aspect=aspect, systems=systems, apply_exclusions=apply_exclusions,
+        weighting=weighting,
     )
     context = ReportContext(
         dataset=dataset,
@@ -77,6 +80,13 @@ def _compute(
         "apply_exclusions": apply_exclusions,
         # excluded_annotators (+ _refs), n_ratings_before_exclusions, n_judgements_before_exclusions
         **population,
+        # Issue 40: how each response's ratings became its human score, in words, and what it could not do.
+        "weighting": weighting,
+        "weighting_description": WEIGHTINGS[weighting],
+        "weighting_notes": inputs.weighting_notes
+        + ([] if weighting == "plain" else [
+            "the human split-half ceiling and the agreement figures stay on the raw ratings"
+        ]),
         "exclusion_policy": (
             "ratings of excluded annotators and rejected assignments left out (quality control)"
             if apply_exclusions

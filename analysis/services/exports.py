@@ -16,7 +16,7 @@ from analysis.report.latex import number
 from analysis.report.population import population_text
 from analysis.sections.pairwise import pairwise_summary_lines
 from analysis.sections.registry import EXPORTS, SECTIONS, TABLES
-from annotation.text.numbers import p_value
+from annotation.services.text.numbers import p_value
 
 
 def table(data, name):

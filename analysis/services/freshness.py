@@ -26,7 +26,7 @@ from annotation.models import (
 )
 from annotation.quality.selectors import accepted_ratings
 from scoring.judges import prompts
-from scoring.models import ConversationMetricScore, JudgeCacheEntry, MetricScore
+from scoring.models import ConversationMetricScore, JudgeCacheEntry, MetricScore, TurnMetricScore
 
 
 def _digest(value):
@@ -104,13 +104,20 @@ def _pairwise_marker(dataset, survey_ids):
 
 def _conversation_marker(dataset):
     """What the Conversations section reads: the conversation ratings and comparisons (only ever
-    added) and the stored conversation metric scores (replaced by a run: their newest time and sum)."""
+    added), the stored conversation and turn metric scores (replaced by a run: their newest time
+    and sum), and the exclusion decisions and rejections of the surveys that collected them."""
     if not dataset.conversations.exists():
         return None  # no conversations: nothing here can change the report
     ratings = ConversationRating.objects.filter(conversation__dataset=dataset)
     judgements = ConversationJudgement.objects.filter(conversation_a__dataset=dataset)
     scores = ConversationMetricScore.objects.filter(conversation__dataset=dataset)
+    turn_scores = TurnMetricScore.objects.filter(turn__conversation__dataset=dataset)
+    surveys = dataset.surveys.filter(task_type__in=task_types_reporting("conversations"))
+    rejected = Assignment.objects.filter(hit__survey__in=surveys, status=Assignment.Status.REJECTED)
     return {
+        "turn_scores": turn_scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
+        "decisions": ExclusionDecision.objects.filter(survey__in=surveys).aggregate(n=Count("pk"), last=Max("pk")),
+        "rejected": rejected.count(),
         "conversations": dataset.conversations.aggregate(n=Count("pk"), last=Max("pk")),
         "ratings": ratings.aggregate(n=Count("pk"), last=Max("pk")),
         "judgements": judgements.aggregate(n=Count("pk"), last=Max("pk")),

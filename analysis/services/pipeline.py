@@ -7,8 +7,8 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from analysis.models import Report
-from annotation.extensions.points import PipelineStep
 from annotation.models import ExclusionDecision, Rating
+from annotation.services.extensions.points import PipelineStep
 from scoring.models import MetricChunk
 
 REPORTS_CONSIDERED = 50

@@ -20,7 +20,7 @@ the p-value printed beside it.
 import numpy as np
 
 from analysis.stats.bootstrap import BLOCK_ELEMENTS, resample_counts
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 stats = lazy_module("scipy.stats")  # loaded when a report is computed, not at start-up
 

@@ -18,19 +18,14 @@ Pairwise Difference Pearson (PDP; DiIanni & Deutsch, EMNLP 2025): Pearson's r be
 and the metric score differences of every two responses to the same item, pooled over items. Both
 orders of each pair are used, so the result does not depend on which response is called first.
 
-Ranking (WMT24/25): per statistic (SPA, and the tie-calibrated pairwise accuracy acc*_eq grouped
-by item of `pairwise_accuracy`), a PERM-BOTH test for every two metrics (swap their z-scored
-scores of a response with probability 1/2, recompute both statistics), significance clusters
-walking down the ranking (`permutation.significance_clusters`), and the metrics ordered by the
-average of their cluster ranks over the statistics.
+The metrics' ranking by these statistics (WMT24/25) is `analysis.stats.wmt_ranking`.
 """
 
 from itertools import combinations
 
 import numpy as np
 
-from analysis.stats.pairwise_accuracy import pairs_within_groups, tie_calibration
-from analysis.stats.permutation import significance_clusters
+from analysis.stats.pairwise_accuracy import pairs_within_groups
 
 PCE_SEED = 4  # mt-metrics-eval's pce.compute_pairwise_p_values default
 N_PERMUTATIONS = 1000
@@ -107,81 +102,3 @@ def pairwise_difference_pearson(human, metric, items):
     if first.size < 2 or np.ptp(human_gaps) == 0 or np.ptp(metric_gaps) == 0:
         return {"pdp": None, "n_pairs": int(first.size)}
     return {"pdp": float(np.corrcoef(human_gaps, metric_gaps)[0, 1]), "n_pairs": int(first.size)}
-
-
-def _zscore(values):
-    finite = values[np.isfinite(values)]
-    spread = finite.std() if finite.size else 0.0
-    return (values - finite.mean()) / spread if spread > 0 else values - (finite.mean() if finite.size else 0)
-
-
-def _perm_both(statistic, first, second, *, n_perm, seed):
-    """One-sided p that the metric `first` beats `second` on `statistic` (PERM-BOTH, z-scored)."""
-    first, second = _zscore(first), _zscore(second)
-    delta = statistic(first) - statistic(second)
-    rng = np.random.default_rng(seed)
-    at_least = 0
-    for _ in range(n_perm):
-        swap = rng.random(first.size) < 0.5
-        a, b = np.where(swap, second, first), np.where(swap, first, second)
-        at_least += statistic(a) - statistic(b) >= delta - 1e-12
-    return at_least / n_perm
-
-
-def _acc_eq_of(human, items):
-    """A function of a metric's scores giving its acc*_eq grouped by item: the statistic of
-    `pairwise_accuracy.utterance_pairwise_accuracy`, with the pairs found once for all calls."""
-    first, second, group = pairs_within_groups(items)
-    keep = np.isfinite(human[first]) & np.isfinite(human[second])
-    first, second, group = first[keep], second[keep], group[keep]
-    human_diff = human[first] - human[second]
-
-    def acc_eq(values):
-        defined = np.isfinite(values[first]) & np.isfinite(values[second])
-        if not defined.any():
-            return None
-        _, groups = np.unique(group[defined], return_inverse=True)
-        sizes = np.bincount(groups)
-        weights = 1.0 / (sizes[groups] * sizes.size)  # every item weighs the same
-        return tie_calibration(human_diff[defined], (values[first] - values[second])[defined], weights)[0]
-
-    return acc_eq
-
-
-def wmt_ranking(human, metrics, systems, items, *, n_perm=N_PERMUTATIONS, seed=0, alpha=0.05):
-    """Metrics ranked as WMT24/25 rank them: SPA and acc*_eq, each metric's cluster rank under
-    each, and their average (best first). Long arrays: `human` and each of `metrics` give one
-    score per response, `systems` and `items` say whose response to which item it is."""
-    human = np.asarray(human, dtype=float)
-    human_matrix, _, item_labels = score_matrix(human, systems, items)
-    signs = permutation_signs(item_labels.size)
-
-    def spa_of(values):
-        return soft_pairwise_accuracy(human_matrix, score_matrix(values, systems, items)[0], signs=signs)["spa"]
-
-    acc_of = _acc_eq_of(human, items)
-
-    columns = {name: np.asarray(values, dtype=float) for name, values in metrics.items()}
-    table = {}
-    for label, statistic in (("spa", spa_of), ("acc_eq", acc_of)):
-        scores = {name: statistic(values) for name, values in columns.items()}
-        tests = []
-        for one, other in combinations(sorted(n for n in scores if scores[n] is not None), 2):
-            better, worse = (one, other) if scores[one] >= scores[other] else (other, one)
-            p = _perm_both(statistic, columns[better], columns[worse], n_perm=n_perm, seed=seed)
-            tests.append({"a": better, "b": worse, "p": p})
-        table[label] = (scores, significance_clusters(scores, tests, alpha=alpha))
-    rows = []
-    for name in columns:
-        ranks = [table[label][1].get(name) for label in table]
-        rows.append(
-            {
-                "metric": name,
-                "spa": table["spa"][0][name],
-                "spa_rank": table["spa"][1].get(name),
-                "acc_eq": table["acc_eq"][0][name],
-                "acc_eq_rank": table["acc_eq"][1].get(name),
-                "average_rank": float(np.mean(ranks)) if None not in ranks else None,
-            }
-        )
-    return sorted(rows, key=lambda row: (row["average_rank"] is None, row["average_rank"] or 0.0, row["metric"]))

@@ -7,7 +7,7 @@ import numpy as np
 from analysis.stats.bootboth import boot_both
 from analysis.stats.bootstrap import bootstrap_correlations, resample_counts
 from analysis.stats.correlation import correlate
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 # Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
 stats = lazy_module("scipy.stats")

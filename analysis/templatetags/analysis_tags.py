@@ -3,7 +3,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from analysis.report.cells import number, p_value
-from annotation.text.reserved import system_label as reserved_system_label
+from annotation.services.text.reserved import system_label as reserved_system_label
 
 register = template.Library()
 

@@ -15,8 +15,8 @@ from analysis.report.population import population_text, without_annotator_refs
 from analysis.services import exports
 from analysis.tasks.scheduling import report_is_stale, report_pending, report_request
 from analysis.views.report import pseudonymised, visible_report
-from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX
 from annotation.selectors import may_see_real_worker_ids
+from annotation.services.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX
 
 EXPORTS = {
     "json": ("application/json", "json"),

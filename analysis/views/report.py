@@ -22,13 +22,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from analysis.models import Report
 from analysis.report.links import report_url
-from analysis.report.options import EPSILONS, options_from_query, resolved
+from analysis.report.options import EPSILONS, RATING_SCORINGS, WEIGHTINGS, options_from_query, resolved
 from analysis.report.population import EXCLUDED_LEAD, population_text
 from analysis.sections.registry import page_table
 from analysis.sections.signatures import signature_lines
 from analysis.services.page import full_table, page_parts, page_tables, why_empty
 from analysis.tasks.scheduling import report_current, report_pending, report_refresh_request
-from annotation.models import Survey
+from annotation.models import Aspect, ConversationAspect, Survey
 from annotation.selectors import (
     datasets_changeable_by,
     datasets_visible_to,
@@ -134,7 +134,12 @@ def excluded_links(user, data):
 def _render_report(request, *, dataset, survey, filters):
     # A survey's report offers its own aspects only: another survey's aspect has none of its ratings.
     rated = [survey] if survey is not None else dataset.surveys.all()
-    aspects = sorted({a for s in rated for a in s.aspects.values_list("key", flat=True)} | {"overall"})
+    # One query: the surveys' aspects and, for the dataset's report, those of its imported conversation
+    # ratings (the Conversations section's filter).
+    keys = Aspect.objects.filter(survey__in=rated).order_by().values_list("key", flat=True)
+    if survey is None:
+        keys = keys.union(ConversationAspect.objects.filter(dataset=dataset).order_by().values_list("key", flat=True))
+    aspects = sorted(set(keys) | {"overall"})
     systems = list(dataset.systems.values_list("name", flat=True))
     # A report is computed (and stored) per filter: a link naming an aspect or a system the dataset
     # lacks must not start a computation of its own (any number of them, by mistake or on purpose).
@@ -164,6 +169,8 @@ def _render_report(request, *, dataset, survey, filters):
         "filters": filters,
         "options": resolved(filters["options"]),
         "epsilons": EPSILONS,
+        "alt_scorings": RATING_SCORINGS,
+        "weightings": WEIGHTINGS,
         "systems": systems,
         "aspects": aspects,
         "query": request.GET.urlencode(),

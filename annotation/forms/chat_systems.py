@@ -2,12 +2,15 @@
 
 from django import forms
 
-from annotation.chat_systems.registry import EDITABLE_FIELDS, NOUN
 from annotation.models import ChatSystem
-from config.endpoints.rules import api_key_env_problem, assigned_key_variables, base_url_problem
+from annotation.services.chat_systems.registry import EDITABLE_FIELDS, NOUN
+from config.endpoints.forms import EndpointFormMixin
 
 
-class ChatSystemForm(forms.ModelForm):
+class ChatSystemForm(EndpointFormMixin, forms.ModelForm):
+    endpoint_noun = NOUN
+    key_prefixes = ("sk-", "Bearer ")
+
     base_url = forms.URLField(
         label="Base URL",
         max_length=500,
@@ -30,15 +33,7 @@ class ChatSystemForm(forms.ModelForm):
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
         self.owner = owner
-        mine = assigned_key_variables(owner)
-        self.fields["api_key_env"].help_text = (
-            "Name of the environment variable holding the API key (empty: the server needs none). "
-            + (
-                f"The operator assigned you: {', '.join(mine)}."
-                if mine
-                else "The operator has assigned you no key variable (JUDGE_KEY_VARIABLES): only keyless servers."
-            )
-        )
+        self.key_variables_help()
 
     def clean_name(self):
         name = self.cleaned_data["name"]
@@ -46,24 +41,6 @@ class ChatSystemForm(forms.ModelForm):
         if others.exists():
             raise forms.ValidationError("You already have a chat system with this name; choose another.")
         return name
-
-    def clean_base_url(self):
-        value = self.cleaned_data["base_url"]
-        # the rule the service applies again on save and before every request
-        problem = base_url_problem(value, noun=NOUN)
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
-
-    def clean_api_key_env(self):
-        value = self.cleaned_data["api_key_env"]
-        if value.startswith(("sk-", "Bearer ")):
-            raise forms.ValidationError("Give the NAME of the environment variable that holds the key, not the key.")
-        # A name that is no variable name at all gets the model's own message (its validator).
-        problem = api_key_env_problem(value, owner=self.owner, noun=NOUN) if value.replace("_", "a").isalnum() else ""
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
 
 
 class ChatSystemTestForm(forms.Form):

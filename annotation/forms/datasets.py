@@ -10,7 +10,7 @@ FORMAT_CHOICES = [("", "From the file name (.csv is CSV, anything else JSONL)")]
 
 
 class UploadField(forms.FileField):
-    """A FileField that says so when the upload size limit stopped the file (annotation/runtime/uploads.py),
+    """A FileField that says so when the upload size limit stopped the file (annotation/services/runtime/uploads.py),
     and says of every refusal that nothing was imported, as the import's own messages do."""
 
     default_error_messages = {

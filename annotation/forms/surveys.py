@@ -17,7 +17,7 @@ from annotation.kinds.rating.forms import ASPECT_DETAILS_HELP, gold_lines_parse
 from annotation.kinds.registry import DEFAULT_KIND, all_kinds, kind_named
 from annotation.models import Survey, System
 from annotation.services.surveys import aspect_key_problem, instructions_by_type, reference_pairs_problem
-from annotation.text.aspect_details import aspect_details_parse
+from annotation.services.text.aspect_details import aspect_details_parse
 
 
 class SurveyForm(forms.Form):
@@ -154,6 +154,13 @@ class SurveyForm(forms.Form):
         help_text="How many replies to one conversation each set shows; the annotator picks the best and the "
         "worst. Sets are drawn so each reply is shown about equally often, next to every other about equally often.",
     )
+    bws_across_contexts = forms.BooleanField(
+        required=False,
+        label="Best-worst: sets of replies to different conversations",
+        help_text="Each set shows replies to as many different conversations, each under its own, so replies are "
+        "scaled against replies to other conversations too. Needs at least as many contexts per HIT as replies "
+        "per set.",
+    )
     max_pasted_share = forms.FloatField(
         required=False,
         min_value=0.0,
@@ -166,12 +173,21 @@ class SurveyForm(forms.Form):
         required=False,
         min_value=0.0,
         max_value=1.0,
-        label="Integrity: exclude a worker whose estimated competence (MACE) is below this (off when empty)",
+        label="Integrity: exclude a worker whose estimated competence (ordinal spammer model on a rating scale, "
+        "MACE otherwise) is below this (off when empty)",
     )
     write_system_name = forms.CharField(
         required=False,
         label="System for written replies (writing tasks only)",
         help_text="Leave empty for rating tasks. In a writing task, accepted replies join this system.",
+    )
+    reference_llm_systems = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reference LLM systems (writing tasks only, optional)",
+        help_text="Systems of the dataset, comma-separated, whose responses are an LLM's replies to the same "
+        "contexts (one system per sample, imported with the dataset). A written reply very like one of them is "
+        "flagged on the quality page, with the similarity; a flag is evidence, not proof.",
     )
 
     SETTINGS = (
@@ -199,6 +215,8 @@ class SurveyForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = datasets
         self.owner = owner
+        for kind in all_kinds():
+            self.fields.update(kind.form_fields(owner))  # a kind's own fields (the live chat's systems, turns)
         self._systems_as_checkboxes(datasets)
         for name, task_type in self.TASK_TYPE_OF_FIELD.items():
             self.fields[name].task_type = task_type  # read by the template, as the field's data-task-type
@@ -307,6 +325,9 @@ class SurveyForm(forms.Form):
         for minimum in ("min_position_judgements", "min_repeats"):  # empty keeps the model's default
             data[minimum] = data.get(minimum) or Survey._meta.get_field(minimum).default
         kind = kind_named(data.get("task_type"))
+        for field, problem in kind.form_problems(data):
+            if not self.has_error(field):
+                self.add_error(field, problem)
         if kind.default_question and data.get("question") == self.fields["question"].initial:
             data["question"] = ""  # the kind's own question ("Which reply is better?") replaces the rating one
         data["provider"] = data.get("provider") or Survey.Provider.LOCAL

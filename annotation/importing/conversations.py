@@ -18,7 +18,7 @@ ids and names that look like others are refused, and no field holds more than 13
 import csv
 from dataclasses import dataclass, field
 
-from annotation.importing.errors import DataImportError, ErrorCollector
+from annotation.importing.errors import DataImportError, parse_records
 from annotation.importing.text import (
     as_lines,
     describe,
@@ -32,7 +32,7 @@ from annotation.importing.text import (
     unstorable_json,
 )
 from annotation.models.conversations import SYSTEM_SPEAKER
-from annotation.text.reserved import reserved_system_name_problem
+from annotation.services.text.reserved import reserved_system_name_problem
 
 MAX_ID_LENGTH = 200  # Conversation.external_id, Conversation.seed
 MAX_SYSTEM_LENGTH = 100  # System.name
@@ -59,20 +59,9 @@ def parse_conversations(lines, fmt, errors=None):
     A bad line goes to `errors` (an ErrorCollector) and the reading goes on; without a collector
     every problem is raised together at the end.
     """
-    collector = ErrorCollector() if errors is None else errors
-    conversations = []
-    try:
-        if fmt == "csv":
-            _parse_csv(as_lines(lines), collector, conversations)
-        else:
-            _parse_jsonl(as_lines(lines), collector, conversations)
-    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
-        collector.add(fatal)
-    if not conversations and not collector:
-        collector.add(DataImportError("the file holds no conversations" if fmt == "csv" else "the file is empty"))
-    if errors is None:
-        collector.raise_if_any()
-    return conversations
+    return parse_records(
+        as_lines(lines), fmt, errors, parse_csv=_parse_csv, parse_jsonl=_parse_jsonl, noun="conversations"
+    )
 
 
 # --- JSONL ------------------------------------------------------------------------

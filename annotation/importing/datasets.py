@@ -15,7 +15,7 @@ meta, on a response row the response's meta.
 
 from dataclasses import dataclass, field
 
-from annotation.importing.errors import DataImportError, ErrorCollector
+from annotation.importing.errors import DataImportError, parse_records
 from annotation.importing.text import (
     as_lines,
     describe,
@@ -27,7 +27,7 @@ from annotation.importing.text import (
     unstorable,
     unstorable_json,
 )
-from annotation.text.reserved import reserved_system_name_problem
+from annotation.services.text.reserved import reserved_system_name_problem
 
 MAX_ID_LENGTH = 200
 MAX_SYSTEM_LENGTH = 100
@@ -63,20 +63,7 @@ def parse_dataset(lines, fmt, errors=None):
     A bad line does not stop the reading: its problem goes to `errors` (an ErrorCollector) and
     the next line is read. Without a collector, all problems are raised together at the end.
     """
-    collector = ErrorCollector() if errors is None else errors
-    contexts = []
-    try:
-        if fmt == "csv":
-            _parse_csv(as_lines(lines), collector, contexts)
-        else:
-            _parse_jsonl(as_lines(lines), collector, contexts)
-    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
-        collector.add(fatal)
-    if not contexts and not collector:
-        collector.add(DataImportError("the file holds no contexts" if fmt == "csv" else "the file is empty"))
-    if errors is None:
-        collector.raise_if_any()
-    return contexts
+    return parse_records(as_lines(lines), fmt, errors, parse_csv=_parse_csv, parse_jsonl=_parse_jsonl, noun="contexts")
 
 
 # --- JSONL ------------------------------------------------------------------------

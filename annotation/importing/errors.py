@@ -103,3 +103,21 @@ class ErrorCollector:
         if self.total == 1:
             raise self._kept[0]
         raise ImportErrors(self._kept, self.total)
+
+
+def parse_records(lines, fmt, errors, *, parse_csv, parse_jsonl, noun):
+    """The reading both import formats share: `parse_csv` or `parse_jsonl` (lines, collector, records)
+    appends each valid record; a bad line goes to `errors` (an ErrorCollector) and the reading goes on,
+    and without a collector every problem is raised together at the end. A file without a record
+    says so ("the file holds no `noun`" for a CSV, "the file is empty" for JSONL)."""
+    collector = ErrorCollector() if errors is None else errors
+    records = []
+    try:
+        (parse_csv if fmt == "csv" else parse_jsonl)(lines, collector, records)
+    except DataImportError as fatal:  # the file cannot be read on (encoding, size, CSV header)
+        collector.add(fatal)
+    if not records and not collector:
+        collector.add(DataImportError(f"the file holds no {noun}" if fmt == "csv" else "the file is empty"))
+    if errors is None:
+        collector.raise_if_any()
+    return records

@@ -22,7 +22,17 @@ from annotation.importing.judgements import (
 from annotation.importing.text import describe, shown
 
 REQUIRED = ("context_id", "system", "worker", "score")
-OPTIONAL = ("aspect", "seconds", "survey", "confirmed")  # survey, confirmed: written by export, ignored
+# survey, confirmed and the worker's integrity columns (issue 40): written by export, ignored here
+OPTIONAL = (
+    "aspect",
+    "seconds",
+    "survey",
+    "confirmed",
+    "worker_integrity_flags",
+    "worker_competence_mace",
+    "worker_competence_dawid_skene",
+    "worker_competence_ordinal",
+)
 
 __all__ = ["DEFAULT_ASPECT", "ParsedRating", "parse_ratings"]
 

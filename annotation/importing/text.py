@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 from annotation.importing.errors import DataImportError
-from annotation.text.csv_safety import restore
+from annotation.services.text.csv_safety import restore
 from config.security.json_input import MAX_JSON_DEPTH, json_loads
 
 FORMATS = ("jsonl", "csv")
@@ -55,7 +55,7 @@ def read_lines(file, *, max_bytes=None):
     """
     refusal = getattr(file, "refusal", None)
     if refusal:
-        # An upload that the web's size limit already stopped (annotation/runtime/uploads.py).
+        # An upload that the web's size limit already stopped (annotation/services/runtime/uploads.py).
         raise DataImportError(refusal)
     offset = 0
     for number, line in enumerate(_binary_lines(file, max_bytes), start=1):

@@ -53,7 +53,7 @@ class TaskKind:
     name = ""
     # The analysis report section this kind contributes (its name in the sections registry), if any.
     report_section = None
-    # Words for annotators and researchers (see annotation/task_page/wording.py for the keys).
+    # Words for annotators and researchers (see annotation/views/task_page/wording.py for the keys).
     wording = {}
     # What the task page records besides the answers, in one plain sentence the start pages and the
     # task page show before any of it is recorded ("": nothing more; the writing kind: its telemetry).
@@ -173,7 +173,7 @@ class TaskKind:
 
     def page_blocks(self, *, survey, items, scales, previous, missing):
         """The page's blocks when the kind lays them out itself (each with `template`: the first of
-        its `block_templates`), or None for the shared layout (annotation.task_page.items)."""
+        its `block_templates`), or None for the shared layout (annotation.views.task_page.items)."""
         return None
 
     # -- submissions -------------------------------------------------------------------------------
@@ -222,6 +222,11 @@ class TaskKind:
         """The model that stores the kind's answers (the first list of `validated_rows`)."""
         raise NotImplementedError
 
+    def store_answers(self, rows):
+        """Store the first list of `validated_rows` inside the submit's transaction (a unique
+        constraint broken raises IntegrityError, which undoes the whole submission)."""
+        self.answer_model().objects.bulk_create(rows)
+
     def counted_answers(self):
         """The model of the rows the survey pages count as the survey's answers."""
         return self.answer_model()
@@ -253,12 +258,46 @@ class TaskKind:
     # Whether the labels are nominal (kappa never weighted) rather than ordinal.
     nominal = False
 
+    # Whether the quality rows are ratings on an evenly spaced number scale, so that each worker's competence
+    # is estimated with the ordinal spammer model (issue 40) rather than MACE's categories.
+    rates_on_a_scale = False
+
+    # The quality pages' words for the kind's answers: a survey's and an annotator's count (`answers`),
+    # in sentences (`answers_lower`), in the surveys' list (`listed`), what one timed answer is
+    # (`per_item`), what the counted units are (`units`, `units_note`), the annotator's distribution
+    # (`given`) and the level of Krippendorff's alpha (`alpha`).
+    quality_words = {
+        "answers": "Ratings",
+        "answers_lower": "ratings",
+        "listed": "ratings (overall)",
+        "per_item": "rated item",
+        "units": "responses",
+        "units_note": ", overall question",
+        "given": "Scores given",
+        "alpha": "ordinal",
+    }
+    # Whether split-half reliability applies (it correlates mean 1-5 scores).
+    quality_split_half = True
+    # The kind's own parts of the quality pages (templates, None: none): a paragraph above the survey's
+    # figures, its rules inside the rules sentence, and tiles of the annotator's figures.
+    quality_intro_template = None
+    quality_rules_template = None
+    quality_annotator_template = None
+    # What the dataset page counts for each of its surveys: the survey's annotated count and its word.
+    dataset_count = ("n_ratings", "ratings")
+
     # The one question the rules judge, or None when they judge every question (`quality_aspects`).
     quality_aspect = Aspect.OVERALL
 
     def quality_aspects(self, survey):
         """The questions the rules judge (keys)."""
         return [self.quality_aspect]
+
+    def quality_strata(self, survey):
+        """`{question: scale}` when the rules judge several questions each on its own scale (the
+        rows then carry their `aspect`; agreement is computed per question and combined), else None:
+        one scale (`quality_scale`) for every row."""
+        return None
 
     def pair_counts(self, survey):
         """Evidence of the kind's own rules (position, repeats), or None when it has none."""
@@ -276,8 +315,41 @@ class TaskKind:
         """Statistics of the kind's own for the quality report (merged in), or {}."""
         return {}
 
+    def reference_llm_samples(self, survey, context_ids):
+        """`{context id: [(sample name, text)]}`: a reference LLM's replies to these contexts, which the
+        integrity section compares written replies with (issue 40); {} for kinds that write nothing."""
+        return {}
+
+    # -- the survey form ----------------------------------------------------------------------------
+    def form_fields(self, owner):
+        """Fields only this kind asks on the survey form, by name (listed in `own_fields` too, so the
+        page shows them for this kind only); `owner`: the researcher filling it in."""
+        return {}
+
+    def form_problems(self, data):
+        """(field, message) pairs for what this kind needs and the form's cleaned `data` lacks."""
+        return []
+
+    def form_create(self, *, data, common):
+        """The survey the form makes when the kind makes it itself (a live chat survey), else None:
+        the shared `survey_create` with `common`."""
+        return None
+
+    def form_initial(self, survey):
+        """A draft's values of this kind's own form fields (its edit page)."""
+        return {}
+
+    # -- the create_survey command -------------------------------------------------------------------
+    def add_command_arguments(self, parser):
+        """Add the options only this kind reads to `create_survey`'s parser (none by default)."""
+
+    def command_create(self, *, dataset, owner, options):
+        """The survey `create_survey` makes from `options` when the kind makes it itself (a live chat
+        survey: its chat systems and turns), else None: the command's shared `survey_create`."""
+        return None
+
     # -- the demo ----------------------------------------------------------------------------------
     def simulated_answers(self, annotator, *, items, aspects, survey):
         """A simulated annotator's answers to the items an assignment shows, by item id
-        (`kinds.simulated.SimulatedAnnotator`, driven by annotation.demo.simulation)."""
+        (`kinds.simulated.SimulatedAnnotator`, driven by annotation.services.demo_data.simulation)."""
         raise NotImplementedError

@@ -22,6 +22,7 @@ KINDS = {
     Survey.TaskType.BWS: "annotation.kinds.bws.kind.BWSKind",
     Survey.TaskType.CONVERSATION: "annotation.kinds.conversation.kind.ConversationKind",
     Survey.TaskType.ACUTE: "annotation.kinds.acute.kind.AcuteKind",
+    Survey.TaskType.CHAT: "annotation.kinds.chat.kind.ChatKind",
 }
 # A survey of an unknown type (a row written by hand) reads as a rating survey, as it always did.
 DEFAULT_KIND = Survey.TaskType.RATE

@@ -1,4 +1,4 @@
-"""The simulated annotator's noise model, shared by the kinds' demo answers (annotation.demo.simulation
+"""The simulated annotator's noise model, shared by the kinds' demo answers (annotation.services.demo_data.simulation
 drives them through the real claim and submit path).
 
 Noise model. A diligent annotator scores a response round(1 + 4*q + noise), clipped to the scale,

@@ -4,7 +4,7 @@ import os
 import sys
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importing import FORMATS, DataImportError
 from annotation.models import Dataset, Survey
@@ -97,27 +97,103 @@ def add_worker_ids_arguments(parser):
     parser.set_defaults(real_ids=False)
 
 
+def add_output_arguments(parser):
+    """`--format` and `--output`, which every export command takes."""
+    parser.add_argument("--format", choices=FORMATS, default="jsonl")
+    parser.add_argument("--output", help="File to write (default: stdout).")
+
+
+def real_ids_warning(command, options, noun):
+    """Say, when `--real-ids` was given, that the file is not to be shared."""
+    if options["real_ids"]:
+        command.stderr.write(f"These {noun} carry real worker ids: keep the file to yourself, do not publish it.")
+
+
+def write_export(command, options, *, write, noun):
+    """`write(stream, fmt)` into `--output` (saying how many `noun` it wrote) or to stdout (a closed pipe
+    ends it quietly). Returns nothing."""
+    if options["output"]:
+        with open(options["output"], "w", encoding="utf-8", newline="") as stream:
+            count = write(stream, options["format"])
+        command.stderr.write(f"Wrote {count} {noun} to {options['output']}.")
+        return
+    try:
+        write(command.stdout, options["format"])
+    except BrokenPipeError:
+        quiet_broken_pipe()
+
+
+class DatasetExportCommand(BaseCommand):
+    """An export of one dataset's records: `--dataset`, `--owner`, `--format`, `--output`; a subclass
+    gives `help`, `noun` (what "Wrote N ..." counts) and `export(*, dataset, stream, fmt)`."""
+
+    noun = ""
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True)
+        add_owner_argument(parser)
+        add_output_arguments(parser)
+
+    def export(self, *, dataset, stream, fmt):
+        raise NotImplementedError
+
+    def handle(self, *args, **options):
+        dataset = dataset_or_error(options["dataset"], options["owner"])
+
+        def write(stream, fmt):
+            return self.export(dataset=dataset, stream=stream, fmt=fmt)
+
+        write_export(self, options, write=write, noun=self.noun)
+
+
+class SurveyExportCommand(BaseCommand):
+    """An export of one survey's answers: `--survey`, `--owner`, `--format`, `--output` and the worker-id
+    options; a subclass gives `help`, `noun`, `ids_noun` (the real-ids warning's), `refusal(survey)`
+    (why the survey is not of its kind, or "") and `export(*, survey, stream, fmt, real_ids)`."""
+
+    noun = ids_noun = ""
+
+    def add_arguments(self, parser):
+        parser.add_argument("--survey", required=True, help="Survey name (or id).")
+        add_owner_argument(parser)
+        add_output_arguments(parser)
+        add_worker_ids_arguments(parser)
+
+    def refusal(self, survey):
+        return ""
+
+    def export(self, *, survey, stream, fmt, real_ids):
+        raise NotImplementedError
+
+    def handle(self, *args, **options):
+        survey = survey_or_error(options["survey"], options["owner"])
+        refusal = self.refusal(survey)
+        if refusal:
+            raise CommandError(refusal)
+        real_ids_warning(self, options, self.ids_noun)
+
+        def write(stream, fmt):
+            return self.export(survey=survey, stream=stream, fmt=fmt, real_ids=options["real_ids"])
+
+        write_export(self, options, write=write, noun=self.noun)
+
+
 def run_export(command, options, *, export, noun):
-    """The body the export commands share: the dataset (and `--survey`) looked up, then `export(...)`
-    written to `--output` (saying how many `noun`) or to stdout (a closed pipe ends it quietly)."""
+    """The body the dataset-wide export commands share: the dataset (and `--survey`) looked up, then
+    `export(...)` written by `write_export`."""
     dataset = dataset_or_error(options["dataset"], options["owner"])
     real_ids = options["real_ids"]
-    if real_ids:
-        command.stderr.write(f"These {noun} carry real worker ids: keep the file to yourself, do not publish it.")
+    real_ids_warning(command, options, noun)
     survey = None
     if options["survey"]:
         survey = dataset.surveys.filter(name=options["survey"]).first()
         if survey is None:
             raise CommandError(f"dataset {dataset.name!r} has no survey named {options['survey']!r}")
-    if options["output"]:
-        with open(options["output"], "w", encoding="utf-8", newline="") as stream:
-            count = export(dataset=dataset, survey=survey, stream=stream, fmt=options["format"], real_ids=real_ids)
-        command.stderr.write(f"Wrote {count} {noun} to {options['output']}.")
-        return
-    try:
-        export(dataset=dataset, survey=survey, stream=command.stdout, fmt=options["format"], real_ids=real_ids)
-    except BrokenPipeError:
-        quiet_broken_pipe()
+
+    def write(stream, fmt):
+        return export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
+
+    write_export(command, options, write=write, noun=noun)
 
 
 def add_import_arguments(parser, *, noun, default_survey):

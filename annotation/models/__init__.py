@@ -2,6 +2,7 @@
 
 from annotation.models.bws import BWSJudgement
 from annotation.models.chat_systems import ChatSystem
+from annotation.models.consent import ConsentResponse, ParticipantDeletion, QuestionnaireResponse, SurveyConsent
 from annotation.models.conversations import (
     Conversation,
     ConversationAspect,
@@ -12,6 +13,7 @@ from annotation.models.conversations import (
 from annotation.models.datasets import REFERENCE_SYSTEM_NAME, Context, Dataset, Reference, Response, System
 from annotation.models.identity import LinkIdentity
 from annotation.models.link_platform import LinkParticipant, LinkPlatform
+from annotation.models.live_chat import ChatAttempt, ChatHIT, ChatSurveySettings, LiveChat
 from annotation.models.mturk import (
     MTurkAssignment,
     MTurkBlock,
@@ -53,7 +55,11 @@ __all__ = [
     "AttentionAnswer",
     "AttentionCheck",
     "BWSJudgement",
+    "ChatAttempt",
+    "ChatHIT",
+    "ChatSurveySettings",
     "ChatSystem",
+    "ConsentResponse",
     "Context",
     "Conversation",
     "ConversationAspect",
@@ -67,6 +73,7 @@ __all__ = [
     "LinkIdentity",
     "LinkParticipant",
     "LinkPlatform",
+    "LiveChat",
     "MTurkAssignment",
     "MTurkBlock",
     "MTurkBonus",
@@ -75,17 +82,20 @@ __all__ = [
     "MTurkHIT",
     "MTurkSettings",
     "PairwiseJudgement",
+    "ParticipantDeletion",
     "ProlificBlockList",
     "ProlificBonus",
     "ProlificStudy",
     "ProlificSubmission",
     "ProlificWebhookEvent",
     "QualityReport",
+    "QuestionnaireResponse",
     "Rating",
     "Reference",
     "Response",
     "ReviewAction",
     "Survey",
+    "SurveyConsent",
     "System",
     "WrittenResponse",
 ]

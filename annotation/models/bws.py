@@ -19,7 +19,8 @@ class BWSJudgement(models.Model):
         Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="bws_judgements"
     )
     item = models.ForeignKey(HITItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    # Empty for a tuple across contexts (survey.bws_across_contexts): each reply has its own.
+    context = models.ForeignKey(Context, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     responses = models.JSONField(help_text="The tuple's response ids, in the order shown.")
     best = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
     worst = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")

@@ -93,16 +93,20 @@ class ConversationAspect(models.Model):
 class ConversationRating(models.Model):
     """One annotator's score of a whole conversation (`turn` empty) or of one system turn of it."""
 
+    # Indexes kept to what reads use: a submission writes ~540 rows (flags of every bot turn), and
+    # each index is a write per row. `conversation` and `survey` are served by the (conversation,
+    # aspect) and (survey, aspect) indexes below, which lead with them; `aspect` alone (a few values)
+    # by none: no single-column index for the three.
     annotator = models.ForeignKey(Annotator, on_delete=models.PROTECT, related_name="conversation_ratings")
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="ratings")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="ratings", db_index=False)
     # A system turn of `conversation` (the import checks both); empty for the whole conversation.
     turn = models.ForeignKey(ConversationTurn, null=True, blank=True, on_delete=models.CASCADE, related_name="ratings")
-    aspect = models.SlugField(max_length=50, default="overall")
+    aspect = models.SlugField(max_length=50, default="overall", db_index=False)
     score = models.IntegerField()
     seconds = models.FloatField(null=True, blank=True, help_text="Time the annotator spent on it.")
     # The survey and slot that collected it (annotation/kinds/conversation); empty when imported.
     survey = models.ForeignKey(
-        Survey, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_ratings"
+        Survey, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_ratings", db_index=False
     )
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="conversation_ratings"

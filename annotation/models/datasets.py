@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.text.reserved import REFERENCE_SYSTEM_NAME  # noqa: F401 (re-exported: the pseudo-system's name)
+from annotation.services.text.reserved import REFERENCE_SYSTEM_NAME  # noqa: F401 (re-exported: the pseudo-system's name)
 
 
 class Dataset(models.Model):

@@ -25,6 +25,9 @@ class ProlificStudy(models.Model):
     places = models.PositiveIntegerField(default=0, help_text="total_available_places as last sent.")
     completed_code = models.CharField(max_length=32)
     failed_check_code = models.CharField(max_length=32)
+    # The code a participant who declines the consent page goes back with (Prolific's NO_CONSENT
+    # code type, whose action asks them to return the study); empty on studies made before it.
+    no_consent_code = models.CharField(max_length=32, blank=True)
     measured_median_seconds = models.PositiveIntegerField(
         null=True,
         blank=True,

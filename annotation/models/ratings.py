@@ -61,7 +61,7 @@ class HIT(models.Model):
 class HITPage(models.Model):
     """A HIT's items rendered once, as every annotator who has no answers on it yet sees them.
 
-    Rendered after launch (`annotation.task_page.stored.hit_pages_render`) and read by every worker
+    Rendered after launch (`annotation.views.task_page.stored.hit_pages_render`) and read by every worker
     process, so that a crowd arriving at once is not rendering the same HTML in each process.
     `version` names the templates and code it was rendered by: a page of another version is
     ignored (and rendered again), never shown.
@@ -113,6 +113,8 @@ class HITItem(models.Model):
         CONV_GOLD = "conv_gold", "Conversation with a planted flaw (attention check)"
         CONV_PAIR = "conv_pair", "Pair of conversations"
         CONV_PAIR_GOLD = "conv_pgold", "Pair of conversations, one broken (attention check)"
+        CHAT = "chat", "A live chat with a system"
+        CONV_PAIR_REPEAT = "conv_prepeat", "Repeated pair of conversations, sides swapped (consistency check)"
 
     # Replies (or pairs) shown in a check's block only to give it a real block's shape: answered,
     # never stored.

@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotation.models.datasets import Dataset, System
-from annotation.text.aspect_details import DEFINITION_MAX
+from annotation.services.text.aspect_details import DEFINITION_MAX
 
 
 def new_survey_token():
@@ -23,6 +23,7 @@ class Survey(models.Model):
         BWS = "bws", "Best-worst scaling (pick the best and worst of a few replies)"
         CONVERSATION = "conversation", "Rate whole conversations and flag system turns"
         ACUTE = "acute", "Compare two conversations (ACUTE-Eval)"
+        CHAT = "chat", "Chat live with a system, then rate the conversation"
 
     class ReferencePairs(models.TextChoices):
         NONE = "none", "No: systems against each other only"
@@ -73,6 +74,14 @@ class Survey(models.Model):
     write_system_name = models.CharField(
         max_length=100, blank=True, help_text="For write tasks: the system that accepted responses join."
     )
+    # Issue 40: a reference LLM's replies to the same contexts, imported with the dataset as systems (one
+    # system per sample); a written reply very like one of them is flagged (evidence, not proof).
+    reference_llm_systems = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="For write tasks: the dataset's systems (comma-separated) whose responses are a reference "
+        "LLM's replies to the same contexts, one system per sample. A written reply very like one is flagged.",
+    )
 
     # Pairwise (A/B) tasks: which pairs are shown and what the annotator may answer.
     pair_budget = models.PositiveIntegerField(
@@ -91,6 +100,12 @@ class Survey(models.Model):
     # Best-worst scaling: how many replies to one context each tuple shows.
     tuple_size = models.PositiveSmallIntegerField(
         default=4, help_text="Best-worst scaling: replies shown together, of which the best and worst are picked."
+    )
+    # Best-worst scaling across contexts: each tuple shows replies to different conversations (each
+    # under its own), so replies are scaled against every other reply, not only their context's.
+    bws_across_contexts = models.BooleanField(
+        default=False,
+        help_text="Best-worst scaling: each set shows replies to different conversations, each under its own.",
     )
 
     # HIT layout
@@ -153,12 +168,17 @@ class Survey(models.Model):
         null=True,
         blank=True,
         validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="Exclude a worker whose estimated competence (MACE) is below this. Empty: rule off.",
+        help_text="Exclude a worker whose estimated competence (the ordinal spammer model on a rating scale, MACE "
+        "otherwise) is below this. Empty: rule off.",
     )
 
     created_at = models.DateTimeField(auto_now_add=True)
     launched_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # Set with the survey's consent page or pre-task questions (annotation.services.consent): the
+    # entry pages read it from the survey row they load anyway, so a survey without them pays no
+    # query for the check on the annotator's hot path.
+    asks_before_tasks = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["-created_at"]

@@ -42,13 +42,13 @@ def annotator_labels(annotator_ids):
 def attention_by_annotator(survey):
     """`{annotator_id: (answers, failed)}` over the survey's attention-check answers.
 
-    A pairwise survey's swapped repeats are left out: an inconsistent repeat may be honest doubt
+    A pairwise or ACUTE survey's swapped repeats are left out: an inconsistent repeat may be honest doubt
     about a close pair (the submit path does not count it either); the consistency rule judges them.
     """
     result = {}
     rows = (
         AttentionAnswer.objects.filter(assignment__hit__survey=survey)
-        .exclude(item__kind=HITItem.Kind.PAIR_REPEAT)
+        .exclude(item__kind__in=(HITItem.Kind.PAIR_REPEAT, HITItem.Kind.CONV_PAIR_REPEAT))
         .values_list("assignment__annotator_id", "passed")
         .order_by()
     )

@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.kinds.registry import kind_for
 from annotation.models import ExclusionDecision, QualityReport, Survey
 from annotation.quality import data, report
-from annotation.quality.integrity_report import survey_integrity
+from annotation.quality.integrity_report import prepare_vectors, survey_integrity
 
 
 def _outcome_key(excluded, reasons):
@@ -45,13 +45,19 @@ def _record_auto_decisions(survey, outcomes):
     return new
 
 
-@transaction.atomic
 def quality_recompute(*, survey):
     """Apply the exclusion rules, record changed automatic decisions and cache the report.
 
     Returns the QualityReport. Safe to run at any time and twice in a row (the second run
-    records nothing new).
+    records nothing new). Written replies are encoded first (MiniLM, for the similarity flags),
+    outside the transaction: loading the model takes seconds, and no lock should wait on it.
     """
+    prepare_vectors(survey)
+    return _quality_recompute(survey=survey)
+
+
+@transaction.atomic
+def _quality_recompute(*, survey):
     started = time.monotonic()
     survey = Survey.objects.get(pk=survey.pk)  # fresh settings
     # Two recomputes of one survey must not interleave (they would both record decisions), so

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from annotation.kinds.registry import kind_for
 from annotation.quality import agreement, data, rules, whatif
+from annotation.quality.integrity_report import rule_competence
 
 SPLIT_HALF_SPLITS = 100
 SPLIT_HALF_SEED = 0
@@ -16,6 +17,36 @@ SPLIT_HALF_SEED = 0
 
 def _triples(rows, labels):
     return [(labels[r["annotator_id"]], r["response_id"], r["score"]) for r in rows]
+
+
+def _strata(rows, labels, strata):
+    """`{question: (triples, scale)}` of rows that carry their `aspect`, each question on its scale."""
+    grouped = {aspect: ([], scale) for aspect, scale in strata.items()}
+    for row in rows:
+        grouped[row["aspect"]][0].append((labels[row["annotator_id"]], row["response_id"], row["score"]))
+    return {aspect: group for aspect, group in grouped.items() if group[0]}
+
+
+def aspect_agreement(rows, labels, strata, *, accepted, weighting, min_overlap):
+    """Per question of a kind whose rules judge several (`quality_strata`): items, ratings, the
+    median pairwise kappa (the survey's weighting) over all annotators and over the `accepted`
+    ones (labels), Krippendorff's alpha (ordinal; nominal for two values) over the accepted
+    annotators' ratings, and split-half over theirs."""
+    out = []
+    for aspect, (triples, scale) in _strata(rows, labels, strata).items():
+        pairs = agreement.pairwise_agreement(triples, scale=scale, min_overlap=min_overlap)
+        kept = [t for t in triples if t[0] in accepted]
+        level = "nominal" if len(scale) == 2 else "ordinal"
+        out.append({
+            "aspect": aspect, "scale": scale, "n_items": len({t[1] for t in triples}), "n_ratings": len(triples),
+            "median_kappa": agreement.median_kappa(pairs, weighting=weighting),
+            "median_kappa_accepted": agreement.median_kappa(pairs, weighting=weighting, annotators=accepted),
+            "n_pairs": sum(p.used for p in pairs),
+            "alpha": agreement.krippendorff_alpha(kept, scale=scale, level=level),
+            "split_half": agreement.split_half_agreement(kept, n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED)[
+                "pearson"]["mean"],
+        })  # fmt: skip
+    return out
 
 
 def _median_seconds(rows):
@@ -31,15 +62,18 @@ def _rows(survey):
 
 
 def integrity_numbers(integrity):
-    """`{annotator_id: {"pasted_replies", "telemetry_replies", "competence"}}`: what the integrity
-    rules judge, from the report's integrity section (`integrity_report.survey_integrity`)."""
+    """`{annotator_id: {"pasted_replies", "telemetry_replies", "competence", "competence_model"}}`: what
+    the integrity rules judge, from the report's integrity section (`integrity_report.survey_integrity`):
+    the ordinal spammer model's competence on a rating scale, MACE's otherwise, and which it is."""
     numbers = {}
     for worker in (integrity or {}).get("workers", []):
         pasted = worker["reply_flags"].get("mostly_pasted", {"raised": 0, "of": 0})
+        competence, model = rule_competence(worker.get("competence"))
         numbers[worker["annotator_id"]] = {
             "pasted_replies": pasted["raised"],
             "telemetry_replies": pasted["of"],
-            "competence": (worker.get("competence") or {}).get("mace"),
+            "competence": competence,
+            "competence_model": model,
         }
     return numbers
 
@@ -55,11 +89,18 @@ def survey_evidence(survey, rows, labels, attention, pair_counts=None, *, integr
     the mean with the agreeing annotators (`agreement.consensus_kappas`), leaving out partners
     that the attention or speed rule already excludes; `means` keeps the plain mean for display.
     """
-    scale = kind_for(survey).quality_scale(survey)
+    kind = kind_for(survey)
+    scale = kind.quality_scale(survey)
+    strata = kind.quality_strata(survey)
     triples = _triples(rows, labels)
     pairs = []
     if agreement.split_half_mode(triples) == agreement.SPLIT_ANNOTATORS:
-        pairs = agreement.pairwise_agreement(triples, scale=scale, min_overlap=survey.min_pair_overlap)
+        if strata:  # each question on its own scale, a pair judged by its mean kappa over them
+            pairs, _ = agreement.stratified_agreement(
+                _strata(rows, labels, strata), min_overlap=survey.min_pair_overlap
+            )
+        else:
+            pairs = agreement.pairwise_agreement(triples, scale=scale, min_overlap=survey.min_pair_overlap)
     means = agreement.annotator_kappas(pairs, weighting=survey.kappa_weighting)
     by_annotator = {}
     for row in rows:
@@ -133,8 +174,12 @@ def _annotator_entry(annotator_id, label, *, means, evidence, outcome, decision,
         "position": {"left": item.left_choices, "decisive": item.decisive},
         "repeats": {"consistent": item.repeats_consistent, "total": item.repeats_total},
         # What the integrity rules judged (issue 40): flags and competence, from the integrity section.
-        "integrity": {"pasted_replies": item.pasted_replies, "telemetry_replies": item.telemetry_replies,
-                      "competence": item.competence},
+        "integrity": {
+            "pasted_replies": item.pasted_replies,
+            "telemetry_replies": item.telemetry_replies,
+            "competence": item.competence,
+            "competence_model": item.competence_model,
+        },
         "median_seconds": item.median_seconds,
         "rejected_assignments": rejected.get(annotator_id, 0),
     }
@@ -183,6 +228,16 @@ def survey_report(survey, *, record=None, integrity=None):
     weighting = whatif.settings_of(survey).kappa_weighting
     level = "nominal" if kind.nominal else "ordinal"
     used_kappas = [agreement.pair_kappa(p, weighting) for p in pairs if p.used]
+    strata = kind.quality_strata(survey)
+    per_aspect = []
+    headline_rows, headline_accepted = rows, accepted_rows
+    if strata:
+        per_aspect = aspect_agreement(rows, labels, strata, accepted=accepted_labels, weighting=weighting,
+                                      min_overlap=survey.min_pair_overlap)  # fmt: skip
+        # alpha and split-half need one scale: the headline question's (overall), the rest per question
+        headline = next(iter(strata))
+        headline_rows = [r for r in rows if r["aspect"] == headline]
+        headline_accepted = [r for r in accepted_rows if r["aspect"] == headline]
     return {
         "survey": survey.pk,
         "survey_name": survey.name,
@@ -204,7 +259,7 @@ def survey_report(survey, *, record=None, integrity=None):
         },
         "n_ratings": len(rows),
         "n_accepted_ratings": len(accepted_rows),
-        "n_responses": len({r["response_id"] for r in rows}),
+        "n_responses": len({r.get("unit", r["response_id"]) for r in rows}),
         "n_annotators": len(annotators),
         "n_excluded": len(excluded),
         "pairs": [p.as_dict() for p in pairs],
@@ -212,11 +267,13 @@ def survey_report(survey, *, record=None, integrity=None):
         "median_kappa": agreement.median_kappa(pairs, weighting=weighting),
         "median_kappa_accepted": agreement.median_kappa(pairs, weighting=weighting, annotators=accepted_labels),
         "kappa_histogram": agreement.kappa_histogram(used_kappas),
-        "alpha": agreement.krippendorff_alpha(_triples(accepted_rows, labels), scale=scale, level=level),
-        "alpha_all": agreement.krippendorff_alpha(_triples(rows, labels), scale=scale, level=level),
+        "alpha": agreement.krippendorff_alpha(_triples(headline_accepted, labels), scale=scale, level=level),
+        "alpha_all": agreement.krippendorff_alpha(_triples(headline_rows, labels), scale=scale, level=level),
         "split_half": agreement.split_half_agreement(
-            _triples(accepted_rows, labels), n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED
+            _triples(headline_accepted, labels), n_splits=SPLIT_HALF_SPLITS, seed=SPLIT_HALF_SEED
         ),
+        # Per question when the rules judge several, each on its own scale ([] otherwise).
+        "aspects_agreement": per_aspect,
         "attention": data.attention_by_kind(survey),
         "time_per_item": _time_summary(rows),
     }

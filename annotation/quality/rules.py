@@ -25,8 +25,9 @@ Three rules, each as in the seed studies or the survey's settings:
 - `pasted` (integrity, issue 40): more than `max_pasted_share` of the worker's written replies are
   flagged "mostly pasted" (integrity.writing_flags). Replies without telemetry are not counted
   either way: the share is of the replies whose telemetry was recorded.
-- `competence` (integrity): the worker's competence as MACE estimates it from the survey's ratings
-  (or judgements) is below `min_competence`. A worker the model could not estimate is not judged.
+- `competence` (integrity): the worker's estimated competence from the survey's ratings (or judgements)
+  is below `min_competence`: the ordinal spammer model's θ on a rating scale, MACE's θ otherwise (both the
+  share of the worker's answers that follow the item). A worker the model could not estimate is not judged.
 Both are off unless a survey sets them: a flag is evidence, and a researcher opts in to act on it.
 A threshold of `None` (or a minimum of 0) switches its rule off; the two pairwise rules are off
 unless a survey sets them, and an annotator with fewer choices or repeats than the minimum (or
@@ -54,7 +55,8 @@ class AnnotatorEvidence:
     repeats_total: int = 0
     pasted_replies: int = 0  # written replies flagged "mostly pasted"
     telemetry_replies: int = 0  # written replies with telemetry (the share's denominator)
-    competence: float | None = None  # MACE's estimate, when the survey's answers allowed one
+    competence: float | None = None  # the estimate, when the survey's answers allowed one
+    competence_model: str | None = None  # which model made it ("ordinal spammer model", "MACE")
 
 
 @dataclass
@@ -131,7 +133,8 @@ def competence_finding(evidence, min_competence):
         return None
     return {
         "rule": "competence",
-        "detail": f"estimated competence (MACE) {evidence.competence:.2f}, below {min_competence:g}",
+        "detail": f"estimated competence ({evidence.competence_model or 'MACE'}) {evidence.competence:.2f}, "
+        f"below {min_competence:g}",
         "value": evidence.competence,
         "threshold": min_competence,
     }

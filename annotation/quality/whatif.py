@@ -126,6 +126,7 @@ def stored_evidence(content):
             pasted_replies=integrity.get("pasted_replies", 0),
             telemetry_replies=integrity.get("telemetry_replies", 0),
             competence=integrity.get("competence"),
+            competence_model=integrity.get("competence_model"),
         )
         if entry.get("source") == "manual":
             overrides[entry["annotator_id"]] = bool(entry.get("excluded"))

@@ -3,9 +3,10 @@
 Everything a researcher sees is filtered by owner here.
 """
 
-from django.db.models import Count
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
-from annotation.models import Dataset, Survey
+from annotation.models import Conversation, Dataset, Survey
 from annotation.selectors.pseudonyms import WorkerNames
 
 # Reading every study stays a staff right (admins read reports); changing one needs ownership, a
@@ -24,7 +25,15 @@ def _may_read_any_study(user):
 
 def datasets_visible_to(*, user):
     """Datasets a user may read: their own; staff (and those who may change any) read all."""
-    queryset = Dataset.objects.annotate(n_contexts=Count("contexts", distinct=True))
+    # The conversations counted in a subquery: a second counted join would multiply the rows of a
+    # dataset holding both contexts and conversations.
+    conversations = (
+        Conversation.objects.filter(dataset=OuterRef("pk")).order_by().values("dataset").annotate(n=Count("pk"))
+    )
+    queryset = Dataset.objects.annotate(
+        n_contexts=Count("contexts", distinct=True),
+        n_conversations=Coalesce(Subquery(conversations.values("n"), output_field=IntegerField()), 0),
+    )
     if _may_read_any_study(user):
         return queryset
     return queryset.filter(owner=user)

@@ -1,10 +1,9 @@
 """The annotator's side: the survey behind a link, the assignment behind a page, and the work left."""
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 
-from annotation.models import HIT, Assignment, Survey
+from annotation.models import HIT, Annotator, Assignment, Survey
+from annotation.selectors.raw_rows import RowReader, columns
 
 
 def _finished(*, survey_id, annotator_id):
@@ -28,29 +27,40 @@ def assignment_for_page(*, token, progress=True):
     """The assignment behind an annotator's link, with its survey and annotator, or None.
 
     With `progress`, annotated with `hits_done`, how many HITs of the survey its annotator has
-    finished (for the page's "HIT n of at most m"), so showing the page needs one query for all
-    three. A submission leaves it out: it only shows a page when it is refused (`hits_done`).
+    finished (for the page's "HIT n of at most m"), and `survey_hits`, how many HITs the survey has
+    ("of at most m" is never more than that, F11), so showing the page needs one query for all.
+    A submission leaves them out: it only shows a page when it is refused (`hits_done`).
+
+    Written out (raw_rows.py): every submission and task page starts here, and the ORM built this
+    four-table join with its subqueries for longer than the database ran it.
     """
-    rows = Assignment.objects.select_related("hit__survey", "annotator")
+    quote = connection.ops.quote_name
+    slots, hits, surveys, people = (quote(m._meta.db_table) for m in (Assignment, HIT, Survey, Annotator))
+    counts, params = "", []
     if progress:
-        finished = (
-            _finished(survey_id=OuterRef("hit__survey_id"), annotator_id=OuterRef("annotator_id"))
-            .order_by()
-            .values("annotator_id")
-            .annotate(n=Count("pk"))
-            .values("n")
-        )
-        # And how many HITs the survey has: "of at most m" is never more than that (F11).
-        hits = HIT.objects.filter(survey_id=OuterRef("hit__survey_id")).order_by().values("survey_id")
-        rows = rows.annotate(
-            hits_done=Coalesce(Subquery(finished), 0),
-            survey_hits=Subquery(hits.annotate(n=Count("pk")).values("n")),
-        )
-    try:
-        # get() drops the models' default ordering, which would join and sort for nothing here.
-        return rows.get(token=token)
-    except Assignment.DoesNotExist:
+        finished = ", ".join(["%s"] * len(Assignment.FINISHED))
+        counts = f""",
+            (SELECT COUNT(*) FROM {slots} f JOIN {hits} fh ON fh.id = f.hit_id
+             WHERE fh.survey_id = h.survey_id AND f.annotator_id = a.annotator_id AND f.status IN ({finished})),
+            (SELECT COUNT(*) FROM {hits} sh WHERE sh.survey_id = h.survey_id)"""
+        params = [str(status) for status in Assignment.FINISHED]
+    sql = f"""SELECT {columns("a", Assignment)}, {columns("h", HIT)}, {columns("s", Survey)}, {columns("w", Annotator)}
+        {counts}
+        FROM {slots} a JOIN {hits} h ON h.id = a.hit_id JOIN {surveys} s ON s.id = h.survey_id
+        LEFT JOIN {people} w ON w.id = a.annotator_id
+        WHERE a.token = %s"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, token])
+        row = cursor.fetchone()
+    if row is None:
         return None
+    reader = RowReader([Assignment, HIT, Survey, Annotator])
+    assignment, hit, survey, annotator = reader.read(row)
+    hit.survey = survey
+    assignment.hit, assignment.annotator = hit, annotator
+    if progress:
+        assignment.hits_done, assignment.survey_hits = (int(n) for n in reader.extra(row))
+    return assignment
 
 
 def handed_in_work(*, survey, annotator):

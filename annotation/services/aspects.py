@@ -5,7 +5,7 @@ from django.db import transaction
 from annotation.kinds.registry import kind_for
 from annotation.models import Aspect, Survey
 from annotation.services.surveys import SurveyError
-from annotation.text.aspect_details import aspect_details_parse
+from annotation.services.text.aspect_details import aspect_details_parse
 
 
 def survey_aspect_scales(*, survey):
@@ -17,7 +17,7 @@ def survey_aspect_scales(*, survey):
 @transaction.atomic
 def survey_aspects_describe(*, survey, text):
     """Set the definitions and scale labels of a draft rating survey's extra aspects from `text` (one
-    line per aspect, see `annotation.text.aspect_details`); an aspect without a line gets none (the task page
+    line per aspect, see `annotation.services.text.aspect_details`); an aspect without a line gets none (the task page
     then shows 1 = Poor · 5 = Excellent). Refused, changing nothing, on a problem or once launched:
     annotators may have answered the questions as they were worded."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)

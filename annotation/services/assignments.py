@@ -9,8 +9,7 @@ import dataclasses
 import re
 import secrets
 
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotation.kinds.base import SubmissionRefused
@@ -26,6 +25,7 @@ from annotation.models import (
     WrittenResponse,
 )
 from annotation.quality.services import quality_mark_dirty
+from annotation.selectors.raw_rows import columns, fetch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,13 +117,28 @@ def _stored(assignment):
 
 def _items_to_check(assignment, annotator):
     """The items the submission must answer: as `assignment_items`, without the texts to show."""
-    # Ordered by position alone: the default order joins the HIT and its survey to sort one HIT's items.
-    items = HITItem.objects.filter(hit_id=assignment.hit_id).select_related("attention_check").order_by("position")
-    return _without_rated_overlap(list(items), assignment, annotator)
+    # Written out (selectors/raw_rows.py): every submission reads them, and the ORM took longer to
+    # build this join than the database to run it. As select_related("attention_check") would.
+    quote, checks = connection.ops.quote_name, HITItem._meta.get_field("attention_check").related_model
+    sql = f"""SELECT {columns("i", HITItem)}, {columns("c", checks)}
+        FROM {quote(HITItem._meta.db_table)} i LEFT JOIN {quote(checks._meta.db_table)} c ON c.id = i.attention_check_id
+        WHERE i.hit_id = %s ORDER BY i.position"""
+    items = []
+    for item, check in fetch(sql, [assignment.hit_id], [HITItem, checks]):
+        item.attention_check = check
+        items.append(item)
+    return _without_rated_overlap(items, assignment, annotator)
+
+
+def _aspects(survey):
+    """The survey's aspects (the questions asked of each item), as `survey.aspects` (written out, as above)."""
+    table = connection.ops.quote_name(Aspect._meta.db_table)
+    sql = f"SELECT {columns('x', Aspect)} FROM {table} x WHERE x.survey_id = %s"
+    return [aspect for (aspect,) in fetch(sql, [survey.pk], [Aspect])]
 
 
 def _validated_rows(assignment, annotator, survey, items, answers):
-    aspects = {a.key: a for a in survey.aspects.order_by()}  # no default order: it joins the survey
+    aspects = {a.key: a for a in _aspects(survey)}
     by_id = {item.pk: item for item in items}
     unknown = set(answers) - set(by_id)
     if unknown:
@@ -140,6 +155,21 @@ def _validated_rows(assignment, annotator, survey, items, answers):
     return kind_for(survey).validated_rows(
         assignment=assignment, annotator=annotator, survey=survey, items=items, answers=answers, aspects=aspects
     )
+
+
+def _flip_submitted(assignment, annotator, now, *, flagged):
+    """Flip the slot from active to submitted if it is still this annotator's, this token's and in
+    time; whether it was. Written out (selectors/raw_rows.py): the ORM built it slower than it ran."""
+    quote, at = connection.ops.quote_name, connection.ops.adapt_datetimefield_value(now)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {quote(Assignment._meta.db_table)} SET status = %s, submitted_at = %s, flagged = %s
+            WHERE id = %s AND status = %s AND annotator_id = %s AND token = %s
+            AND (expires_at IS NULL OR expires_at > %s)""",
+            [str(Assignment.Status.SUBMITTED), at, flagged, assignment.pk, str(Assignment.Status.ACTIVE),
+             annotator.pk, assignment.token, at],
+        )  # fmt: skip
+        return cursor.rowcount == 1
 
 
 class _NotYours(Exception):
@@ -181,17 +211,13 @@ def assignment_submit(*, assignment, answers, annotator=None, token=None, now=No
     kind = kind_for(survey)
     failed = kind.failed_checks(checks, items)
 
-    in_time = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
     try:
         with transaction.atomic():
-            flipped = Assignment.objects.filter(
-                in_time, pk=assignment.pk, status=Assignment.Status.ACTIVE, annotator=annotator, token=assignment.token
-            ).update(status=Assignment.Status.SUBMITTED, submitted_at=now, flagged=failed > 0)
-            if not flipped:
+            if not _flip_submitted(assignment, annotator, now, flagged=failed > 0):
                 raise _NotYours
             # Any IntegrityError here (a response this annotator already rated) rolls all of it back.
             # "ratings": the kind's answers (a pairwise survey's are its judgements).
-            kind.answer_model().objects.bulk_create(ratings)
+            kind.store_answers(ratings)
             AttentionAnswer.objects.bulk_create(checks)
             WrittenResponse.objects.bulk_create(written)
             status = Assignment.Status.SUBMITTED

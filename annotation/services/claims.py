@@ -14,9 +14,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from annotation.crowd.blocks import blocks_applying_to
-from annotation.models import HIT, Annotator, Assignment, HITItem, HITPage, Survey
-from annotation.slots import assignments_expire
+from annotation.models import HIT, Annotator, Assignment, HITItem, HITPage, ReviewAction, Survey
+from annotation.selectors.raw_rows import RowReader, columns, fetch
+from annotation.services.slots import assignments_expire
 
 WORKER_ID_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,64}$")
 NO_MORE_WORK = "There is no more work available for you in this study right now. Thank you!"
@@ -46,7 +46,7 @@ def annotator_get(*, worker_id, provider):
         return Annotator.objects.get(provider=provider, worker_id=worker_id)
 
 
-def _annotator_locked(*, worker_id, provider, owner_id):
+def _annotator_locked(*, worker_id, provider, owner_id, exists=False):
     """The annotator's row, locked until the transaction ends, and whether this call created it.
 
     Annotated with `blocked` (a block of the survey's owner, or of everyone, exists), so one query
@@ -57,17 +57,58 @@ def _annotator_locked(*, worker_id, provider, owner_id):
     worker need no savepoint; and on SQLite, which has no row locks but one writer at a time,
     writing first takes the database's write lock for this transaction, so what we read next is
     current and stays so.
+
+    `exists`: the caller knows the row exists (it just stored this annotator's submission), so on a
+    database with row locks the insert, which would only find the conflict, is left out (SQLite
+    still writes first, for its write lock).
     """
-    created = _annotator_insert(worker_id=worker_id, provider=provider)
+    skip_insert = exists and connection.features.has_select_for_update
+    created = None if skip_insert else _annotator_insert(worker_id=worker_id, provider=provider)
     if created is not None:
         # Nobody can have blocked a row that no other transaction can see yet.
         created.blocked = False
         return created, True
-    blocks = blocks_applying_to(owner_id).filter(annotator=OuterRef("pk"))
-    rows = Annotator.objects.filter(provider=provider, worker_id=worker_id).annotate(blocked=Exists(blocks)).order_by()
-    if connection.features.has_select_for_update:
-        rows = rows.select_for_update(of=("self",))
-    return rows.first(), False
+    return _annotator_row_locked(worker_id=worker_id, provider=provider, owner_id=owner_id), False
+
+
+def _annotator_row_locked(*, worker_id, provider, owner_id):
+    """The annotator's row, locked where the database has row locks, with `blocked` (`blocks_applying_to`).
+
+    Written out (selectors/raw_rows.py): every claim reads it, and the ORM spent longer building
+    this statement than the database spent running it.
+    """
+    quote = connection.ops.quote_name
+    people, reviews = quote(Annotator._meta.db_table), quote(ReviewAction._meta.db_table)
+    # The same rows as blocks_applying_to(owner_id): a block of the survey's owner, or of everyone.
+    whose = "r.actor_id IS NULL" if owner_id is None else "(r.actor_id IS NULL OR r.actor_id = %s)"
+    lock = " FOR UPDATE OF w" if connection.features.has_select_for_update else ""
+    sql = f"""SELECT {columns("w", Annotator)},
+            EXISTS(SELECT 1 FROM {reviews} r WHERE r.annotator_id = w.id AND r.action = %s AND {whose})
+        FROM {people} w WHERE w.provider = %s AND w.worker_id = %s{lock}"""
+    params = [str(ReviewAction.Action.BLOCK), *([] if owner_id is None else [owner_id]), provider, worker_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    reader = RowReader([Annotator])
+    (annotator,) = reader.read(row)
+    annotator.blocked = bool(reader.extra(row)[0])
+    return annotator
+
+
+def _own_assignments(survey, annotator):
+    """The annotator's assignments in the survey, oldest first, each with its HIT (written out, as above)."""
+    quote = connection.ops.quote_name
+    slots, hits = quote(Assignment._meta.db_table), quote(HIT._meta.db_table)
+    sql = f"""SELECT {columns("a", Assignment)}, {columns("h", HIT)}
+        FROM {slots} a JOIN {hits} h ON h.id = a.hit_id
+        WHERE h.survey_id = %s AND a.annotator_id = %s ORDER BY a.id"""
+    own = []
+    for assignment, hit in fetch(sql, [survey.pk, annotator.pk], [Assignment, HIT]):
+        assignment.hit = hit
+        own.append(assignment)
+    return own
 
 
 def _annotator_insert(*, worker_id, provider):
@@ -128,6 +169,44 @@ def _repeating_items(survey, own):
     )
 
 
+def repeating_hit_ids(survey, own):
+    """PostgreSQL: the ids of the HITs holding an item of `_repeating_items(survey, own)`, read in
+    one hand-written statement.
+
+    The same four rules as `_repeating_items`, in the same SQL shape (so NULLs decide alike), for
+    the claim's `ORDER BY ... = ANY(last)`: building and compiling that queryset through the ORM was
+    a third of the Python time of a "Submit and next task" request (issue 35), on every claim after
+    a returning annotator's first.
+    """
+    quote = connection.ops.quote_name
+    items, hits = quote(HITItem._meta.db_table), quote(HIT._meta.db_table)
+    check_kinds = [str(kind) for kind in CHECK_KINDS]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""WITH seen AS (
+                SELECT kind, context_id, attention_check_id, conversation_id FROM {items} WHERE hit_id = ANY(%s)
+            )
+            SELECT DISTINCT i.hit_id FROM {items} i JOIN {hits} h ON h.id = i.hit_id
+            WHERE h.survey_id = %s AND (
+                (i.kind = %s AND i.attention_check_id IN (SELECT attention_check_id FROM seen WHERE kind = %s))
+                OR (i.kind = ANY(%s) AND i.context_id IN (SELECT context_id FROM seen WHERE context_id IS NOT NULL))
+                OR (NOT i.is_overlap AND i.context_id IN (
+                    SELECT context_id FROM seen WHERE kind = ANY(%s) AND context_id IS NOT NULL
+                ))
+                OR i.conversation_id IN (SELECT conversation_id FROM seen WHERE conversation_id IS NOT NULL)
+            )""",
+            [
+                [a.hit_id for a in own],
+                survey.pk,
+                str(HITItem.Kind.GOLD),
+                str(HITItem.Kind.GOLD),
+                check_kinds,
+                check_kinds,
+            ],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
 def _candidates(survey, own, pinned, repeating=None):
     """Open slots this annotator may take, first HIT first (not yet locked or taken).
 
@@ -184,11 +263,7 @@ def _take_next_skip_locked(survey, annotator, now, own, hit, *, last=()):
     """
     quote = connection.ops.quote_name
     slots, hits, pages = (quote(model._meta.db_table) for model in (Assignment, HIT, HITPage))
-    slot_fields, hit_fields, page_fields = (model._meta.concrete_fields for model in (Assignment, HIT, HITPage))
     only_hit = "AND a.hit_id = %s" if hit is not None else ""
-    taken = ", ".join(f"t.{quote(f.column)}" for f in slot_fields)
-    hit_columns = ", ".join(f"h.{quote(f.column)}" for f in hit_fields)
-    page_columns = ", ".join(f"p.{quote(f.column)}" for f in page_fields)
     expires = now + datetime.timedelta(minutes=survey.assignment_minutes)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -201,7 +276,7 @@ def _take_next_skip_locked(survey, annotator, now, own, hit, *, last=()):
                 ) AND status = %s
                 RETURNING *
             )
-            SELECT {taken}, {hit_columns}, {page_columns}
+            SELECT {columns("t", Assignment)}, {columns("h", HIT)}, {columns("p", HITPage)}
             FROM t JOIN {hits} h ON h.id = t.hit_id LEFT JOIN {pages} p ON p.hit_id = h.id""",
             [
                 Assignment.Status.ACTIVE,
@@ -219,35 +294,30 @@ def _take_next_skip_locked(survey, annotator, now, own, hit, *, last=()):
         row = cursor.fetchone()
     if row is None:
         return None
-    db, n_slot, n_hit = connection.alias, len(slot_fields), len(hit_fields)
-    assignment = Assignment.from_db(db, [f.attname for f in slot_fields], row[:n_slot])
-    assignment.hit = HIT.from_db(db, [f.attname for f in hit_fields], row[n_slot : n_slot + n_hit])
-    page = row[n_slot + n_hit :]
+    assignment, assignment.hit, stored = RowReader([Assignment, HIT, HITPage]).read(row)
     # Filled in as select_related would fill a reverse one-to-one: `hit.page` then reads no row.
-    stored = None if page[0] is None else HITPage.from_db(db, [f.attname for f in page_fields], page)
     HIT._meta.get_field("page").set_cached_value(assignment.hit, stored)
     assignment.hit.survey, assignment.annotator = survey, annotator
     return assignment
 
 
-def _claim_once(survey, worker_id, provider, hit, now):
+def _claim_once(survey, worker_id, provider, hit, now, *, known=False):
     """One attempt at a claim, in one transaction: the held HIT, a newly taken slot, or None.
 
     On PostgreSQL the candidates are read with `FOR UPDATE SKIP LOCKED`: rows other claimers hold
     are skipped, not waited for, so simultaneous claims spread over different slots, and the slot
     we lock is still open when we flip it. Elsewhere (SQLite) the conditional UPDATE alone decides.
     """
-    annotator, created = _annotator_locked(worker_id=worker_id, provider=provider, owner_id=survey.owner_id)
+    annotator, created = _annotator_locked(
+        worker_id=worker_id, provider=provider, owner_id=survey.owner_id, exists=known
+    )
     if annotator.blocked:
         raise NoWorkAvailable("There is no more work for you in this study. Thank you.")
     own = []
     if not created:
         # Read under the annotator's lock, so another tab of theirs cannot take a slot meanwhile
         # (a row created by this transaction has no assignments: no one else can see it yet).
-        # Ordered by id: the models' default order would join the survey just to sort by its date.
-        own = list(
-            Assignment.objects.filter(hit__survey=survey, annotator=annotator).select_related("hit").order_by("pk")
-        )
+        own = _own_assignments(survey, annotator)
     # How many HITs of the survey they finished: the page shows "Task n of at most m" from it.
     hits_done = sum(a.status in Assignment.FINISHED for a in own)
     if any(a.status == Assignment.Status.ACTIVE and a.expires_at and a.expires_at <= now for a in own):
@@ -269,11 +339,12 @@ def _claim_once(survey, worker_id, provider, hit, now):
     # With `hit`, other HITs the annotator holds do not count (MTurk workers may hold several).
     pinned = {"hit": hit} if hit is not None else {}
     # A HIT whose checks would repeat what this annotator met is taken only when no other is free.
-    repeating = _repeating_items(survey, own) if own and hit is None else None
+    repeats = bool(own) and hit is None
     if connection.vendor == "postgresql":
-        last = [] if repeating is None else list(repeating.order_by().values_list("hit_id", flat=True).distinct())
+        last = repeating_hit_ids(survey, own) if repeats else []
         assignment = _take_next_skip_locked(survey, annotator, now, own, hit, last=last)
     else:
+        repeating = _repeating_items(survey, own) if repeats else None
         assignment = _take(list(_candidates(survey, own, pinned, repeating)[:20]), survey, annotator, now)
     if assignment is None and not _candidates(survey, own, pinned).exists():
         raise NoWorkAvailable(NO_MORE_WORK)
@@ -283,7 +354,9 @@ def _claim_once(survey, worker_id, provider, hit, now):
     return assignment
 
 
-def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None, survey_is_current=False):
+def assignment_claim(
+    *, survey, worker_id, provider=Survey.Provider.LOCAL, hit=None, now=None, survey_is_current=False, known=False
+):
     """The annotator's current assignment in `survey`, or the next free slot for them.
 
     Never a HIT they already worked on, never a response they already rated, at most
@@ -294,7 +367,8 @@ def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=N
     page), all a HIT page needs.
 
     `survey_is_current`: the caller read `survey` from the database in this same request (the
-    annotator's link does), so it is as fresh as a second read here would be.
+    annotator's link does), so it is as fresh as a second read here would be. `known`: the
+    annotator's row exists (the caller just stored their submission), so it is not inserted first.
     """
     now = now or timezone.now()
     if not worker_id_valid(worker_id):
@@ -310,7 +384,7 @@ def assignment_claim(*, survey, worker_id, provider=Survey.Provider.LOCAL, hit=N
         try:
             with transaction.atomic():
                 try:
-                    assignment = _claim_once(survey, worker_id, provider, hit, now)
+                    assignment = _claim_once(survey, worker_id, provider, hit, now, known=known)
                 except NoWorkAvailable as error:
                     # Commit what was done on the way (a new annotator's row, their abandoned HIT
                     # returned to the pool), then refuse.

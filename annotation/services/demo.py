@@ -6,8 +6,8 @@ import os
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from annotation.demo import demo_records
 from annotation.models import Dataset
+from annotation.services.demo_data import demo_records
 from annotation.services.imports import dataset_import
 
 DEMO_DATASET = "demo"

@@ -5,6 +5,7 @@ platforms' pages for the survey as saved (`survey_estimate_for`). What one HIT h
 it takes is the survey's kind's (`TaskKind.estimate`).
 """
 
+import inspect
 import math
 
 from annotation.kinds.registry import DEFAULT_KIND, kind_named
@@ -60,6 +61,8 @@ def survey_estimate(
             "pair_budget": pair_budget,
             "reference_pairs": reference_pairs,
             "tuple_size": tuple_size,
+            # the kind's other settings, as given (e.g. how a kind lays its items out)
+            **{name: _ignored[name] for name in kind.own_settings if name in _ignored},
         },
     )
     return {
@@ -101,4 +104,9 @@ def survey_estimate_for(*, survey):
         n_gold_checks=survey.attention_checks.count(),
         max_hits_per_annotator=survey.max_hits_per_annotator,
         tuple_size=survey.tuple_size,
+        **{
+            name: getattr(survey, name)
+            for name in kind_named(survey.task_type).own_settings
+            if name not in inspect.signature(survey_estimate).parameters  # those are passed above
+        },
     )

@@ -11,10 +11,11 @@ import datetime
 import hashlib
 import secrets
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotation.models import Annotator, LinkIdentity, Survey
+from annotation.selectors.raw_rows import columns, fetch
 from annotation.services.claims import worker_id_valid
 
 RESUME_CODE_BYTES = 10  # 80 bits, shown as four groups of five characters
@@ -51,28 +52,48 @@ def resume_code_hash(code):
     return hashlib.sha256(resume_code_normalised(code).encode()).hexdigest()
 
 
+def _newcomers_locked(survey, address):
+    """Serialise, until the transaction ends, the newcomers of one survey from one address (the
+    unknown address counts as one): the count and the insert that follows it, and two presses of
+    Start with one resume code (they come from one browser, so from one address).
+
+    PostgreSQL: a transaction-scoped advisory lock on a 64-bit key digested from both. Elsewhere
+    (SQLite) a transaction's first write takes the database's one write lock, which serialises
+    newcomers already.
+    """
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"newcomers:{survey.pk}:{address or ''}".encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+
+
 def newcomer_cap_check(*, survey, address, joined, now=None, message=None):
     """Refuse one more newcomer from `address` (IdentityCapReached) once the survey's hourly number
-    of them (`Survey.new_annotators_per_address_hour`) came from it; returns the survey's row.
+    of them (`Survey.new_annotators_per_address_hour`) came from it; returns `survey`.
 
     `joined`: the survey's newcomer rows, each with `address` and `created_at` (link identities,
     link-platform participants, Prolific sessions). Call it inside the transaction that then adds
-    the newcomer: the survey's row, locked here, serialises the count and the insert, so two
+    the newcomer: the lock taken here serialises the count and the insert, so two
     simultaneous first visits from one address cannot both slip under the cap. An unknown address
     (None) is not capped.
+
+    The lock is per survey and address (`_newcomers_locked`), not the survey's row: fifty people
+    pressing Start at once from fifty addresses do not queue behind one another's commits. `survey`
+    is the caller's row, read in this request (its cap is as current as a second read would be).
     """
     now = now or timezone.now()
-    locked = Survey.objects.select_for_update().only("pk", "new_annotators_per_address_hour").get(pk=survey.pk)
+    _newcomers_locked(survey, address)
     if address is None:
-        return locked
+        return survey
     recent = joined.filter(address=address, created_at__gt=now - datetime.timedelta(hours=1)).count()
-    if recent >= locked.new_annotators_per_address_hour:
+    if recent >= survey.new_annotators_per_address_hour:
         raise IdentityCapReached(
             message
             or "Too many new participants have joined this study from your network in the last hour. "
             "If you already started, continue in the browser you used; otherwise please try again later."
         )
-    return locked
+    return survey
 
 
 def identity_create(*, survey, address, label="", code=None, now=None):
@@ -86,7 +107,8 @@ def identity_create(*, survey, address, label="", code=None, now=None):
     form; see annotation.views.task_identity), or None for a new one. The code is bound to the first
     identity made with it, so a second Start with it (another tab, or a second press sent before the
     first's answer set the cookie) gets that identity back, not a second one: its digest is unique,
-    and the survey's row, locked first, makes the second press wait for the first and then see it.
+    and the newcomers' lock (one browser, one address) makes the second press wait for the first and
+    then see it; a second press from another address meets the unique digest and reads it then.
     """
     now = now or timezone.now()
     label = (label or "").strip()
@@ -112,8 +134,8 @@ def identity_create(*, survey, address, label="", code=None, now=None):
             if made is None:
                 raise
             return made, code  # no newcomer: the cap counted it when the first press made it
-        # Read with the survey's row locked: a simultaneous press of this survey's Start with the same
-        # code waited for the first one's commit and sees its identity here.
+        # Read under the newcomers' lock: a simultaneous press of this survey's Start with the same
+        # code (same browser, same address) waited for the first one's commit and sees its identity here.
         made = identity_for_resume_code(code=code)
         if made is not None:
             return made, code
@@ -124,7 +146,7 @@ def identity_create(*, survey, address, label="", code=None, now=None):
                     annotator=annotator, survey=locked, resume_code_hash=resume_code_hash(code), address=address
                 )
         except IntegrityError:
-            # The code bound meanwhile by a Start on another survey (whose row this one did not lock)...
+            # The code bound meanwhile by a Start on another survey or from another address...
             made = identity_for_resume_code(code=code)
             if made is not None:
                 return made, code
@@ -143,12 +165,14 @@ def identity_for_resume_code(*, code):
     """
     if len(resume_code_normalised(code)) != 20:
         return None
-    found = (
-        LinkIdentity.objects.filter(resume_code_hash=resume_code_hash(code), annotator__provider=Survey.Provider.LOCAL)
-        .select_related("annotator")
-        .first()
-    )
-    return found.annotator if found else None
+    # Written out (annotation/selectors/raw_rows.py): every newcomer's Start asks it, and the ORM
+    # built the join for longer than the database ran it.
+    quote = connection.ops.quote_name
+    identities, people = quote(LinkIdentity._meta.db_table), quote(Annotator._meta.db_table)
+    sql = f"""SELECT {columns("w", Annotator)} FROM {identities} i JOIN {people} w ON w.id = i.annotator_id
+        WHERE i.resume_code_hash = %s AND w.provider = %s"""
+    found = fetch(sql, [resume_code_hash(code), str(Survey.Provider.LOCAL)], [Annotator])
+    return found[0][0] if found else None
 
 
 def identities_invite(*, survey, labels):

@@ -10,7 +10,7 @@ from annotation.crowd import get_provider
 from annotation.kinds.registry import all_kinds, kind_for, kind_named
 from annotation.models import Aspect, AttentionCheck, Survey, System
 from annotation.services.hits import hits_generate
-from annotation.tasks.pages import render_hit_pages
+from annotation.services.tasks.pages import render_hit_pages
 
 # Settings a caller may pass to survey_create; anything else is a typo and is refused.
 SURVEY_SETTINGS = (
@@ -18,6 +18,7 @@ SURVEY_SETTINGS = (
     "provider",
     "instructions",
     "write_system_name",
+    "reference_llm_systems",
     "contexts_per_hit",
     "assignments_per_hit",
     "attention_checks_per_hit",
@@ -43,6 +44,7 @@ SURVEY_SETTINGS = (
     "ask_strength",
     "ask_reason",
     "tuple_size",
+    "bws_across_contexts",
 )
 
 
@@ -141,6 +143,23 @@ def survey_create(
     except IntegrityError:  # the same owner made a survey of this name at the same moment
         raise SurveyError(f"A survey named {name!r} already exists.") from None
 
+    survey_contents_set(
+        survey=survey,
+        systems=systems,
+        aspects=aspects,
+        question=question,
+        scale_labels=scale_labels,
+        gold_checks=gold_checks,
+    )
+    if generate:
+        hits_generate(survey=survey)
+    return survey
+
+
+def survey_contents_set(*, survey, systems=None, aspects=(), question=None, scale_labels=None, gold_checks=()):
+    """Give a saved survey its systems, aspects (overall first) and gold checks, as survey_create
+    describes them; a draft's edit (services/drafts.py) calls it again after clearing them."""
+    dataset, kind = survey.dataset, kind_for(survey)
     if systems:
         chosen = [s for s in systems if isinstance(s, System)]
         names = [s for s in systems if not isinstance(s, System)]
@@ -180,9 +199,6 @@ def survey_create(
         AttentionCheck.objects.create(
             survey=survey, turns=check.get("turns", []), response_text=check["response_text"], accepted_scores=accepted
         )
-    if generate:
-        hits_generate(survey=survey)
-    return survey
 
 
 def reference_pairs_problem(*, dataset, task_type, reference_pairs, systems=()):

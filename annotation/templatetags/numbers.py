@@ -1,8 +1,8 @@
-"""`{{ p|pvalue }}`: a p-value as every page writes it (annotation.text.numbers)."""
+"""`{{ p|pvalue }}`: a p-value as every page writes it (annotation.services.text.numbers)."""
 
 from django import template
 
-from annotation.text.numbers import p_value
+from annotation.services.text.numbers import p_value
 
 register = template.Library()
 

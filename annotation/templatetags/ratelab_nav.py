@@ -2,14 +2,14 @@
 
 `{% load ratelab_nav %}{% pipeline_bar dataset "metrics" %}` is all a page of another app needs
 (the metrics and report pages use it): the steps come from the providers registered in
-`annotation.extensions.points`, so the tag knows nothing of scoring or analysis.
+`annotation.services.extensions.points`, so the tag knows nothing of scoring or analysis.
 """
 
 import re
 
 from django import template
 
-from annotation.extensions.pipeline import pipeline_for
+from annotation.services.extensions.pipeline import pipeline_for
 
 register = template.Library()
 

@@ -8,16 +8,17 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.chat_systems.registry import (
+from annotation.forms.chat_systems import ChatSystemForm, ChatSystemTestForm
+from annotation.models import ChatSystem
+from annotation.services.chat_systems.registry import (
     EDITABLE_FIELDS,
+    ChatSystemRefusal,
     chat_system_create,
     chat_system_delete,
     chat_system_update,
     key_state,
 )
-from annotation.chat_systems.replies import ChatFailure, chat_reply
-from annotation.forms.chat_systems import ChatSystemForm, ChatSystemTestForm
-from annotation.models import ChatSystem
+from annotation.services.chat_systems.replies import ChatFailure, chat_reply
 
 
 def _own_systems(user):
@@ -95,7 +96,11 @@ def chat_system_test(request, pk):
 def chat_system_remove(request, pk):
     system = get_object_or_404(_own_systems(request.user), pk=pk)
     if request.method == "POST":
-        chat_system_delete(system=system)
+        try:
+            chat_system_delete(system=system)
+        except ChatSystemRefusal as refusal:
+            messages.error(request, str(refusal))
+            return redirect("annotation:chat_system_list")
         messages.success(request, f"Chat system {system.name} removed.")
         return redirect("annotation:chat_system_list")
     return render(request, "annotation/chat_systems/remove.html", {"system": system})

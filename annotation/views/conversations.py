@@ -14,9 +14,10 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from annotation import selectors
-from annotation.exporting import download_filename
-from annotation.exporting.conversations import conversations_export
+from annotation.models.live_chat import live_summary
 from annotation.selectors.conversations import conversation_ratings_summary, conversations_listed
+from annotation.services.exporting import download_filename
+from annotation.services.exporting.conversations import conversations_export
 from annotation.views.datasets import page_links
 
 CONVERSATIONS_PER_PAGE = 25
@@ -55,6 +56,7 @@ def conversation_detail(request, pk, conversation_pk):
     for turn in turns:
         turn.rating_means = per_turn.get(turn.index, [])
     context = {"dataset": dataset, "conversation": conversation, "turns": turns, "whole": whole}
+    context["live"] = live_summary(conversation)  # a live chat's state and requests (issue 38), else None
     return render(request, "annotation/conversations/detail.html", context)
 
 

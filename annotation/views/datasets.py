@@ -14,18 +14,26 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import selectors
-from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename
-from annotation.extensions.points import response_extras
-from annotation.extensions.score_display import score_display
 from annotation.forms.datasets import DatasetSearchForm, DatasetUploadForm, RatingsUploadForm
 from annotation.importing import DataImportError, detect_format
 from annotation.importing.conversations import holds_conversations
 from annotation.kinds.rating.exporting import ratings_export
-from annotation.models import PairwiseJudgement, Rating, Response
-from annotation.runtime.uploads import upload_max_bytes
+from annotation.models import (
+    BWSJudgement,
+    ConversationJudgement,
+    ConversationRating,
+    PairwiseJudgement,
+    Rating,
+    Response,
+    WrittenResponse,
+)
 from annotation.selectors.conversations import conversations_per_system
 from annotation.services import dataset_import, ratings_import
 from annotation.services.conversations import conversations_import
+from annotation.services.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, dataset_export, download_filename
+from annotation.services.extensions.points import response_extras
+from annotation.services.extensions.score_display import score_display
+from annotation.services.runtime.uploads import upload_max_bytes
 
 # Ten contexts a page, each reply with its headline scores; every score of a context is one click
 # away on its own page (context_scores). Twenty contexts with all 29 scores of every reply made a
@@ -91,13 +99,26 @@ def dataset_detail(request, pk):
 
 
 def _with_answer_counts(surveys):
-    """Each survey with `n_ratings` and `n_judgements`, counted in the same query (not one per row)."""
+    """Each survey with the count of every kind of answer (`TaskKind.dataset_count` names the one its
+    kind shows), counted in the same query, not one per row."""
 
-    def count(model):
-        rows = model.objects.filter(survey=OuterRef("pk")).order_by().values("survey").annotate(n=Count("pk"))
+    def count(model, survey_field="survey"):
+        rows = (
+            model.objects.filter(**{survey_field: OuterRef("pk")})
+            .order_by()
+            .values(survey_field)
+            .annotate(n=Count("pk"))
+        )
         return Coalesce(Subquery(rows.values("n")), 0)
 
-    return surveys.annotate(n_ratings=count(Rating), n_judgements=count(PairwiseJudgement))
+    return surveys.annotate(
+        n_ratings=count(Rating),
+        n_judgements=count(PairwiseJudgement),
+        n_conversation_ratings=count(ConversationRating),
+        n_conversation_judgements=count(ConversationJudgement),
+        n_bws_judgements=count(BWSJudgement),
+        n_written=count(WrittenResponse, "assignment__hit__survey"),
+    )
 
 
 def page_links(page, around=2):

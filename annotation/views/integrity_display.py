@@ -14,6 +14,7 @@ TELEMETRY_LABELS = {
     "final_length": "Characters in the reply",
     "paste_events": "Pastes and drops",
     "pasted_chars": "Characters pasted",
+    "inserted_chars": "Characters inserted at once without a paste (a keyboard's clipboard, a text expander)",
     "focus_changes": "Times the page was left while answering",
     "restored_chars": "Characters restored from an earlier visit",
 }
@@ -37,9 +38,12 @@ def number_text(key, value):
 
 
 def evidence_rows(evidence):
-    """A flag's evidence as (label, text) pairs, measures only."""
-    return [(key.removesuffix("_ms").replace("_", " "), number_text(key, value)) for key, value in evidence.items()
+    """A flag's evidence as (label, text) pairs, measures only (and which of them crossed a threshold)."""
+    rows = [(key.removesuffix("_ms").replace("_", " "), number_text(key, value)) for key, value in evidence.items()
             if key not in REFERENCES and not isinstance(value, list | dict)]
+    if evidence.get("raised_by"):
+        rows.append(("raised by", ", ".join(str(name) for name in evidence["raised_by"])))
+    return rows
 
 
 def flag_display(flag):

@@ -18,6 +18,7 @@ from annotation.models.ratings import AttentionAnswer
 from annotation.quality import agreement, data
 from annotation.quality.selectors import cached_report, recomputes_queued, unconfirmed_platform_work
 from annotation.quality.services import QualityError, exclusion_override, exclusion_reset, quality_queue_recompute
+from annotation.services.consent import summary as consent_summary
 from annotation.views.integrity_display import integrity_display
 
 # Beyond this many annotators the pairwise matrix is unreadable; the page lists pairs instead.
@@ -147,6 +148,8 @@ def survey_quality(request, survey_id):
     # Workers named as this reader may see them (a copy: the cached report stays as it is).
     content = selectors.worker_names(user=request.user, study=survey).scrub(content)
     context = {"survey": survey, "report": content, "fresh": fresh, **_pending(survey, fresh)}
+    # Consent and questionnaires as counts only: no one's own answers, whoever reads the page.
+    context["consent_summary"] = consent_summary(survey)
     if content:
         annotators = content["annotators"]
         # Crowd-platform work its platform has not confirmed counts in no analysis: say whose it is.

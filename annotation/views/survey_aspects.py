@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.kinds.rating.forms import AspectDetailsForm
 from annotation.models import Aspect
-from annotation.text.aspect_details import aspect_details_text
+from annotation.services.text.aspect_details import aspect_details_text
 
 
 @login_required

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from annotation import selectors, services
 from annotation.models import WrittenResponse
-from annotation.quality.integrity_report import FLAG_WORDS, reply_flags, written_rows
+from annotation.quality.integrity_report import FLAG_WORDS, survey_reply_flags, written_rows
 from annotation.quality.selectors import cached_report
 from annotation.views.integrity_display import flag_display, telemetry_rows
 from annotation.views.surveys import posted_pk, survey_or_404
@@ -93,7 +93,7 @@ def _reply_flags(survey, written, names):
     rows = written_rows(survey)
     if not any(row["pk"] == written.pk for row in rows):
         return []  # a reply of a rejected assignment counts in no analysis: nothing to flag
-    found = reply_flags(rows)[written.pk]
+    found = survey_reply_flags(survey, rows)[written.pk]
     other_pk = found["near_duplicate"].evidence.get("other_answer") if "near_duplicate" in found else None
     other = WrittenResponse.objects.select_related("assignment__annotator").filter(pk=other_pk).first()
     shown = []

@@ -13,17 +13,19 @@ from annotation import selectors, services
 from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import platform_settings
 from annotation.crowd.prolific.study import study_settings
-from annotation.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
-from annotation.extensions.points import survey_panels
+from annotation.forms.consent import ConsentForm
 from annotation.forms.surveys import SurveyForm
 from annotation.kinds.registry import kind_for, kind_named
 from annotation.models import Annotator, Assignment, MTurkHIT, ProlificStudy, Survey
 from annotation.quality.selectors import cached_report
 from annotation.quality.services import quality_queue_recompute
 from annotation.selectors import studies as selectors_studies
+from annotation.services.consent import consent_setup_save
+from annotation.services.exporting import REAL_IDS_HEADER, REAL_IDS_SUFFIX, download_filename
+from annotation.services.extensions.points import survey_panels
 from annotation.services.reviews import annotators_excluded
-from annotation.task_page.display import task_context
-from annotation.task_page.items import survey_scales
+from annotation.views.task_page.display import task_context
+from annotation.views.task_page.items import survey_scales
 
 
 def survey_or_404(request, pk, *, change=False):
@@ -60,8 +62,10 @@ def survey_new(request):
     form = SurveyForm(
         request.POST or None, datasets=datasets, owner=request.user, initial={"dataset": request.GET.get("dataset")}
     )
+    consent_form = ConsentForm(request.POST or None, provider=request.POST.get("provider"))
     estimate = None
-    if request.method == "POST" and form.is_valid():
+    consent_valid = consent_form.is_valid() if request.method == "POST" else False
+    if request.method == "POST" and form.is_valid() and consent_valid:
         data = form.cleaned_data
         n_systems = len(data["system_names"]) or data["dataset"].systems.count()
         estimate = services.survey_estimate(
@@ -73,7 +77,7 @@ def survey_new(request):
         )
         if "estimate" not in request.POST:
             try:
-                survey = services.survey_create(
+                common = dict(
                     dataset=data["dataset"],
                     name=data["name"],
                     owner=request.user,
@@ -83,6 +87,9 @@ def survey_new(request):
                     question=data["question"] or None,
                     **form.settings(),
                 )
+                kind = kind_named(data["task_type"])
+                survey = kind.form_create(data=data, common=common) or services.survey_create(**common)
+                consent_setup_save(survey=survey, **consent_form.setup_values())
             except (services.SurveyError, services.HITLayoutError) as error:
                 form.add_error(None, str(error))
             else:
@@ -107,7 +114,7 @@ def survey_new(request):
                     return redirect("annotation:survey_detail", pk=survey.pk)
                 messages.success(request, f"Survey {survey.name} created as a draft. Preview it, then launch.")
                 return redirect("annotation:survey_detail", pk=survey.pk)
-    context = {"form": form, "estimate": estimate, "has_datasets": datasets.exists()}
+    context = {"form": form, "consent_form": consent_form, "estimate": estimate, "has_datasets": datasets.exists()}
     return render(request, "annotation/surveys/new.html", context)
 
 

@@ -10,6 +10,9 @@ Claims answer with a redirect to the task's own address (POST, redirect, GET): a
 task page then shows it again instead of posting a claim twice.
 """
 
+from contextlib import nullcontext
+
+from django.db import connection, transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,9 +30,7 @@ from annotation.services.identities import (
     identity_for_resume_code,
     resume_code_display,
 )
-from annotation.task_page.display import task_context
-from annotation.task_page.facts import task_facts, tasks_at_most
-from annotation.task_page.wording import task_wording
+from annotation.views.consent import post_url, step_redirect
 from annotation.views.task_identity import (
     browser_identity,
     client_address,
@@ -39,6 +40,10 @@ from annotation.views.task_identity import (
     with_start_cookie,
     worker_from_cookie,
 )
+from annotation.views.task_next import claim_next, held_task_redirect, next_offered, wants_next
+from annotation.views.task_page.display import task_context
+from annotation.views.task_page.facts import task_facts, tasks_at_most
+from annotation.views.task_page.wording import task_wording
 
 __all__ = ["assignment_done", "assignment_page", "survey_entry", "worker_from_cookie"]
 
@@ -131,10 +136,18 @@ def _invitation(code):
     return (annotator, resume_code_display(code)) if annotator else False
 
 
-def _claim_and_go(request, survey, worker_id, code):
+def _claim_and_go(request, survey, worker_id, code, *, known=False):
+    """Claim a task for `worker_id` and go to it (or to a step before the tasks, or to "no work").
+    `known`: their annotator row exists (just made or found by `identity_create`): no insert to try."""
+    step = None
+    if survey.asks_before_tasks:  # read from the survey row: a survey without steps pays no query here
+        annotator = Annotator.objects.filter(provider=Survey.Provider.LOCAL, worker_id=worker_id).first()
+        step = step_redirect(survey, annotator) if annotator else None
+    if step:  # consent or the pre-task questionnaire first; their POST makes this claim
+        return with_identity_cookie(step, worker_id, code, survey=survey)
     try:
         assignment = services.assignment_claim(
-            survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL, survey_is_current=True
+            survey=survey, worker_id=worker_id, provider=Survey.Provider.LOCAL, survey_is_current=True, known=known
         )
     except services.NoWorkAvailable as refusal:
         response = _no_work(request, survey, str(refusal))
@@ -187,34 +200,41 @@ def survey_entry(request, token):
             return _no_work(request, survey, str(refusal), status=429)
         except IdentityRefused as refusal:
             return start_page(request, survey, error=str(refusal), status=400, label=label)
-        worker_id = annotator.worker_id
+        return _claim_and_go(request, survey, annotator.worker_id, code, known=True)
     return _claim_and_go(request, survey, worker_id, code)
 
 
-def task_page(request, assignment, *, previous=None, error="", missing=(), status=None):
-    """The task page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded)."""
+def task_page(request, assignment, *, previous=None, error="", missing=(), status=None, submitted=None):
+    """The task page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded).
+
+    `submitted`: the assignment whose "Submit and next task" this page answers (task_next.py): the
+    page says its answers are saved and task.js drops the browser's copy of them.
+    """
     survey = assignment.hit.survey
     # A local annotator holds one task per survey at a time and a slot that expires goes back to
     # the pool without them, so no finished task means nothing else of theirs in the survey: no
     # rating of theirs can drop an overlap item, and the HIT's stored page holds as it is.
     assignment.first_in_survey = assignment.hits_done == 0
+    # "of at most": the cap, or the survey's number of HITs when it has fewer (F11); never below the
+    # task shown.
+    progress = {
+        "hit_number": assignment.hits_done + 1,
+        "max_hits": max(
+            tasks_at_most(survey=survey, hits=getattr(assignment, "survey_hits", None)), assignment.hits_done + 1
+        ),
+    }
     context = task_context(
         survey=survey,
         assignment=assignment,
         submit_url=reverse("annotation:task_assignment", kwargs={"token": assignment.token}),
-        # "of at most": the cap, or the survey's number of HITs when it has fewer (F11); never below
-        # the task shown.
-        progress={
-            "hit_number": assignment.hits_done + 1,
-            "max_hits": max(
-                tasks_at_most(survey=survey, hits=getattr(assignment, "survey_hits", None)), assignment.hits_done + 1
-            ),
-        },
+        progress=progress,
         previous=previous,
         error=error,
         missing=missing,
     )
     context["resume_code"] = browser_identity(request, survey=assignment.hit.survey)[1]
+    context["next_offered"] = next_offered(survey, progress)
+    context["submitted_key"] = submitted.token if submitted is not None else ""
     # Reached from the start page after a resume code (F12): answers not submitted stay in the
     # browser that gave them; the page says so (task.js hides it where this browser kept some).
     context["resumed"] = request.method == "GET" and request.GET.get("resumed") == "1"
@@ -251,6 +271,9 @@ def assignment_page(request, token):
     if refused:
         return refused
     if assignment.status != Assignment.Status.ACTIVE:
+        if request.method == "POST" and wants_next(request, assignment.hit.survey):
+            # A replay of "Submit and next task": the task it led to, never a second claim.
+            return held_task_redirect(assignment.hit.survey, assignment.annotator, assignment)
         return redirect("annotation:task_done", token=assignment.token)
     if assignment.expires_at and assignment.expires_at <= timezone.now():
         # Past its deadline but not yet returned to the pool (the sweep runs every few minutes):
@@ -259,12 +282,27 @@ def assignment_page(request, token):
     if request.method == "GET":
         return task_page(request, assignment)
     answers = services.parse_answers(request.POST)
+    survey = assignment.hit.survey
+    going_on = wants_next(request, survey)
     try:
-        services.assignment_submit(assignment=assignment, answers=answers, annotator=assignment.annotator)
+        # With "Submit and next task" on PostgreSQL, the answers and the next slot are one transaction
+        # (one commit, whose wait on the disk every task paid twice); the claim runs in a savepoint
+        # that claim_next rolls back alone if it fails, so the answers are stored whatever it meets.
+        # Not on SQLite: its reads before the flip would hold a shared lock that two writers then
+        # cannot both upgrade ("database is locked"); each write there takes the one write lock anyway.
+        one_commit = going_on and connection.vendor == "postgresql"
+        with transaction.atomic() if one_commit else nullcontext():
+            result = services.assignment_submit(assignment=assignment, answers=answers, annotator=assignment.annotator)
+            following = claim_next(survey, assignment.annotator) if going_on and not result.replayed else None
     except services.SubmissionRefused as refusal:
         # Shown again with the answers given so far; the progress count is read only now.
         assignment.hits_done = selectors.hits_done(assignment=assignment)
         return task_page(request, assignment, previous=answers, error=str(refusal), missing=refusal.missing)
+    if going_on:
+        if result.replayed:  # a double click's second request: where the first one led
+            return held_task_redirect(survey, assignment.annotator, assignment)
+        if following is not None:
+            return task_page(request, following, submitted=assignment)
     return redirect("annotation:task_done", token=assignment.token)
 
 
@@ -299,5 +337,6 @@ def assignment_done(request, token):
             )
         ),
         "resume_code": browser_identity(request, survey=survey)[1] if mine else "",
+        "post_url": post_url(survey, assignment.annotator) if mine else "",
     }
     return render(request, "annotation/task/done.html", context)

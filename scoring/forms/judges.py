@@ -1,11 +1,11 @@
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
+from config.endpoints.forms import EndpointFormMixin
 from scoring.models import Judge
-from scoring.services.judges.registry import api_key_env_problem, assigned_key_variables, base_url_problem
 
 
-class JudgeForm(forms.ModelForm):
+class JudgeForm(EndpointFormMixin, forms.ModelForm):
     """A new judge of the signed-in researcher; the key itself is never asked for."""
 
     base_url = forms.URLField(
@@ -43,39 +43,13 @@ class JudgeForm(forms.ModelForm):
         self.owner = owner
         for name in ("samples", "max_tokens", "concurrency"):
             _bounded_by_model(self.fields[name], Judge._meta.get_field(name))
-        mine = assigned_key_variables(owner)
-        self.fields["api_key_env"].help_text = (
-            "Name of the environment variable holding the API key (empty: the server needs none). "
-            + (
-                f"The operator assigned you: {', '.join(mine)}."
-                if mine
-                else "The operator has assigned you no key variable (JUDGE_KEY_VARIABLES): only keyless servers."
-            )
-        )
+        self.key_variables_help()
 
     def clean_name(self):
         name = self.cleaned_data["name"]
         if Judge.objects.filter(owner=self.owner, name=name).exists():
             raise forms.ValidationError("You already have a judge with this name; choose another.")
         return name
-
-    def clean_base_url(self):
-        value = self.cleaned_data["base_url"]
-        # the service's rule, shared with judge_add (the scheme, the operator's host list)
-        problem = base_url_problem(value)
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
-
-    def clean_api_key_env(self):
-        value = self.cleaned_data["api_key_env"]
-        if value.startswith("sk-"):
-            raise forms.ValidationError("Give the NAME of the environment variable that holds the key, not the key.")
-        # A name that is no variable name at all gets the model's own message (its validator).
-        problem = api_key_env_problem(value, owner=self.owner) if value.replace("_", "a").isalnum() else ""
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
 
 
 def _bounded_by_model(field, model_field):

@@ -102,3 +102,36 @@ def prompt_hash(messages):
     """sha256 of the messages as canonical JSON: the same prompt always gets the same hash."""
     blob = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+# --- a whole conversation (issue 37's conversation level) ----------------------------------------
+# Not one of TEMPLATES (a judge's own choice of prompt for responses): any rating judge rates whole
+# conversations with this one, as it rates conversation turns with its own template. Its key keys
+# the cache like theirs; the aspect and its scale are in the prompt, so each aspect is its own entry.
+CONVERSATION = Template(
+    "whole-conversation",
+    1,
+    RATING,
+    "You are an expert evaluator of dialogue systems. You read a whole conversation between a "
+    "dialogue system (the speaker 'system') and its partner, and rate the system's part in it on "
+    "one aspect. The partner's turns are context, not rated. Answer with one line 'Score: N' where "
+    "N is an integer from {low} ({low_label}) to {high} ({high_label}), and nothing else.",
+    "Conversation:\n{transcript}\n\nAspect: {aspect}\n{question}\n\nRate the system on this aspect "
+    "from {low} to {high}.",
+)
+
+
+def transcript(turns):
+    """The conversation, one turn a line, each labelled with its speaker as the data names it
+    ('system' for the evaluated system), so the judge knows whose turns it rates."""
+    lines = [f"{turn['speaker']}: {turn['text']}" for turn in turns]
+    return "\n".join(lines) if lines else "(no turns)"
+
+
+def conversation_messages(template, *, turns, aspect, question="", low=1, high=5, low_label="", high_label=""):
+    """Chat messages asking for a score of the system's part in a whole conversation on `aspect`
+    (`question`: how the study words it), on the aspect's own scale `low`-`high`."""
+    ends = {"low": low, "high": high, "low_label": low_label or "worst", "high_label": high_label or "best"}
+    system = template.system.format(**ends)
+    user = template.user.format(transcript=transcript(turns), aspect=aspect, question=question or "", **ends)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 stats = lazy_module("scipy.stats")
 

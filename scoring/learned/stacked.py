@@ -1,17 +1,26 @@
 """The `stacked` kind: a ridge regression over the scores a dataset already has for each response.
 
 A learned combination of metrics (as SALT-NLP's autometrics does): its inputs are the responses'
-`features` (metric name -> score: BLEU, ROUGE-L, embedding metrics, MiniLM, ADEM, judges,
+`features` (metric name -> score: BLEU, ROUGE-L, embedding metrics, MiniLM, judges,
 lengths...), its target the human score. Everything it estimates comes from the training rows
 it is handed and from nothing else: which features it uses (those the training rows have and
-that vary there), the medians that fill a missing score, each feature's centre and spread, and
-the coefficients. A missing score also sets a 0/1 indicator column, so "this metric could not
-score it" can carry weight of its own.
+that vary there), the medians that fill a missing score, the range each feature is clipped to,
+each feature's centre and spread, and the coefficients. A missing score also sets a 0/1
+indicator column, so "this metric could not score it" can carry weight of its own. A value
+outside the range the training rows span is clipped to it: a linear model must not extrapolate
+from a feature that barely varied in training (BLEU-4 of 2e-5 where the training rows had ~1e-9
+was 1,000 spreads out, and one GRADE response was predicted -35 on a 1-5 scale before the clip).
 
 Early stopping is over the regularisation path: the penalty falls step by step from strong to
 weak (each step one point of the learning curve) while the validation correlation improves, and
 the best step's coefficients are kept; `patience` steps without gain end the walk. The ridge is
 solved in closed form with numpy, so a fit takes milliseconds and is exactly repeatable.
+
+With `reference_free` (the default) the kind also reads the reference-free features of each
+(context, response) pair (`scoring.learned.reference_free`, names `rf:...`): MiniLM cosines to
+the context, a next-utterance head trained on the Chit-Chat corpus, and surface signals. They
+are computed from the texts when a fit or a prediction needs them, none is fitted to ratings,
+and the served path gets them the same way, so a caller of the scoring API sends nothing more.
 
 Features a model learned from these same ratings (an ADEM trained on the dataset) leak the test
 folds' ratings into every fold unless they were themselves computed out of fold: the caller
@@ -30,18 +39,31 @@ DEFAULTS = {
     "penalties": [1e4, 3e3, 1e3, 3e2, 1e2, 30.0, 10.0, 3.0, 1.0, 0.3, 0.1],  # strong to weak
     "patience": 3,
     "missing_indicators": True,
+    "reference_free": True,  # add the rf: features computed from the texts (reference_free package)
 }
+REFERENCE_FREE_PREFIX = "rf:"
+ARRAYS = ("medians", "centre", "spread", "coefficients")
+RANGE = ("low", "high")  # absent from checkpoints saved before values were clipped
 
 
 def default_config():
     return dict(DEFAULTS)
 
 
-def _matrix(rows, names):
+def _matrix(features, names):
     return np.array(
-        [[np.nan if r.features.get(n) is None else float(r.features[n]) for n in names] for r in rows],
+        [[np.nan if f.get(n) is None else float(f[n]) for n in names] for f in features],
         dtype=np.float64,
-    ).reshape(len(rows), len(names))
+    ).reshape(len(features), len(names))
+
+
+def feature_dicts(rows, *, reference_free):
+    """Each row's features, with its reference-free ones (computed from its texts) when asked for."""
+    if not reference_free:
+        return [r.features for r in rows]
+    from scoring.learned.reference_free.features import reference_free_features  # torch: only when used
+
+    return [{**r.features, **extra} for r, extra in zip(rows, reference_free_features(rows), strict=True)]
 
 
 class Stacked:
@@ -53,8 +75,9 @@ class Stacked:
 
     def fit(self, train, val, *, seed, progress=None):
         # seed: the fit is closed-form and draws nothing; kept for the kinds' common interface
-        names = self.config["features"] or sorted({n for r in train for n in r.features})
-        raw = _matrix(train, names)
+        features = feature_dicts(train, reference_free=self.config["reference_free"])
+        names = self.config["features"] or sorted({n for f in features for n in f})
+        raw = _matrix(features, names)
         present = ~np.isnan(raw)
         # A feature no training row has, or one that never varies there, can teach nothing.
         varies = np.array([present[:, j].any() and np.nanstd(raw[:, j]) > 1e-12 for j in range(len(names))], bool)
@@ -64,7 +87,13 @@ class Stacked:
         raw, present = raw[:, varies], present[:, varies]
         medians = np.nanmedian(raw, axis=0)
         indicators = (~present).any(axis=0) if self.config["missing_indicators"] else np.zeros(len(names), bool)
-        state = {"names": names, "medians": medians, "indicators": indicators}
+        state = {
+            "names": names,
+            "medians": medians,
+            "indicators": indicators,
+            "low": np.nanmin(raw, axis=0),
+            "high": np.nanmax(raw, axis=0),
+        }
         x = self._design(raw, state)
         state["centre"], state["spread"] = x.mean(axis=0), np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
         x = (x - state["centre"]) / state["spread"]
@@ -72,12 +101,14 @@ class Stacked:
         state["intercept"] = float(y.mean())
         gram, moment = x.T @ x, x.T @ (y - y.mean())
         val_scores = [r.score for r in val]
+        # The validation rows' features are computed once, not at every step of the path.
+        val_features = feature_dicts(val, reference_free=self.config["reference_free"])
         best, curve = BestSoFar(self.config["patience"]), []
         for step, penalty in enumerate(self.config["penalties"], start=1):
             coefficients = np.linalg.solve(gram + penalty * np.eye(len(gram)), moment)
             self.state = {**state, "coefficients": coefficients, "penalty": float(penalty)}
             train_loss = float(np.mean((x @ coefficients + y.mean() - y) ** 2))
-            val_pearson = pearson(self.predict(val), val_scores)
+            val_pearson = pearson(self._predict_features(val_features), val_scores)
             curve.append(
                 {"epoch": step, "penalty": float(penalty), "train_loss": train_loss, "val_pearson": val_pearson}
             )
@@ -91,6 +122,8 @@ class Stacked:
     @staticmethod
     def _design(raw, state):
         filled = np.where(np.isnan(raw), state["medians"], raw)
+        if "low" in state:  # checkpoints saved before the clip have no range
+            filled = np.clip(filled, state["low"], state["high"])
         flags = np.isnan(raw[:, state["indicators"]]).astype(np.float64)
         return np.hstack([filled, flags])
 
@@ -99,11 +132,17 @@ class Stacked:
         if not responses:
             return np.zeros(0, dtype=np.float64)
         s = self.state
-        x = (self._design(_matrix(responses, s["names"]), s) - s["centre"]) / s["spread"]
-        out = x @ s["coefficients"] + s["intercept"]
+        # A model that learned no rf: weight (or was saved before they existed) skips computing them.
+        wanted = self.config["reference_free"] and any(n.startswith(REFERENCE_FREE_PREFIX) for n in s["names"])
+        out = self._predict_features(feature_dicts(responses, reference_free=wanted))
         if progress is not None:
             progress(len(responses), len(responses))
         return out
+
+    def _predict_features(self, features):
+        s = self.state
+        x = (self._design(_matrix(features, s["names"]), s) - s["centre"]) / s["spread"]
+        return x @ s["coefficients"] + s["intercept"]
 
     def weights(self):
         """{column: coefficient on the standardised column}: what the model leans on."""
@@ -120,7 +159,7 @@ class Stacked:
             "penalty": s["penalty"],
             "extra": extra or {},
         }
-        tensors = {k: np.asarray(s[k], dtype=np.float64) for k in ("medians", "centre", "spread", "coefficients")}
+        tensors = {k: np.asarray(s[k], dtype=np.float64) for k in (*ARRAYS, *RANGE) if k in s}
         tensors["indicators"] = np.asarray(s["indicators"], dtype=np.uint8)
         return checkpoint.save(path, kind=CHECKPOINT_KIND, config=config, tensors=tensors)
 
@@ -128,7 +167,8 @@ class Stacked:
 def load(path):
     config, tensors = checkpoint.load(path, kind=CHECKPOINT_KIND)
     try:
-        state = {k: tensors[k].numpy() for k in ("medians", "centre", "spread", "coefficients")}
+        state = {k: tensors[k].numpy() for k in ARRAYS}
+        state.update({k: tensors[k].numpy() for k in RANGE if k in tensors})
         state["indicators"] = tensors["indicators"].numpy().astype(bool)
         state.update(names=list(config["names"]), intercept=float(config["intercept"]), penalty=config["penalty"])
         width = len(state["names"]) + int(state["indicators"].sum())
@@ -141,7 +181,10 @@ def load(path):
 
 KIND = Kind(
     name="stacked",
-    description="Ridge regression over the scores the dataset already has (metrics, ADEM, judges, lengths).",
+    description=(
+        "Ridge regression over the scores the dataset already has (metrics, judges, lengths) "
+        "and reference-free features of the texts."
+    ),
     new=Stacked,
     load=load,
     default_config=default_config,

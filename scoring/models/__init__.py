@@ -2,7 +2,7 @@
 
 from scoring.models.adem import AdemModel, ApiToken, TrainingRun
 from scoring.models.judges import Judge, JudgeCacheEntry, JudgeUsage
-from scoring.models.metrics import ConversationMetricScore, MetricScore
+from scoring.models.metrics import ConversationMetricScore, MetricScore, TurnMetricScore
 from scoring.models.runs import MetricChunk, MetricRun
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "MetricRun",
     "MetricScore",
     "TrainingRun",
+    "TurnMetricScore",
 ]

@@ -52,7 +52,7 @@ class AdemModel(models.Model):
         # one scoring API; their scores are the metric `learned:<name>` instead of `adem:<name>`.
         ADEM = "adem", "ADEM (Lowe et al. 2017)"
         CROSS_ENCODER = "cross-encoder", "Cross-encoder (MiniLM fine-tuned on these ratings)"
-        STACKED = "stacked", "Stacked (ridge over the dataset's metric scores and lengths)"
+        STACKED = "stacked", "Stacked (ridge over the dataset's metric scores, lengths and reference-free features)"
 
     class Variant(models.TextChoices):
         FULL = "full", "ADEM (context and reference)"

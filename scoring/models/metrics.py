@@ -1,6 +1,6 @@
 from django.db import models
 
-from annotation.models import Conversation, Response
+from annotation.models import Conversation, ConversationTurn, Response
 
 
 class MetricScore(models.Model):
@@ -45,6 +45,23 @@ class ConversationMetricScore(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["conversation", "metric"], name="conversationmetricscore_unique")
         ]
+
+    def __str__(self):
+        return f"{self.metric}={self.value}"
+
+
+class TurnMetricScore(models.Model):
+    """One turn-level metric's score for one system turn of a conversation, its context being the
+    conversation so far (issue 37; scoring.metrics.conversation.turn_metrics)."""
+
+    turn = models.ForeignKey(ConversationTurn, on_delete=models.CASCADE, related_name="metric_scores", db_index=False)
+    metric = models.CharField(max_length=100)
+    version = models.CharField(max_length=40)
+    value = models.FloatField(null=True, help_text="Null when the metric is undefined for the turn.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["turn", "metric"], name="turnmetricscore_unique")]
 
     def __str__(self):
         return f"{self.metric}={self.value}"

@@ -12,9 +12,9 @@ from django.db.models.functions import RowNumber
 from django.urls import reverse
 
 import scoring.metrics as engine
-from annotation.extensions.pipeline import plural
-from annotation.extensions.points import PipelineStep
-from scoring.models import AdemModel, Judge, MetricRun
+from annotation.services.extensions.pipeline import plural
+from annotation.services.extensions.points import PipelineStep
+from scoring.models import AdemModel, ConversationMetricScore, Judge, MetricRun
 from scoring.models.adem import metric_name_of
 
 RUNS_CONSIDERED = 50  # the newest runs of a dataset that tell which version each metric has
@@ -175,19 +175,32 @@ def adem_state(dataset, user):
     return models_text + judges_text, bool(n_ready or n_judges), learned
 
 
+def conversation_metric_state(dataset):
+    """A dataset of conversations only: how many conversation-level metrics its conversations have
+    (the turn-level ones are computed with them). Its responses' metric runs would say "not computed
+    yet" for ever, since there are no responses to run on."""
+    names = (
+        ConversationMetricScore.objects.filter(conversation__dataset=dataset).values("metric").distinct().count()
+    )
+    text = f"{plural(names, 'conversation metric')} computed" if names else "not computed yet"
+    return MetricState(text, names, False, False)
+
+
+def _metrics_step(dataset, learned):
+    if not dataset.contexts.exists() and dataset.conversations.exists():
+        state = conversation_metric_state(dataset)
+        url = reverse("annotation:conversation_list", args=[dataset.pk])
+    else:
+        state = metric_state(dataset, learned=learned)
+        url = reverse("scoring:dataset_metrics", args=[dataset.pk])
+    return PipelineStep(key="metrics", label="Metrics", url=url, state=state.text, done=state.computed > 0, order=40)
+
+
 def scoring_steps(dataset, user):
     """Pipeline-step provider for Metrics and ADEM (registered in ScoringConfig.ready)."""
     adem_text, adem_done, learned = adem_state(dataset, user)
-    metrics = metric_state(dataset, learned=learned)
     return [
-        PipelineStep(
-            key="metrics",
-            label="Metrics",
-            url=reverse("scoring:dataset_metrics", args=[dataset.pk]),
-            state=metrics.text,
-            done=metrics.computed > 0,
-            order=40,
-        ),
+        _metrics_step(dataset, learned),
         PipelineStep(
             key="adem",
             label="ADEM/judges",

@@ -4,7 +4,7 @@ from django.db.models import Avg, Count
 
 from annotation.models import Reference, Response
 from scoring.metrics import bleu
-from scoring.models import ConversationMetricScore, MetricRun, MetricScore
+from scoring.models import ConversationMetricScore, MetricRun, MetricScore, TurnMetricScore
 
 
 def metric_scores(*, dataset, metrics=None):
@@ -19,7 +19,7 @@ def metric_scores(*, dataset, metrics=None):
 
 
 def metric_extras(dataset, response_ids):
-    """Response-extras provider (annotation.extensions.points): `{response_id: {"metrics": {name: value}}}`."""
+    """Response-extras provider (annotation.services.extensions.points): `{response_id: {"metrics": {name: value}}}`."""
     # Found by id and checked against the dataset here, not in SQL: given both the dataset join and
     # the id list, SQLite walks every context of the dataset and probes the whole list for each, so
     # the JSONL export of 3,000 contexts x 5 systems spent 13 s in this query. By id alone it is one
@@ -76,6 +76,15 @@ def corpus_bleu_by_system(*, dataset):
 
 def latest_run(*, dataset):
     return MetricRun.objects.filter(dataset=dataset).first()
+
+
+def turn_metric_scores(*, dataset):
+    """`{metric: {turn_id: value}}` for the system turns of the dataset's conversations (values may be None)."""
+    rows = TurnMetricScore.objects.filter(turn__conversation__dataset=dataset)
+    scores = {}
+    for metric, turn_id, value in rows.values_list("metric", "turn_id", "value").iterator(chunk_size=10_000):
+        scores.setdefault(metric, {})[turn_id] = value
+    return scores
 
 
 def conversation_metric_scores(*, dataset):

@@ -14,9 +14,10 @@ from scoring.forms.judges import JudgeForm
 from scoring.judges import prompts
 from scoring.models import MetricRun
 from scoring.selectors.judges import judges_changeable_by, judges_visible_to
+from scoring.services.judges.conversations import conversation_judging_queue
 from scoring.services.judges.pairwise import judge_pairs_queue
 from scoring.services.judges.registry import JudgeRefusal, api_key_env_problem, judge_create
-from scoring.services.judges.remove import JudgeBusy, judge_busy, judge_delete, judge_scores, judge_usage_totals
+from scoring.services.judges.remove import JudgeBusy, judge_busy, judge_delete, judge_score_count, judge_usage_totals
 
 
 @login_required
@@ -67,6 +68,7 @@ def judge_detail(request, judge_id):
         "failures": [u for u in usage if u.state == "failed"],
         "active": any(u.active for u in usage),
         "pair_datasets": _pairwise_datasets(request.user) if pairwise else [],
+        "conversation_datasets": [] if pairwise else _conversation_datasets(request.user),
     }
     return render(request, "scoring/judges/judge_detail.html", context)
 
@@ -116,7 +118,7 @@ def _row_state(row):
         return "queued or running", ""
     if figures.get("error"):
         return "failed", figures["error"]
-    if "n_pairs" in figures:
+    if "n_pairs" in figures or "scores" in figures:  # pairs judged; conversations or turns judged
         return "done", ""
     return "not finished", "a request failed: judging again asks only for what is missing"
 
@@ -131,7 +133,7 @@ def judge_remove(request, judge_id):
         "judge": judge,
         "pairwise": judge.template == prompts.PAIRWISE,
         "busy": judge_busy(judge=judge),
-        "n_scores": judge_scores(judge=judge).count(),
+        "n_scores": judge_score_count(judge=judge),
         "n_cache": judge.cache_entries.count(),
         "usage": judge_usage_totals(judge=judge),
     }
@@ -168,6 +170,39 @@ def judge_dataset_pairs(request, judge_id):
         "the dataset's report to see the judge in its pairwise section.",
     )
     return redirect("scoring:judge_detail", judge_id=judge.pk)
+
+
+@login_required
+@require_POST
+def judge_dataset_conversations(request, judge_id):
+    """Queue the judging of a dataset's conversations (turns, whole conversations or both)."""
+    judge = get_object_or_404(judges_changeable_by(user=request.user), pk=judge_id)
+    dataset = get_object_or_404(datasets_changeable_by(user=request.user), pk=_number(request.POST.get("dataset")))
+    level = request.POST.get("level", "")
+    try:
+        conversation_judging_queue(judge=judge, dataset=dataset, level=level)
+    except JudgeRefusal as refusal:
+        messages.error(request, f"Not judged: {refusal}")
+        return redirect("scoring:judge_detail", judge_id=judge.pk)
+    what = {"conversation": "each whole conversation on each rated aspect", "turn": "each system turn",
+            "both": "each system turn and each whole conversation on each rated aspect"}[level]  # fmt: skip
+    messages.success(
+        request,
+        f"Judging {what} of {dataset.name}. The runs below count the requests; the dataset's report "
+        "correlates the scores with the ratings in its Conversations section.",
+    )
+    return redirect("scoring:judge_detail", judge_id=judge.pk)
+
+
+def _conversation_datasets(user):
+    """The researcher's datasets that hold conversations, for the judge's 'judge conversations' form."""
+    return list(
+        datasets_changeable_by(user=user)
+        .filter(conversations__isnull=False)
+        .distinct()
+        .order_by("name")
+        .values("pk", "name")
+    )
 
 
 def _number(text):

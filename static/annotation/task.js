@@ -13,7 +13,9 @@
   var counter = document.getElementById("answered-count");
   var summary = document.getElementById("error-summary");
   var restoredNote = document.getElementById("restored-note");
-  var submit = document.getElementById("submit-hit");
+  // "Submit and next task" where the page offers it (the default, focused after the last answer), else "Submit".
+  var submit = document.getElementById("submit-next") || document.getElementById("submit-hit");
+  var submitButtons = Array.prototype.slice.call(form.querySelectorAll("#submit-choices button[type=submit]"));
   var last = performance.now();
   var submitting = false;
   var PREFIX = "ratelab-task:";
@@ -251,11 +253,19 @@
       showSummary(missingItems);
       return;
     }
-    submitting = true;  // leaving for the submission is no loss: the thank-you page clears the kept copy
-    submit.disabled = true;  // one click, one submission (the server also stores a replay once)
+    if (submitting) { event.preventDefault(); return; }  // one click, one submission (the server also stores a replay once)
+    // Leaving for the submission is no loss: the page it leads to (the next task or the thank-you
+    // page) clears the kept copy.
+    submitting = true;
+    // The other choice is disabled; the button pressed is not, as a disabled button's name and value
+    // ("then=next") would not be sent.
+    submitButtons.forEach(function (button) { if (button !== event.submitter) { button.disabled = true; } });
   });
   // A page shown again (Back) after a refused or interrupted submission can be submitted again.
-  window.addEventListener("pageshow", function () { submitting = false; submit.disabled = !!form.dataset.preview; });
+  window.addEventListener("pageshow", function () {
+    submitting = false;
+    submitButtons.forEach(function (button) { button.disabled = !!form.dataset.preview; });
+  });
   window.addEventListener("beforeunload", function (event) {
     if (submitting || form.dataset.preview || unanswered().length === fieldsets.length + textareas.length) { return; }
     save();
@@ -263,6 +273,19 @@
     event.returnValue = "";  // browsers show their own words: "Leave site? Changes you made may not be saved."
   });
 
+  if (form.dataset.submittedKey) {
+    // This page answers "Submit and next task": the task before is stored, so its kept copy goes,
+    // and the address bar names this task (a reload then shows it again, posting nothing).
+    var store = storage();
+    if (store) {
+      store.removeItem(PREFIX + form.dataset.submittedKey);
+      store.removeItem(PREFIX + form.dataset.submittedKey + ":telemetry");  // writing counts
+    }
+    var here = new URL(form.action, window.location.href);
+    if (window.history && here.pathname !== window.location.pathname) {
+      window.history.replaceState(null, "", here.pathname);
+    }
+  }
   pruneOld();
   if (restore() && restoredNote) {
     restoredNote.hidden = false;

@@ -57,12 +57,17 @@ PUBLIC_PATTERNS = {
     "annotation:task_entry": "annotator: survey link",
     "annotation:task_assignment": "annotator: assignment link",
     "annotation:task_done": "annotator: assignment link",
+    "annotation:task_chat": "annotator: a live chat's messages (assignment link; tests/annotation/test_live_chat.py)",
     "annotation:mturk_task": "annotator: MTurk's ExternalQuestion page",
     "annotation:mturk_draft": "annotator: MTurk page's draft saving",
+    "annotation:mturk_chat": "annotator: a live chat inside MTurk's frame (assignment token; "
+    "tests/annotation/test_live_chat_crowds.py)",
     "annotation:prolific_entry": "annotator: Prolific study link",
     "annotation:prolific_finish": "annotator: Prolific completion",
     "annotation:link_entry": "annotator: link-platform study link",
     "annotation:link_finish": "annotator: link-platform completion",
+    "annotation:consent_page": "annotator: consent page (survey link and identity cookie)",
+    "annotation:questionnaire_page": "annotator: questionnaire (survey link and identity cookie)",
     # Prolific's signed webhook deliveries: no session; 403 without a valid signature.
     "annotation:prolific_webhook": "Prolific's signed deliveries",
 }
@@ -213,6 +218,10 @@ def sample_urls(name, pattern, route, objects, children=None):
         values["fmt"] = "csv"
     elif name == "analysis:report_export":
         values["fmt"] = "json"
+    elif name == "annotation:questionnaire_export":
+        values["fmt"] = "csv"
+    elif name == "annotation:survey_datasheet":
+        values["fmt"] = "md"
     elif name == "analysis:report_plot":
         values.update(kind="human", fmt="svg")
     elif name == "analysis:report_table":

@@ -4,6 +4,7 @@ stored conversation metrics."""
 
 import io
 import math
+import re
 
 import krippendorff
 import numpy as np
@@ -12,6 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from scipy import stats as scipy_stats
 
+from analysis.sections import conversations as conversations_section
 from analysis.services.build import report_build
 from analysis.services.exports import to_csv, to_latex
 from analysis.services.freshness import report_change_marker, report_fingerprint
@@ -211,6 +213,31 @@ def test_the_conversations_page_computes_the_metrics_for_the_owner_only(study, c
     assert ConversationMetricScore.objects.filter(conversation__dataset=study).count() == 5 * 6
 
 
+def test_the_pipeline_bar_and_metrics_index_count_a_conversation_datasets_metrics(study, client, researcher):
+    # Before: a dataset of conversations only said "Metrics: not computed yet" after its conversation
+    # metrics were computed, since the bar read the (response) metric runs, of which it has none.
+    ConversationMetricScore.objects.all().delete()
+    client.force_login(researcher)
+    conversations_page = reverse("annotation:conversation_list", args=[study.pk])
+
+    def metrics_step():
+        page = client.get(reverse("annotation:dataset_detail", args=[study.pk])).content.decode()
+        bar = re.search(r'<nav class="pipeline".*?</nav>', page, re.S).group(0)
+        href, state = re.search(
+            r'<a href="([^"]+)"[^>]*><span class="step-label">Metrics</span> <span class="step-state">([^<]+)', bar
+        ).groups()
+        return state, href
+
+    assert metrics_step() == ("not computed yet", conversations_page)
+    client.post(reverse("scoring:conversation_metrics_compute", args=[study.pk]))
+    names = ConversationMetricScore.objects.filter(conversation__dataset=study).values("metric").distinct().count()
+    assert names == 6
+    assert metrics_step() == ("6 conversation metrics computed", conversations_page)
+    index = client.get(reverse("scoring:metrics_index")).content.decode()
+    assert "6 conversation metrics computed" in index and f'href="{conversations_page}"' in index
+    assert "5 conversations" in index
+
+
 def test_new_conversation_ratings_or_metric_scores_make_the_report_stale(study):
     before = report_fingerprint(dataset=study), report_change_marker(dataset=study)
     line = {"conversation_id": "a2", "worker": "w3", "aspect": "overall", "score": 1}
@@ -219,3 +246,21 @@ def test_new_conversation_ratings_or_metric_scores_make_the_report_stale(study):
     assert after_rating[0] != before[0] and after_rating[1] != before[1]
     ConversationMetricScore.objects.filter(conversation__dataset=study, metric="system_turns").update(value=0)
     assert report_fingerprint(dataset=study) != after_rating[0]
+
+
+def test_the_section_states_its_population_once_on_the_page_and_whole_in_each_table_read_alone(
+    study, researcher_client, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    # Before: all of the section's tables repeated the same long population sentence under them.
+    settings.MEDIA_ROOT = tmp_path
+    url = reverse("analysis:dataset_report", args=[study.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        researcher_client.get(url)
+    body = researcher_client.get(url).content.decode()
+    notes = re.findall(r'<p class="table-note">([^<]*Population: [^<]*)</p>', body)
+    assert len(notes) >= 3
+    assert "Population: 5 conversations" in notes[0]
+    assert all(note.endswith("Population: as above.") for note in notes[1:])
+    data = report_build(dataset=study)
+    alone = [builder(data) for builder in conversations_section.BUILDERS]
+    assert all("Population: 5 conversations" in table.note for table in alone if table.rows)

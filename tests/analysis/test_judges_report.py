@@ -11,8 +11,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from analysis.services.build import report_build
 from analysis.stats.judges import judge_kappas, length_correlations, round_to_scale
-from annotation.extensions.score_display import score_label
 from annotation.models import Annotator, Rating, Response
+from annotation.services.extensions.score_display import score_label
 from scoring.models import MetricScore
 from tests.factories import load_dataset_records, load_rating_records
 

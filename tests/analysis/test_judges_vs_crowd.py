@@ -5,19 +5,20 @@ through the report's own selectors), and each moves with the report's filters.""
 
 import io
 import json
+from itertools import combinations
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from analysis.sections.wmt import ranked_metrics, ranking_permutations
+from analysis.sections.wmt import ranking_permutations
 from analysis.services.build import report_build
 from analysis.stats import alttest, arena, calibration, spa, style_control
 from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.models import HIT, Assignment, PairwiseJudgement, Rating, Response, Survey
 from scoring.judges import pairwise, prompts
-from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricScore
+from scoring.models import Judge, JudgeCacheEntry, JudgeUsage, MetricRun, MetricScore
 from scoring.services.judges.pairwise import dataset_pair_items
 from tests.factories import load_dataset_records, load_rating_records
 
@@ -82,8 +83,9 @@ def rated(researcher):
         price_per_million_prompt_tokens=1,
         price_per_million_completion_tokens=2,
     )
+    run = MetricRun.objects.create(dataset=dataset, metrics=["judge:mean"], status=MetricRun.Status.DONE)
     JudgeUsage.objects.create(
-        judge=judge, prompts=100, cached=20, requests=80, prompt_tokens=80 * 500, completion_tokens=80 * 5
+        judge=judge, run=run, prompts=100, cached=20, requests=80, prompt_tokens=80 * 500, completion_tokens=80 * 5
     )
     return dataset
 
@@ -134,6 +136,20 @@ def test_epsilon_and_metrics_are_report_options(rated):
     assert rows["judge:dice"]["omega"] == pytest.approx(expected["omega"])
 
 
+def test_the_alt_tests_rating_scoring_is_a_report_option(rated):
+    data = report_build(dataset=rated, n_boot=0, options={"alt_scoring": "neg_mae"})
+    rows = {row["metric"]: row for row in data["alt_test"]}
+    expected = alttest.alt_test(
+        direct_humans(rated), direct_scores(rated, "judge:dice"), scoring="neg_mae", epsilon=0.1
+    )
+    assert rows["judge:dice"]["scoring"] == "neg_mae"
+    assert rows["judge:dice"]["omega"] == pytest.approx(expected["omega"])
+    assert rows["judge:dice"]["rho"] == pytest.approx(expected["rho"])
+    out = io.StringIO()
+    call_command("report", dataset=rated.name, format="json", bootstrap=0, alt_scoring="neg_mae", stdout=out)
+    assert {row["scoring"] for row in json.loads(out.getvalue())["alt_test"]} == {"neg_mae"}
+
+
 def test_the_systems_filter_changes_the_alt_tests_n_and_warns_below_30_items(rated):
     data = report_build(dataset=rated, n_boot=0, systems=["long"])
     row = next(row for row in data["alt_test"] if row["metric"] == "judge:mean")
@@ -179,6 +195,26 @@ def test_the_cost_panel_prices_the_judge_from_its_usage_and_the_crowd_from_its_t
     assert crowd["median_seconds"] == 12.0 and crowd["n_answers"] == len(WORKERS) * 2 * N_CONTEXTS
     assert crowd["cost_per_1000"] is None  # imported ratings belong to no paid task
     assert 0 < judges["judge:mean"]["precision"] <= 1
+
+
+def test_the_judges_cost_counts_only_its_usage_on_this_dataset(rated, researcher):
+    """The same judge's far costlier prompts on another dataset are not this report's population."""
+    other = load_dataset_records(
+        records=[{"context_id": "x", "context": ["hi"], "responses": [{"system": "s", "text": "t"}]}],
+        name="elsewhere",
+        owner=researcher,
+    )
+    run = MetricRun.objects.create(dataset=other, metrics=["judge:mean"], status=MetricRun.Status.DONE)
+    JudgeUsage.objects.create(
+        judge=Judge.objects.get(name="mean"), run=run, prompts=10, requests=10, prompt_tokens=10 * 9000
+    )
+    judges = {row["judge"]: row for row in report_build(dataset=rated, n_boot=0)["judge_cost"]["judges"]}
+    assert judges["judge:mean"]["prompts_asked"] == 80
+    assert judges["judge:mean"]["cost_per_1000"] == pytest.approx((500 * 1 + 5 * 2) / 1e6 * 1000)
+    JudgeUsage.objects.filter(run__dataset=rated).delete()
+    judges = {row["judge"]: row for row in report_build(dataset=rated, n_boot=0)["judge_cost"]["judges"]}
+    assert judges["judge:mean"]["cost_per_1000"] is None
+    assert "no recorded usage on this dataset" in judges["judge:mean"]["why_no_cost"]
 
 
 def test_spa_and_pdp_equal_direct_calls_and_the_wmt_ranking_sits_beside_pearsons(rated, settings):
@@ -373,12 +409,18 @@ def test_the_report_command_takes_the_options(rated):
     assert {row["epsilon"] for row in data["alt_test"]} == {0.15} and data["options"]["epsilon"] == "skilled"
 
 
-def test_the_wmt_ranking_takes_the_best_metrics_by_spa_within_its_permutation_budget():
-    rows = [{"metric": f"m{i}", "spa": i / 10} for i in range(10)] + [{"metric": "unscored", "spa": None}]
-    assert ranked_metrics(rows) == [f"m{i}" for i in range(9, 1, -1)]
-    assert ranking_permutations(1000, 8) == 1000 // 28  # 28 pairs share the budget
-    assert ranking_permutations(10, 8) == 10  # never more than the report's setting
-    assert ranking_permutations(1000, 2) == 200 and ranking_permutations(1000, 100) == 20
+def test_the_wmt_ranking_ranks_every_metric_with_up_to_a_thousand_permutations_a_test(rated, settings):
+    assert ranking_permutations(10) == 10 and ranking_permutations(5000) == 1000
+    settings.ANALYSIS_PERMUTATIONS = 300
+    ranking = report_build(dataset=rated, n_boot=10)["wmt_ranking"]
+    names = {"judge:mean", "judge:dice", "overlap"}
+    assert {row["metric"] for row in ranking["rows"]} == names
+    assert ranking["permutations"] == 300
+    # Every two metrics tested once under each statistic, each test stopped at a block's end or at k.
+    for statistic in ("spa", "acc_eq"):
+        pairs = [frozenset((t["a"], t["b"])) for t in ranking["tests"] if t["statistic"] == statistic]
+        assert sorted(map(sorted, pairs)) == sorted(map(sorted, combinations(sorted(names), 2)))
+    assert all(t["permutations"] in (100, 200, 300) for t in ranking["tests"])
 
 
 def test_the_crowd_cost_is_the_reward_over_the_answers_a_paid_task_held(rated):

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from analysis.report.cells import p_value as report_p_value
 from analysis.sections.pairwise_accuracy import pairwise_accuracy_table
 from analysis.services.exports import summary_table
-from annotation.text.numbers import p_value, small_number
+from annotation.services.text.numbers import p_value, small_number
 
 
 def test_p_values_are_below_a_thousandth_or_three_decimals():

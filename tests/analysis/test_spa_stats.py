@@ -18,8 +18,8 @@ from analysis.stats.spa import (
     permutation_signs,
     score_matrix,
     soft_pairwise_accuracy,
-    wmt_ranking,
 )
+from analysis.stats.wmt_ranking import wmt_ranking
 
 # Every sign pattern of two items once: an exhaustive paired permutation test.
 ALL_SIGNS = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=np.float32)

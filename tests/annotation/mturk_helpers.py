@@ -191,6 +191,23 @@ def expect_prelude(stubber, survey, *, balance="10000.00", new_qualification=Tru
     )
 
 
+def expect_prelude_any(stubber):
+    """The calls before any HIT is created, their requests checked only against MTurk's API model
+    (for kinds whose HIT type reads otherwise than the rating kind's)."""
+    stubber.add_response("get_account_balance", {"AvailableBalance": "10000.00", "OnHoldBalance": "0.00"}, {})
+    qualification = {
+        "QualificationTypeId": QUALIFICATION_ID,
+        "CreationTime": CREATED,
+        "Name": "RateLab exclusion",
+        "Description": "excluded workers",
+        "QualificationTypeStatus": "Active",
+        "IsRequestable": True,
+        "AutoGranted": False,
+    }
+    stubber.add_response("create_qualification_type", {"QualificationType": qualification}, None)
+    stubber.add_response("create_hit_type", {"HITTypeId": HIT_TYPE_ID}, None)
+
+
 def expect_create_hit(stubber, survey, hit, n):
     token = mturk_module.hit_request_token(survey=survey, hit=hit, sandbox=True)
     stubber.add_response(

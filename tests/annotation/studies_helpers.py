@@ -72,3 +72,20 @@ def survey_form_fields(dataset, *, name, provider, **extra):
         "attention_policy": "flag",
         **extra,
     }
+
+
+def rated_by_two_careful_raters_and_a_straight_liner(owner, **settings):
+    """A 12-context rating survey (one HIT, three slots) that careful-1 and careful-2 rate by each
+    reply's own score and "liner" rates 3 throughout: the integrity tests' small crowd."""
+    survey = make_survey(
+        owner, n_contexts=12, name="raters", contexts_per_hit=12, assignments_per_hit=3,
+        attention_checks_per_hit=0, **settings,
+    )  # fmt: skip
+    for worker in ("careful-1", "careful-2", "liner"):
+        assignment = services.assignment_claim(survey=survey, worker_id=worker)
+        answers = {
+            item.pk: {"scores": {"overall": str(3 if worker == "liner" else 1 + item.response_id % 5)}, "seconds": "6"}
+            for item in services.assignment_items(assignment=assignment)
+        }
+        services.assignment_submit(assignment=assignment, answers=answers)
+    return survey

@@ -13,7 +13,7 @@ from annotation.kinds.acute.layout import BROKEN_TEXT
 from annotation.kinds.registry import kind_for
 from annotation.models import Assignment, AttentionAnswer, ConversationJudgement, HITItem, Survey
 from annotation.services.conversation_answers import conversation_judgements_import
-from annotation.task_page.display import task_context
+from annotation.views.task_page.display import task_context
 from tests.annotation.conversation_study_helpers import SYSTEMS, acute_answers, claimed, make_conversation_survey
 
 pytestmark = pytest.mark.django_db

@@ -9,6 +9,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import HITItem, Rating
+from annotation.views.task_page.stored import hit_pages_render
 from tests.annotation.link_helpers import start_task
 from tests.annotation.live_annotator import ACTION_RE, CHECK_RE, CSRF_RE, FIELD_RE
 from tests.annotation.studies_helpers import make_survey
@@ -101,3 +102,23 @@ def test_annotators_need_no_session_and_csrf_still_guards_the_submit(researcher)
     real = stored.first().assignment.hit.items.filter(kind=HITItem.Kind.RESPONSE).count()
     assert stored.count() == real and real < len(_answers(html))
     assert not Session.objects.exists()
+
+
+def test_submit_and_next_is_one_request_of_few_queries(researcher):
+    survey = make_survey(researcher, contexts_per_hit=5, assignments_per_hit=2)
+    annotator, other = Client(), Client()
+    other.get(start_task(other, survey, "first"))  # someone came first: the HITs' item HTML is cached
+    page = annotator.get(start_task(annotator, survey, "w1"))
+    html = page.content.decode()
+    hit_pages_render(survey=survey)  # every HIT's page stored, whichever comes next
+
+    following, sql = _queries(
+        lambda: annotator.post(ACTION_RE.search(html).group(1), {**_answers(html), "then": "next"})
+    )
+
+    assert following.status_code == 200 and "Task 2 of at most" in following.content.decode()
+    # The submission as above (assignment, items, scales, the flip, the ratings, the check's answer),
+    # then the claim: their row locked, their HITs, the HITs that would repeat a check, the slot taken;
+    # the next page's items are cached, the survey's HITs counted ("of at most"). SQLite: the insert that
+    # finds their row first (its write lock) and the candidates read apart from the flip.
+    assert len(sql) <= (11 if connection.vendor == "postgresql" else 13), sql

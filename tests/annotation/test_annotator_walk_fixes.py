@@ -10,7 +10,7 @@ from annotation.crowd.link_platform import platform_settings
 from annotation.forms.surveys import SurveyForm
 from annotation.models import Dataset, HITItem, LinkPlatform, Survey
 from annotation.services.estimates import survey_estimate
-from annotation.task_page.items import hit_blocks
+from annotation.views.task_page.items import hit_blocks
 from tests.annotation.link_helpers import start_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey
 from tests.annotation.prolific_helpers import entry, make_prolific_survey, pid, publish, session

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from annotation import services
 from annotation.models import Aspect, Survey
-from annotation.text.aspect_details import aspect_details_parse, aspect_details_text
+from annotation.services.text.aspect_details import aspect_details_parse, aspect_details_text
 from tests.annotation.link_helpers import task_page
 from tests.annotation.studies_helpers import dataset_records, make_survey, survey_form_fields
 from tests.factories import load_dataset_records

@@ -194,7 +194,7 @@ def test_export_bws_csv_neutralises_formulas(researcher):
     out = io.StringIO()
     call_command("export_bws", "--survey", survey.name, "--format", "csv", stdout=out)
     text = out.getvalue()
-    assert text.splitlines()[0] == "worker,context_id,systems,best,worst,seconds,survey"
+    assert text.splitlines()[0] == "worker,context_id,systems,best,worst,seconds,survey,context_ids"
     cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
     assert any("HYPERLINK" in cell for cell in cells)
     assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@")], "no cell a spreadsheet would run"

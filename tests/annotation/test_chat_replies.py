@@ -11,8 +11,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.chat_systems.registry import chat_system_create
-from annotation.chat_systems.replies import ChatFailure, chat_reply
+from annotation.services.chat_systems.registry import chat_system_create
+from annotation.services.chat_systems.replies import ChatFailure, chat_reply
 from tests.stand_in_bot import SECRET_BODY, refused_url, stand_in_bot
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from annotation.chat_systems.registry import ChatSystemRefusal, chat_system_create, chat_system_settings
 from annotation.models import ChatSystem
+from annotation.services.chat_systems.registry import ChatSystemRefusal, chat_system_create, chat_system_settings
 
 pytestmark = pytest.mark.django_db
 

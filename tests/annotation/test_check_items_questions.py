@@ -9,7 +9,7 @@ import pytest
 from annotation import services
 from annotation.models import AttentionAnswer, HITItem, PairwiseJudgement, Rating
 from annotation.services import SubmissionRefused
-from annotation.task_page.items import hit_blocks
+from annotation.views.task_page.items import hit_blocks
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import good_answers, make_survey
 

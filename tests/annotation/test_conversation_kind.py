@@ -22,8 +22,8 @@ from annotation.models import (
 )
 from annotation.models.conversations import SYSTEM_SPEAKER
 from annotation.services.conversation_answers import conversation_ratings_import
-from annotation.task_page.display import task_context
-from annotation.task_page.facts import _facts
+from annotation.views.task_page.display import task_context
+from annotation.views.task_page.facts import _facts
 from tests.annotation.conversation_study_helpers import (
     SYSTEMS,
     claimed,

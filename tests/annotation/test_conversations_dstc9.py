@@ -6,9 +6,9 @@ import json
 import pytest
 from django.core.management import call_command
 
-from annotation.importing.dstc9 import convert, write_jsonl
-from annotation.models import Conversation, ConversationAspect, ConversationRating, ConversationTurn, Dataset
+from annotation.models import Conversation, ConversationAspect, ConversationRating, ConversationTurn
 from scoring.metrics.conversation import conversation_metrics
+from tests.annotation.dstc9_helpers import import_dstc9
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
 
@@ -23,18 +23,7 @@ def raw(shared_data):
 
 @pytest.fixture
 def imported(shared_data, tmp_path, researcher):
-    conversations, ratings = convert(shared_data / "dstc9_interactive")
-    write_jsonl(conversations, tmp_path / "c.jsonl")
-    write_jsonl(ratings, tmp_path / "r.jsonl")
-    out = io.StringIO()
-    call_command(
-        "import_conversations", str(tmp_path / "c.jsonl"), "--name", "dstc9", "--owner", researcher.username, stdout=out
-    )
-    call_command(
-        "import_conversation_ratings", str(tmp_path / "r.jsonl"), "--dataset", "dstc9",
-        "--scale", "overall=1-5", "--scale", "consistent=0-1", "--scale-min", "1", "--scale-max", "3", stdout=out,
-    )  # fmt: skip
-    return Dataset.objects.get(name="dstc9")
+    return import_dstc9(shared_data, tmp_path, researcher)
 
 
 def _lines(context):

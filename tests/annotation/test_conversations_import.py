@@ -7,11 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.exporting.conversations import conversations_export
 from annotation.importing import DataImportError
 from annotation.importing.text import MAX_FIELD_CHARS
 from annotation.models import Conversation, ConversationTurn, Dataset, System
 from annotation.services.conversations import conversations_import
+from annotation.services.exporting.conversations import conversations_export
 from tests.annotation.conversation_files import conversation, conversations_csv, jsonl, small_study
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation import services
-from annotation.extensions import points as extensions
+from annotation.services.extensions import points as extensions
 from tests.annotation.studies_helpers import dataset_records, good_answers, make_survey
 from tests.factories import load_dataset_records
 

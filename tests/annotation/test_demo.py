@@ -3,8 +3,8 @@ import statistics
 
 from django.core.management import call_command
 
-from annotation.demo import SYSTEMS, demo_records
 from annotation.models import Dataset, Response
+from annotation.services.demo_data import SYSTEMS, demo_records
 
 
 def test_demo_records_are_seeded_and_valid_import_records():

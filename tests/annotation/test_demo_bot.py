@@ -9,7 +9,13 @@ import time
 
 import pytest
 
-from annotation.chat_systems.demo_bot import FALLBACK, MODEL_NAME, DemoBotServer, RetrievalBot, pairs_from_records
+from annotation.services.chat_systems.demo_bot import (
+    FALLBACK,
+    MODEL_NAME,
+    DemoBotServer,
+    RetrievalBot,
+    pairs_from_records,
+)
 from config.endpoints.client import EndpointSettings
 from config.endpoints.session import complete
 

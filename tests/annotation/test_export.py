@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.extensions import points as extensions
 from annotation.models import Dataset, Response, Survey
+from annotation.services.extensions import points as extensions
 from tests import shared_loaders
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS, write_jsonl
 from tests.factories import load_dataset_records, load_rating_records

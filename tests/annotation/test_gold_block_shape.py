@@ -12,7 +12,7 @@ from django.test import Client
 
 from annotation import services
 from annotation.models import AttentionAnswer, AttentionCheck, HITItem
-from annotation.task_page.items import hit_blocks
+from annotation.views.task_page.items import hit_blocks
 from tests.annotation.check_block_helpers import (
     TAMPERED,
     BlockSkeletons,

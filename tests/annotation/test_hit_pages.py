@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import HIT, HITItem, HITPage
-from annotation.task_page import display as task_display
-from annotation.task_page import stored as hit_pages
-from annotation.task_page.stored import hit_pages_render, page_version
+from annotation.views.task_page import display as task_display
+from annotation.views.task_page import stored as hit_pages
+from annotation.views.task_page.stored import hit_pages_render, page_version
 from tests.annotation.link_helpers import start_task, task_page
 from tests.annotation.live_annotator import ACTION_RE
 from tests.annotation.studies_helpers import good_answers, make_survey

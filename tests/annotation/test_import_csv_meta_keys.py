@@ -16,9 +16,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.exporting import dataset_export
 from annotation.importing import DataImportError, parse_dataset
 from annotation.models import Context, Dataset, Response
+from annotation.services.exporting import dataset_export
 from tests.factories import load_dataset_records
 
 HEADER = "context_id,kind,speaker,system,text,meta\n"

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Response
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 from tests.factories import load_dataset_records, load_rating_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +98,7 @@ def test_our_rule_is_defusedcsvs_where_defusedcsv_has_one():
 
 
 def test_defusedcsv_alone_would_not_round_trip_text_that_starts_with_a_quote():
-    # Why annotation/text/csv_safety.py exists: defusedcsv leaves "'=x" as it is, which reads back as "=x".
+    # Why annotation/services/text/csv_safety.py exists: defusedcsv leaves "'=x" as it is, which reads back as "=x".
     out = io.StringIO()
     defused.writer(out).writerow(["'=x", "\t=1"])
     assert cells(out.getvalue()) == ["'=x", "\t=1"]

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from annotation.importing import DataImportError
 from annotation.models import Context, Dataset, Rating, Survey
-from annotation.runtime.uploads import RefusedUpload, SizeLimitUploadHandler
 from annotation.services import dataset_import
+from annotation.services.runtime.uploads import RefusedUpload, SizeLimitUploadHandler
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS
 from tests.factories import load_dataset_records, records_to_jsonl
 

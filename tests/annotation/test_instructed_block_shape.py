@@ -10,10 +10,10 @@ import re
 import pytest
 
 from annotation import services
-from annotation.demo.simulation import ratings_simulate
 from annotation.models import AttentionAnswer, HITItem, Rating
 from annotation.services import SubmissionRefused
-from annotation.task_page.items import hit_blocks
+from annotation.services.demo_data.simulation import ratings_simulate
+from annotation.views.task_page.items import hit_blocks
 from tests.annotation.check_block_helpers import (
     TAMPERED,
     BlockSkeletons,

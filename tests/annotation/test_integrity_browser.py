@@ -11,12 +11,27 @@ from django.core.management import call_command
 
 from annotation import services
 from annotation.models import WrittenResponse
+from annotation.services.extensions.points import sentence_encoder
 from tests.annotation.browser_pages import DESKTOP, PHONE, fits, screenshot_dir
 from tests.annotation.studies_helpers import dataset_records
 from tests.conftest import PASSWORD
 from tests.factories import load_dataset_records
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_cache")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("fresh_cache", "minilm_loaded"),
+]
+
+
+@pytest.fixture
+def minilm_loaded():
+    """The similarity flags' MiniLM model loaded before any page asks for it: the live server runs in this
+    process, and on a busy host a first load inside a page view could outlast the page's timeout."""
+    encoder = sentence_encoder()
+    if encoder is not None:
+        encoder(["warm up"])
+
 
 TYPED = "Sounds good, I can bring snacks and a ball."  # 43 characters, typed key by key
 PASTED = "Certainly! Here is a thoughtful reply: a picnic by the lake would be a delightful idea for everyone."
@@ -25,8 +40,13 @@ PASTED = "Certainly! Here is a thoughtful reply: a picnic by the lake would be a
 def _writing_survey(researcher):
     dataset = load_dataset_records(records=dataset_records(1), name="picnic", owner=researcher)
     survey = services.survey_create(
-        dataset=dataset, name="picnic-write", owner=researcher, task_type="write", write_system_name="people",
-        contexts_per_hit=1, assignments_per_hit=2,
+        dataset=dataset,
+        name="picnic-write",
+        owner=researcher,
+        task_type="write",
+        write_system_name="people",
+        contexts_per_hit=1,
+        assignments_per_hit=2,
     )
     return services.survey_launch(survey=survey)
 
@@ -135,3 +155,24 @@ def test_integrity_pages_fit_a_phone_and_a_desktop(live_server, browser, researc
         page.goto(f"{live_server.url}/surveys/{survey.pk}/written/{written.pk}/")
         assert page.is_visible("#telemetry-table") and fits(page)
         page.screenshot(path=str(shots / f"integrity-reply-{name}.png"), full_page=True)
+
+
+def test_a_rating_surveys_integrity_section_shows_the_ordinal_competence_at_both_widths(
+    live_server, browser, researcher, tmp_path
+):
+    """A 1-5 rating survey: the Integrity table gains the ordinal model's column, which the rule sentence
+    names, and still fits 1366 and 390 wide."""
+    from annotation.quality.recompute import quality_recompute
+    from tests.annotation.studies_helpers import rated_by_two_careful_raters_and_a_straight_liner
+
+    survey = rated_by_two_careful_raters_and_a_straight_liner(researcher, min_competence=0.5)
+    quality_recompute(survey=survey)
+    shots = screenshot_dir(tmp_path)
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = _researcher_page(browser, live_server, researcher, viewport)
+        page.goto(f"{live_server.url}/surveys/{survey.pk}/quality/")
+        assert "Competence (ordinal model)" in page.inner_text("#integrity-workers")
+        assert "competence (ordinal spammer model) is below 0.5" in page.inner_text("#integrity-rules")
+        assert fits(page)
+        page.locator("#integrity").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"integrity-ordinal-{name}.png"), full_page=True)

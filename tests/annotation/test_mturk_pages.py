@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Survey
 from annotation.models.mturk import MTurkBonus, MTurkSettings
-from annotation.runtime.checks import check_mturk_needs_public_url
 from annotation.services import mturk as services
+from annotation.services.runtime.checks import check_mturk_needs_public_url
 from tests.annotation.mturk_helpers import (
     expect_create_hit,
     expect_get_assignment,

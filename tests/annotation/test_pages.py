@@ -4,8 +4,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.extensions import points as extensions
 from annotation.models import Dataset, Rating, Survey
+from annotation.services.extensions import points as extensions
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS
 from tests.factories import load_dataset_records, load_rating_records, records_to_jsonl
 
@@ -195,7 +195,11 @@ def test_download_returns_the_export_format(client, study):
     lines = response.content.decode().splitlines()
     assert [json.loads(line)["context_id"] for line in lines] == ["c1", "c2"]
     ratings = client.get(reverse("annotation:dataset_download", args=[study.pk, "ratings", "csv"])).content.decode()
-    assert ratings.splitlines()[0] == "context_id,system,worker,score,aspect,seconds"
+    # Issue 40: the ratings export names each worker's integrity flags and competences too.
+    assert ratings.splitlines()[0] == (
+        "context_id,system,worker,score,aspect,seconds,"
+        "worker_integrity_flags,worker_competence_mace,worker_competence_dawid_skene,worker_competence_ordinal"
+    )
     assert len(ratings.splitlines()) == 1 + len(SMALL_RATINGS)
 
 

@@ -16,7 +16,7 @@ from annotation import services
 from annotation.kinds.pairwise.exporting import pairwise_export
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement
 from annotation.quality.services import quality_recompute
-from annotation.task_page.items import hit_blocks
+from annotation.views.task_page.items import hit_blocks
 from tests.annotation.check_block_helpers import BlockSkeletons, task_page
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 

@@ -74,7 +74,10 @@ def test_csv_import_and_export_round_trip_with_formula_cells_neutralised(dataset
     text = out.getvalue()
     assert "'=cmd" in text and ",=cmd" not in text, "a system name cannot run as a formula"
     header = text.splitlines()[0]
-    assert header == "context_id,system_a,system_b,worker,winner,aspect,seconds,survey,confirmed"
+    assert header == (
+        "context_id,system_a,system_b,worker,winner,aspect,seconds,survey,confirmed,"
+        "worker_integrity_flags,worker_competence_mace,worker_competence_dawid_skene"
+    )
     survey.delete()
     again = pairwise_import(file=text.encode(), dataset=dataset, fmt="csv", survey_name="again")
     rows = sorted(
@@ -93,7 +96,15 @@ def test_jsonl_export_names_the_survey_and_keeps_the_sides(dataset):
     pairwise_import(file=_jsonl(GOOD[:1]), dataset=dataset, fmt="jsonl", survey_name="mine")
     out = io.StringIO()
     call_command("export_pairwise", dataset="ds", real_ids=True, stdout=out)
-    assert json.loads(out.getvalue()) == {**GOOD[0], "aspect": "overall", "survey": "mine"}
+    assert json.loads(out.getvalue()) == {
+        **GOOD[0],
+        "aspect": "overall",
+        "survey": "mine",
+        # one judgement: no flag, and too few shared answers for a competence
+        "worker_integrity_flags": [],
+        "worker_competence_mace": None,
+        "worker_competence_dawid_skene": None,
+    }
 
 
 def test_export_writes_workers_as_dataset_pseudonyms_unless_real_ids_are_asked_for(dataset):

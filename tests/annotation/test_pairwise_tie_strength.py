@@ -10,8 +10,8 @@ from django.test import Client
 
 from annotation.models import Assignment, HITItem, PairwiseJudgement
 from annotation.services.mturk_drafts import mturk_draft_answers, mturk_draft_save
-from annotation.task_page.display import task_context
-from annotation.task_page.items import items_html
+from annotation.views.task_page.display import task_context
+from annotation.views.task_page.items import items_html
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from annotation.models import Annotator, Assignment
-from annotation.slots import rejected_slots_reopen
+from annotation.services.slots import rejected_slots_reopen
 from tests.annotation.prolific_helpers import make_prolific_survey
 from tests.annotation.test_payment_concurrency import at_once
 

@@ -136,3 +136,78 @@ def test_two_simultaneous_presses_with_one_code_make_one_identity_on_postgresql(
         thread.join(60)
     assert not errors and [answer.status_code for answer in answers] == [302] * 4
     assert Annotator.objects.count() == 1 and len({answer["Location"] for answer in answers}) == 1
+
+
+def _simultaneously(n, press):
+    barrier, errors = threading.Barrier(n), []
+
+    def run(index):
+        try:
+            barrier.wait()
+            press(index)
+        except Exception as error:  # reported below: an exception in a thread would pass unseen
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_newcomers_from_one_address_stay_within_its_cap_on_postgresql(researcher):
+    if connection.vendor != "postgresql":
+        pytest.skip("simultaneous requests need PostgreSQL (DATABASE_URL=postgres://...)")
+    survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=2)
+    answers = []
+
+    def press(index):
+        answers.append(Client(REMOTE_ADDR="198.51.100.7").post(f"/s/{survey.token}/", {"action": "start"}))
+
+    _simultaneously(6, press)
+    assert sorted(answer.status_code for answer in answers) == [302, 302, 429, 429, 429, 429]
+    assert LinkIdentity.objects.filter(survey=survey, address="198.51.100.7").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_newcomer_waits_only_for_newcomers_from_their_own_address_on_postgresql(researcher):
+    """The newcomers' lock is per survey and address: a Start from one address is not held up while
+    another address's newcomer is being recorded (fifty people arriving at once do not queue on one
+    lock, as they did on the survey's row)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row and advisory locks need PostgreSQL (DATABASE_URL=postgres://...)")
+    from django.db import transaction
+
+    from annotation.services.identities import newcomer_cap_check
+
+    survey = make_survey(researcher, assignments_per_hit=3)
+    held, release = threading.Event(), threading.Event()
+
+    def newcomer_being_recorded():
+        try:
+            with transaction.atomic():
+                newcomer_cap_check(survey=survey, address="198.51.100.7", joined=LinkIdentity.objects.all())
+                held.set()
+                release.wait(30)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=newcomer_being_recorded)
+    holder.start()
+    try:
+        assert held.wait(30)
+        with connection.cursor() as cursor:  # a Start that would wait on a lock is refused instead
+            cursor.execute("SET lock_timeout = '500ms'")
+        other = Client(REMOTE_ADDR="203.0.113.9").post(f"/s/{survey.token}/", {"action": "start"})
+        assert other.status_code == 302
+        with pytest.raises(Exception, match="lock timeout"):  # the same address waits for it
+            Client(REMOTE_ADDR="198.51.100.7").post(f"/s/{survey.token}/", {"action": "start"})
+    finally:
+        release.set()
+        holder.join(30)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")

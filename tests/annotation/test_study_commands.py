@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from annotation import services
 from annotation.kinds.simulated import latent_quality
 from annotation.models import Assignment, PairwiseJudgement, Rating, Response, Survey, WrittenResponse
-from annotation.tasks.assignments import expire_assignments
+from annotation.services.tasks.assignments import expire_assignments
 from tests.annotation.studies_helpers import dataset_records, make_survey
 from tests.factories import load_dataset_records
 
@@ -47,6 +47,20 @@ def test_create_survey_prints_the_link_and_status_reports_progress(researcher):
     status = json.loads(_run("survey_status", "s1", "--json"))
     assert status["hits_done"] == 2 and status["ratings"] == 40 and status["annotators"] == 3
     assert "HITs complete:  2 / 2" in _run("survey_status", "s1")
+
+
+def test_create_survey_sets_the_kappa_rule_and_recompute_quality_names_its_weighting(researcher):
+    load_dataset_records(records=dataset_records(10), name="demo", owner=researcher)
+    _run("create_survey", "--dataset", "demo", "--name", "weighted", "--kappa-weighting", "linear",
+         "--kappa-threshold", "0.3", "--overlap", "5", "--assignments", "2")  # fmt: skip
+    survey = Survey.objects.get(name="weighted")
+    assert (survey.kappa_weighting, survey.kappa_threshold) == ("linear", 0.3)
+    _run("simulate_ratings", "weighted", "--annotators", "3", "--seed", "1")
+    text = _run("recompute_quality", "weighted")
+    assert "mean linear-weighted Cohen's kappa" in text and "needs at least 0.3" in text
+    with pytest.raises(CommandError):
+        _run("create_survey", "--dataset", "demo", "--name", "bad", "--kappa-weighting", "cubic")
+    assert not Survey.objects.filter(name="bad").exists()
 
 
 def test_a_pairwise_survey_is_simulated_and_reported_in_judgements(researcher):

@@ -28,12 +28,7 @@ KIND_HOMES = ("annotation/kinds/", "annotation/models/", "annotation/migrations/
 # list only shrinks. Empty: every shared module asks the survey's kind.
 NOT_YET = {}
 # Shared templates that still branch on the task type, each with why (the same rule).
-TEMPLATES_NOT_YET = {
-    "templates/annotation/dataset_detail.html": "counts ratings or judgements per survey (the view counts both)",
-    "templates/annotation/quality/annotator.html": "the quality pages' words and the pairwise position tile",
-    "templates/annotation/quality/index.html": "the quality pages' words",
-    "templates/annotation/quality/survey.html": "the quality pages' words, the pairwise rules and split-half",
-}
+TEMPLATES_NOT_YET = {}
 
 
 def _abstract_methods():
@@ -81,6 +76,7 @@ def test_the_pairwise_kind_declares_the_report_section_it_contributes():
         Survey.TaskType.BWS: "bws",
         Survey.TaskType.CONVERSATION: "conversations",
         Survey.TaskType.ACUTE: "conversations",
+        Survey.TaskType.CHAT: "conversations",
     }
 
 

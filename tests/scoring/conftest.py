@@ -64,3 +64,31 @@ def compute(django_capture_on_commit_callbacks):
             return metric_services.metrics_compute(**kwargs)
 
     return run
+
+
+SMALL_HEAD_SETTINGS = {"windows": 150, "negatives": 2, "seed": 0, "penalty": 1.0, "corpus": "chitchat-dataset"}
+_small_heads = []
+
+
+@pytest.fixture(autouse=True)
+def small_next_utterance_heads(monkeypatch):
+    """The stacked kind's next-utterance heads trained on 150 Chit-Chat windows, not 6,000.
+
+    The same training code as the cached heads (scoring.learned.reference_free.next_utterance),
+    on a slice that trains in seconds, once per test process and only when a test needs it;
+    a test that checks the on-disk cache itself calls `next_utterance.heads(directory)` unpatched.
+    """
+    from scoring.learned.reference_free import next_utterance
+
+    original = next_utterance.heads
+
+    def small(directory=None, *, settings=None):
+        if directory is not None or settings is not None:
+            return original(directory, settings=settings or next_utterance.SETTINGS)
+        if not _small_heads:
+            from scoring.adem.vhred.corpus import chitchat_dialogues
+
+            _small_heads.append(next_utterance.train_heads(chitchat_dialogues(), settings=SMALL_HEAD_SETTINGS))
+        return _small_heads[0]
+
+    monkeypatch.setattr(next_utterance, "heads", small)

@@ -39,7 +39,7 @@ def _login(page, base, researcher):
 def _fits_and_shoot(page, name, tmp_path):
     """The page is no wider than its window; a full-page screenshot is kept where asked."""
     page.wait_for_load_state("load")
-    page.wait_for_function("Array.from(document.images).every(img => img.complete)")
+    page.wait_for_function("() => Array.from(document.images).every(img => img.complete)")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{name} is {overflow}px wider than the window"
     folder = Path(os.environ.get("RATELAB_SHOTS") or tmp_path)
@@ -86,7 +86,8 @@ def test_train_page_names_the_metric_as_typed_and_disables_the_button_once_sent(
     assert "adem:NAME" in help_text.inner_text()
     page.fill("input[name=name]", "my-model")
     page.wait_for_function(
-        "document.getElementById('id_name_helptext').textContent === 'Its scores become the metric adem:my-model.'"
+        "() => document.getElementById('id_name_helptext').textContent"
+        " === 'Its scores become the metric adem:my-model.'"
     )
     page.select_option("select[name=dataset]", index=1)
     # Keep the form from leaving the page, so what the page does after a press can be seen.

@@ -7,7 +7,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from annotation.models import Conversation
+from annotation.models import Conversation, ConversationTurn
 from scoring.models import (
     AdemModel,
     ApiToken,
@@ -19,6 +19,7 @@ from scoring.models import (
     MetricRun,
     MetricScore,
     TrainingRun,
+    TurnMetricScore,
 )
 from scoring.services.tokens import api_token_create
 from tests.annotation.files import SMALL_DATASET
@@ -40,6 +41,8 @@ def results(admin_user, researcher):
     MetricScore.objects.create(response=response, metric="bleu1", version="1", value=0.5)
     conversation = Conversation.objects.create(dataset=dataset, external_id="d1", position=0, system=response.system)
     ConversationMetricScore.objects.create(conversation=conversation, metric="distinct_1", version="1", value=0.5)
+    turn = ConversationTurn.objects.create(conversation=conversation, index=0, speaker="system", text="Hello!")
+    TurnMetricScore.objects.create(turn=turn, metric="response_len", version="1", value=1.0)
     api_token_create(user=researcher, name="script")
     judge = Judge.objects.create(owner=researcher, name="local", base_url="http://127.0.0.1:9/v1", model="tiny")
     JudgeCacheEntry.objects.create(judge=judge, template_version="rating-1", prompt_hash="ab" * 32, values=[4], mean=4)

@@ -22,13 +22,16 @@ def test_a_stacked_evaluator_trained_from_the_page_shows_its_curve(live_server, 
     page.wait_for_load_state("load")
     page.fill("input[name=name]", "stack")
     page.wait_for_function(
-        "document.getElementById('id_name_helptext').textContent === 'Its scores become the metric learned:stack.'"
+        "() => document.getElementById('id_name_helptext').textContent"
+        " === 'Its scores become the metric learned:stack.'"
     )
     page.select_option("select[name=dataset]", index=1)
     page.select_option("select[name=kind]", "stacked")
     page.fill("input[name=folds]", "3")
-    page.get_by_role("button", name="Train", exact=True).click()
-    page.wait_for_url("**/scoring/adem/runs/*/", timeout=120_000)  # eager Celery: the POST trains
+    # Eager Celery: the POST trains, and the stacked kind first encodes the responses' texts for
+    # its reference-free features (MiniLM), so the click waits for that navigation as long too.
+    page.get_by_role("button", name="Train", exact=True).click(timeout=120_000)
+    page.wait_for_url("**/scoring/adem/runs/*/", timeout=120_000)
     page.wait_for_selector("#run-status:has-text('Done')", timeout=60_000)
     curve = page.locator("#run-curve")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=curve.element_handle())

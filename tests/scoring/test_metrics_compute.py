@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 import scoring.metrics as engine
-from annotation.extensions.points import response_extras
 from annotation.models import Response
+from annotation.services.extensions.points import response_extras
 from config.celery import app as celery_app
 from scoring import tasks
 from scoring.metrics.cider import cider

@@ -15,6 +15,8 @@ from django.core.management import BaseCommand, call_command
 from analysis.report.report_keys import report_params
 from analysis.services.build import report_get_or_create, report_refresh
 from analysis.services.exports import summary_table
+from annotation.kinds.chat.demo import demo_live_chat
+from annotation.kinds.conversation.demo import CONVERSATION_DATASET, conversation_demo
 from annotation.models import Dataset, Survey
 from annotation.services.demo import DEMO_DEV_PASSWORD, DEMO_USERNAME, demo_password
 
@@ -88,6 +90,11 @@ class Command(BaseCommand):
                 assignments=3,
                 attention_checks=1,
                 overlap=5,
+                # Linear weights: on a 1-5 scale a careful rater one point off mostly agrees. Unweighted,
+                # careful simulated raters sit at kappa 0.15-0.42, so some fell under 0.2 by chance
+                # (7 of 12 excluded in one CI run); linear-weighted, 40 layouts put every careful rater
+                # at 0.378 or more and every careless one at 0.152 or less.
+                kappa_weighting="linear",
                 base_url=base_url,
                 owner=DEMO_USERNAME,
                 # its annotator link is not printed: simulated annotators finish this survey
@@ -166,6 +173,15 @@ class Command(BaseCommand):
                 stdout=io.StringIO(),  # its link is printed once, at the end
             )
 
+        self._stage("A conversation study: whole-conversation and per-turn ratings, ACUTE comparisons (simulated)")
+        conversations = conversation_demo(owner=dataset.owner, seed=seed)
+        for what, summary in conversations.summaries:
+            self.stdout.write(
+                f"  {what}: " + ", ".join(f"{value} {key.replace('_', ' ')}" for key, value in summary.items())
+            )
+        call_command("compute_conversation_metrics", dataset=CONVERSATION_DATASET, owner=DEMO_USERNAME,
+                     stdout=self.stdout)  # fmt: skip
+
         self._stage("Computing every automatic metric")
         call_command("compute_metrics", dataset=DEMO_DATASET, owner=DEMO_USERNAME, stdout=self.stdout)
         self._stage("Training ADEM on the accepted ratings")
@@ -195,12 +211,18 @@ class Command(BaseCommand):
             " its fair figure is the held-out test printed after training."
         )
 
+        demo_report(conversations.dataset)  # the Conversations section, computed as its Report page reads it
         live = Survey.objects.get(name=LIVE_SURVEY, owner__username=DEMO_USERNAME)
+        chat = demo_live_chat(username=DEMO_USERNAME)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Demo ready in {time.monotonic() - started:.0f} s."))
         self.stdout.write(f"  Researcher pages: {base_url}/  ({login_hint()})")
         self.stdout.write(f"  Report:           {base_url}/analysis/datasets/{dataset.pk}/report/")
         self.stdout.write(f"  Rate as an annotator: {base_url}/s/{live.token}/")
+        self.stdout.write(f"  Chat with the demo bot: {base_url}/s/{chat.token}/  (make demo serves the bot)")
+        self.stdout.write(f"  Conversations report: {base_url}/analysis/datasets/{conversations.dataset.pk}/report/")
+        self.stdout.write(f"  Rate a conversation turn by turn: {base_url}/s/{conversations.live_turns.token}/")
+        self.stdout.write(f"  Compare two conversations (ACUTE-Eval): {base_url}/s/{conversations.live_acute.token}/")
 
     def _stage(self, text):
         self.stdout.write(self.style.MIGRATE_HEADING(f"==> {text}"))

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.report.options import EPSILONS, SCALES, report_options
+from analysis.report.options import EPSILONS, RATING_SCORINGS, SCALES, WEIGHTINGS, report_options
 from analysis.services.build import report_build
 from analysis.services.exports import TABLES, summary_table, to_csv, to_json, to_latex
 from annotation.management.cli import add_owner_argument, dataset_or_error
@@ -29,6 +29,17 @@ class Command(BaseCommand):
         parser.add_argument("--alt-test-metrics", action="store_true", help="Alt-test every metric, not only judges.")
         parser.add_argument("--scale", choices=SCALES, help="The arena ranking's scale (default log).")
         parser.add_argument("--baseline", help="System the length-controlled win rates are against.")
+        parser.add_argument(
+            "--alt-scoring",
+            choices=sorted(RATING_SCORINGS),
+            help="How the alt-test scores a rating against the remaining annotators (default neg_rmse).",
+        )
+        parser.add_argument(
+            "--weighting",
+            choices=list(WEIGHTINGS),
+            help="How each response's ratings become its human score: plain mean (default), per-worker z-scores, "
+            "or a MACE, Dawid-Skene or ordinal spammer model competence-weighted mean.",
+        )
 
     def handle(self, *args, **options):
         dataset = dataset_or_error(options["dataset"], options["owner"])
@@ -51,6 +62,8 @@ class Command(BaseCommand):
                 alt_test_metrics=options["alt_test_metrics"],
                 scale=options["scale"],
                 baseline=options["baseline"],
+                weighting=options["weighting"],
+                alt_scoring=options["alt_scoring"],
             ),
         )
         if data["n_responses"] == 0 and not data.get("pairwise") and not data.get("conversations"):

@@ -28,8 +28,8 @@ from annotation.models.mturk import (
     MTurkHIT,
     MTurkSettings,
 )
-from annotation.runtime.lazy_import import lazy_module
-from annotation.task_page.wording import task_description, task_wording
+from annotation.services.runtime.lazy_import import lazy_module
+from annotation.views.task_page.wording import task_description, task_wording
 
 # boto3 and botocore (about 0.2 s) load when MTurk is first called, not when the apps load: the
 # URLconf and the task registry reach this module, and most processes never talk to MTurk.

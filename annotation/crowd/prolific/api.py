@@ -10,7 +10,7 @@ import time
 from django.conf import settings
 
 from annotation.crowd.base import ProviderError
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 # httpx (about 0.1 s) loads when Prolific is first called, not when the apps load.
 httpx = lazy_module("httpx")

@@ -18,12 +18,13 @@ from annotation.crowd.prolific.api import PaymentOutcomeUnknown, ProlificClient
 from annotation.crowd.prolific.blocklist import block_list_filters
 from annotation.crowd.prolific.bonus import study_bonuses_reconcile
 from annotation.crowd.prolific.codes import listed_code
+from annotation.crowd.prolific.consent import no_consent_codes
 from annotation.crowd.prolific.pay import currency_problem, floor_problem, money
 from annotation.crowd.prolific.review import ProlificReviewMixin
 from annotation.crowd.prolific.study import draft_prefix, entry_url, new_draft_tag, slot_count, study_settings
 from annotation.crowd.prolific.submissions import apply_submission_status, measured_median_seconds
 from annotation.models import ProlificStudy
-from annotation.task_page.wording import task_description, task_wording
+from annotation.views.task_page.wording import task_description, task_wording
 
 
 class ProlificProvider(ProlificReviewMixin, CrowdProvider):
@@ -61,6 +62,7 @@ class ProlificProvider(ProlificReviewMixin, CrowdProvider):
                     "code_type": "FAILED_ATTENTION_CHECK",
                     "actions": [{"action": "MANUALLY_REVIEW"}],
                 },
+                *no_consent_codes(survey, study),
             ],
             "estimated_completion_time": study.estimated_minutes,
             "reward": study.reward_cents,

@@ -8,7 +8,7 @@ reported as a refusal; bonuses are paid once by `prolific_bonus`.
 from annotation.crowd.base import ProviderError
 from annotation.crowd.prolific.bonus import bonus_pay
 from annotation.models import Assignment, ProlificSubmission
-from annotation.slots import rejected_slots_reopen
+from annotation.services.slots import rejected_slots_reopen
 
 MIN_REJECT_MESSAGE = 100
 REJECTION_CATEGORIES = (

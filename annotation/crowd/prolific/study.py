@@ -39,6 +39,7 @@ def study_settings(survey, *, reward_cents=None, minutes=None, currency=None):
             "currency": currency or settings.PROLIFIC_CURRENCY,
             "completed_code": new_completion_code(),
             "failed_check_code": new_completion_code(),
+            "no_consent_code": new_completion_code(),
             "draft_tag": new_draft_tag(),
         },
     )

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation.crowd.prolific.review import decision_record
 from annotation.models import Assignment, ProlificSubmission
-from annotation.slots import assignments_expire
+from annotation.services.slots import assignments_expire
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 # Prolific's statuses after which the participant no longer holds the study place.

@@ -1,13 +1,22 @@
 """An ACUTE-Eval survey's submissions: each question answered with one side (no tie), an optional
 one-line reason, stored per survey as ConversationJudgement rows with the sides as shown
-(`conversation_a` the left, `position_known`); a check pair judged by its main question."""
+(`conversation_a` the left, `position_known`); a check pair judged by its main question, a
+repeat (sides swapped) by whether its main answer mirrors the one given to the pair it repeats
+(stored as a check, never as a judgement: it would count the pair twice)."""
 
 from annotation.kinds.base import SubmissionRefused
 from annotation.models import Aspect, AttentionAnswer, ConversationJudgement, HITItem
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 MAX_REASON = 200
 QUESTION_CHARS = 300  # ConversationJudgement.question
+MIRRORED = {"a": "b", "b": "a"}
+
+
+def failed_acute_checks(checks, items):
+    """Failed check pairs (what the attention policy acts on); an inconsistent repeat is not counted."""
+    gold = {item.pk for item in items if item.kind == HITItem.Kind.CONV_PAIR_GOLD}
+    return sum(1 for check in checks if not check.passed and check.item_id in gold)
 
 
 def acute_rows(*, assignment, annotator, survey, items, answers, aspects):
@@ -34,6 +43,19 @@ def acute_rows(*, assignment, annotator, survey, items, answers, aspects):
             checks.append(
                 AttentionAnswer(
                     assignment=assignment, item=item, score=int(main == "b"), passed=main == real, seconds=seconds
+                )
+            )
+            continue
+        if item.kind == HITItem.Kind.CONV_PAIR_REPEAT:
+            original = str((answers.get(item.repeat_of_id) or {}).get("scores", {}).get(Aspect.OVERALL, "")).strip()
+            main = chosen[Aspect.OVERALL]
+            checks.append(
+                AttentionAnswer(
+                    assignment=assignment,
+                    item=item,
+                    score=int(main == "b"),
+                    passed=original == MIRRORED.get(main),
+                    seconds=seconds,
                 )
             )
             continue

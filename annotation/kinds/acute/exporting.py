@@ -6,7 +6,7 @@ import json
 
 from annotation.models import Annotator, ConversationJudgement
 from annotation.selectors.pseudonyms import pseudonym_map
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 
 COLUMNS = ("conversation_a", "conversation_b", "worker", "winner", "question", "reason", "seconds")
 

@@ -4,7 +4,7 @@ for each of ACUTE's questions (or the researcher's), which bot they prefer (`bas
 from django.db.models import Count
 
 from annotation.kinds.acute import page
-from annotation.kinds.acute.answers import QUESTION_CHARS, acute_rows
+from annotation.kinds.acute.answers import QUESTION_CHARS, acute_rows, failed_acute_checks
 from annotation.kinds.acute.exporting import acute_export
 from annotation.kinds.acute.layout import acute_layout
 from annotation.kinds.base import TaskKind
@@ -46,6 +46,7 @@ class AcuteKind(TaskKind):
     description = "Read two conversations with chatbots side by side and say which bot you prefer."
     default_question = ACUTE_QUESTIONS[0][1]
     answers_named = "judgements"
+    dataset_count = ("n_conversation_judgements", "judgements")
     export_name = "conversation_judgements"
     choice_template = "annotation/kinds/pairwise/_choice.html"
     block_templates = (page.BLOCK_TEMPLATE,)
@@ -104,6 +105,9 @@ class AcuteKind(TaskKind):
     def answer_model(self):
         return ConversationJudgement
 
+    def failed_checks(self, checks, items):
+        return failed_acute_checks(checks, items)
+
     def answer_distribution(self, *, survey, annotator, scale):
         judgements = ConversationJudgement.objects.filter(survey=survey, annotator=annotator)
         counts = dict(judgements.order_by().values_list("winner").annotate(n=Count("pk")))
@@ -143,11 +147,23 @@ class AcuteKind(TaskKind):
             elif item.kind == HITItem.Kind.CONV_PAIR_GOLD:
                 real = "a" if item.instructed_score == 0 else "b"
                 choice = lambda real=real: real  # noqa: E731
+            elif item.kind == HITItem.Kind.CONV_PAIR_REPEAT and item.repeat_of_id in answers:
+                # mirrors the first answer, but a close pair may go the other way this time
+                first = answers[item.repeat_of_id]["scores"]
+                left = conversation_quality(conversations[item.conversation_id], [])
+                right = conversation_quality(conversations[item.conversation_b_id], [])
+                flip = abs(left - right) < 0.1 and rng.random() < 0.3
+
+                def choice(first=first, flip=flip, key=None):
+                    return first[key] if flip else {"a": "b", "b": "a"}[first[key]]
             else:
                 left = conversation_quality(conversations[item.conversation_id], [])
                 right = conversation_quality(conversations[item.conversation_b_id], [])
                 choice = lambda left=left, right=right: "a" if left + rng.gauss(0, 0.15) >= right else "b"  # noqa: E731
-            scores = {aspect.key: choice() for aspect in aspects}
+            if item.kind == HITItem.Kind.CONV_PAIR_REPEAT and item.repeat_of_id in answers and not annotator.careless:
+                scores = {aspect.key: choice(key=aspect.key) for aspect in aspects}
+            else:
+                scores = {aspect.key: choice() for aspect in aspects}
             seconds = rng.uniform(3, 10) if annotator.careless else rng.uniform(60, 180)
             answers[item.pk] = {"scores": scores, "seconds": seconds}
         return answers

@@ -9,7 +9,7 @@ A check pair's broken side is the real conversation with each bot turn replaced 
 from annotation.kinds.conversation.page import PARTNER_LABEL, SYSTEM_LABEL, turns_by_conversation
 from annotation.models import Aspect, HITItem
 from annotation.models.conversations import SYSTEM_SPEAKER
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 BLOCK_TEMPLATE = "annotation/kinds/acute/_block.html"
 

@@ -10,6 +10,9 @@ from django.db.models import Count, Max, Q
 
 from annotation.kinds.base import SubmissionRefused, TaskKind
 from annotation.kinds.bws import quality
+from annotation.kinds.bws.across_page import BLOCK_TEMPLATE as ACROSS_BLOCK_TEMPLATE
+from annotation.kinds.bws.across_page import CHOICE_TEMPLATE, across_blocks
+from annotation.kinds.bws.across_tuples import across_tuple_count
 from annotation.kinds.bws.answers import KEYS, TupleAnswerError, bws_rows
 from annotation.kinds.bws.exporting import bws_export
 from annotation.kinds.bws.layout import bws_layout
@@ -17,7 +20,7 @@ from annotation.kinds.bws.page import BEST_QUESTION, tuple_questions
 from annotation.kinds.bws.tuples import tuple_count
 from annotation.kinds.timing import task_seconds
 from annotation.models import AttentionAnswer, BWSJudgement, HITItem, Survey
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 BWS_INSTRUCTIONS = (
     "You will read short conversations, each followed by a few possible next turns. For each set of "
@@ -42,12 +45,14 @@ class BWSKind(TaskKind):
     }
     description = "Read short conversations and pick the best and the worst of a few candidate replies."
     default_question = BEST_QUESTION
-    own_settings = ("tuple_size",)
+    own_settings = ("tuple_size", "bws_across_contexts")
     answers_named = "judgements"
+    dataset_count = ("n_bws_judgements", "judgements")
     export_name = "bws"
-    choice_template = "annotation/kinds/bws/_choice.html"
+    choice_template = CHOICE_TEMPLATE
     hint_template = "annotation/kinds/bws/_hint.html"
     page_item = ("set", "sets")
+    block_templates = (ACROSS_BLOCK_TEMPLATE,)
 
     def instructions(self, *, allow_tie=True):
         return BWS_INSTRUCTIONS
@@ -72,12 +77,24 @@ class BWSKind(TaskKind):
 
     def estimate(self, *, n_contexts, n_systems, contexts_in_first_hit, regular, overlap, settings):
         size = settings.get("tuple_size") or 4
+        if settings.get("bws_across_contexts"):
+            # sets of replies to different contexts, each reply shown about twice, plus the gold
+            # sets (across_layout.py)
+            replies = min(settings["contexts_per_hit"], n_contexts) * n_systems
+            items_per_hit = across_tuple_count(replies, size) + settings["attention_checks_per_hit"]
+            answers = across_tuple_count(n_contexts * n_systems, size) * settings["assignments_per_hit"]
+            return items_per_hit, self.estimated_seconds(items=items_per_hit, n_aspects=1), answers
         tuples = tuple_count(n_systems, size) if n_systems >= 3 else 0
         # a check block is a borrowed context's tuples, one of them the gold one (layout.py)
         blocks = min(settings["contexts_per_hit"], n_contexts) + settings["attention_checks_per_hit"]
         items_per_hit = blocks * tuples
         answers = n_contexts * tuples * settings["assignments_per_hit"]
         return items_per_hit, self.estimated_seconds(items=items_per_hit, n_aspects=1), answers
+
+    def page_blocks(self, *, survey, items, scales, previous, missing):
+        if not survey.bws_across_contexts:
+            return None  # the shared layout: a context's sets under its conversation
+        return across_blocks(survey=survey, items=items, scales=scales, previous=previous, missing=missing)
 
     def hits_layout(self, *, survey, contexts):
         return bws_layout(survey=survey, contexts=contexts)
@@ -140,4 +157,3 @@ class BWSKind(TaskKind):
 
     def simulated_answers(self, annotator, *, items, aspects, survey):
         return quality.simulated_picks(annotator, items=items, aspects=aspects, survey=survey)
-

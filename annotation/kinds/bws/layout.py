@@ -12,8 +12,9 @@ The broken reply is a null entry of `tuple_responses`, its text in `broken_text`
 """
 
 from annotation.kinds.base import HITLayoutError, seeded_rng
+from annotation.kinds.bws.across_layout import bws_across_layout
+from annotation.kinds.bws.hit_items import hit_items
 from annotation.kinds.bws.tuples import balanced_tuples
-from annotation.kinds.pairwise.layout import BROKEN_REPLIES
 from annotation.models import HIT, HITItem, Response, System
 
 # A tuple needs three replies at least: with two, best and worst are one choice (a pairwise task).
@@ -83,23 +84,15 @@ def _hit_items(hit, chunk, plan, survey, rng):
         block = _check_block(plan, shown, real, rng)
         if block is not None:
             blocks.insert(rng.randint(1, len(blocks)), block)
-    return [
-        HITItem(
-            hit=hit,
-            position=position,
-            kind=kind,
-            context_id=context_id,
-            tuple_responses=members,
-            broken_text=rng.choice(BROKEN_REPLIES) if kind == HITItem.Kind.BWS_GOLD else "",
-        )
-        for position, (kind, context_id, members) in enumerate(entry for block in blocks for entry in block)
-    ]
+    return hit_items(hit, [entry for block in blocks for entry in block], rng)
 
 
 def bws_layout(*, survey, contexts):
     """The survey's HITs and their tuple items, saved."""
     if survey.tuple_size < MIN_TUPLE:
         raise HITLayoutError(f"A best-worst tuple shows at least {MIN_TUPLE} replies.")
+    if survey.bws_across_contexts:
+        return bws_across_layout(survey=survey, by_context=_responses(survey), contexts=contexts)
     plan = bws_plan(survey, contexts)
     ordered = [pk for pk in contexts if pk in plan]
     if not ordered:

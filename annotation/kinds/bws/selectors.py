@@ -18,3 +18,8 @@ def bws_rows(queryset):
     shown = {pk for row in rows for pk in row[2]}
     systems = dict(Response.with_references.filter(pk__in=shown).values_list("pk", "system__name"))
     return rows, systems
+
+
+def response_contexts(response_ids):
+    """`{response id: context id}`: a set across contexts shows replies to several (survey.bws_across_contexts)."""
+    return dict(Response.with_references.filter(pk__in=response_ids).values_list("pk", "context_id"))

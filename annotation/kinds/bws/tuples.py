@@ -47,7 +47,7 @@ def balanced_tuples(items, size, rng, *, n_tuples=None, appearances=APPEARANCES,
     n_tuples = tuple_count(len(items), size, appearances) if n_tuples is None else n_tuples
     best, best_key = None, None
     for _ in range(restarts if len(items) > size else 1):
-        tuples = _greedy(items, size, n_tuples, rng)
+        tuples = greedy_tuples(items, size, n_tuples, rng)
         met = pair_counts(tuples, items).values()
         key = (max(met) - min(met), sum(count * count for count in met))
         if best_key is None or key < best_key:
@@ -55,14 +55,17 @@ def balanced_tuples(items, size, rng, *, n_tuples=None, appearances=APPEARANCES,
     return best
 
 
-def _greedy(items, size, n_tuples, rng):
+def greedy_tuples(items, size, n_tuples, rng, *, allowed=None):
+    """Tuples built one member at a time: among the items `allowed` beside the members so far (by
+    default: not one of them) and shown fewest times, the one that has met those members least."""
+    allowed = allowed or (lambda item, members: item not in members)
     shown = dict.fromkeys(items, 0)
     met = {}  # frozenset pair: times shown together
     tuples = []
     for _ in range(n_tuples):
         members = []
         for _ in range(size):
-            remaining = [item for item in items if item not in members]
+            remaining = [item for item in items if allowed(item, members)]
             fewest = min(shown[item] for item in remaining)
             candidates = [item for item in remaining if shown[item] == fewest]
             # how often each candidate has met the members so far, plus a draw to break ties

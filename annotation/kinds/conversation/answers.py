@@ -9,9 +9,10 @@ stored as 0 for every bot turn, so flag rates have their denominator.
 from annotation.kinds.base import SubmissionRefused
 from annotation.kinds.conversation.layout import system_turns
 from annotation.kinds.conversation.questions import PLANTED_FLAGS, split_aspects, turn_key
-from annotation.models import AttentionAnswer, ConversationRating, ConversationTurn, HITItem
+from annotation.kinds.conversation.storing import RatingRow
+from annotation.models import AttentionAnswer, ConversationTurn, HITItem
 from annotation.models.conversations import SYSTEM_SPEAKER
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 EVERYTHING_FROM = 4
 
@@ -89,7 +90,8 @@ def gold_passed(item, turn_answers, aspects):
 
 
 def conversation_rows(*, assignment, annotator, survey, items, answers, aspects):
-    """`(ratings, checks, [])` of one submission whose required questions are all answered."""
+    """`(ratings, checks, [])` of one submission whose required questions are all answered; the
+    ratings as `storing.RatingRow` tuples (the kind's `store_answers` inserts them)."""
     turn_pks = {}
     for pk, conversation_id, index in ConversationTurn.objects.filter(
         conversation_id__in={item.conversation_id for item in items}, speaker=SYSTEM_SPEAKER
@@ -114,14 +116,10 @@ def conversation_rows(*, assignment, annotator, survey, items, answers, aspects)
                 AttentionAnswer(assignment=assignment, item=item, score=int(passed), passed=passed, seconds=seconds)
             )
             continue
-        common = {"survey": survey, "annotator": annotator, "assignment": assignment}
-        common["conversation_id"] = item.conversation_id
+        # Plain tuples, stored by storing.ratings_insert (why: its doc); the turns carry no seconds.
+        common = (survey.pk, annotator.pk, assignment.pk, item.conversation_id)
+        ratings += [RatingRow(*common, None, key, score, seconds) for key, score in whole_scores.items()]
         ratings += [
-            ConversationRating(**common, aspect=key, score=score, seconds=seconds)
-            for key, score in whole_scores.items()
-        ]
-        ratings += [
-            ConversationRating(**common, turn_id=turn_ids[index], aspect=key, score=score)
-            for (index, key), score in turn_answers.items()
+            RatingRow(*common, turn_ids[index], key, score, None) for (index, key), score in turn_answers.items()
         ]
     return ratings, checks, []

@@ -7,7 +7,7 @@ import json
 
 from annotation.models import Annotator, ConversationRating
 from annotation.selectors.pseudonyms import pseudonym_map
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 
 COLUMNS = ("conversation_id", "turn", "worker", "aspect", "score", "seconds")
 

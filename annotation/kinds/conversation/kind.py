@@ -11,12 +11,13 @@ from django.db.models import Avg, Count
 from annotation.kinds.base import TaskKind
 from annotation.kinds.conversation import page
 from annotation.kinds.conversation.answers import conversation_rows, conversation_unanswered
-from annotation.kinds.conversation.exporting import conversation_ratings_export
 from annotation.kinds.conversation.layout import conversation_layout, survey_conversations, system_turns
 from annotation.kinds.conversation.questions import WHOLE_ASPECTS, default_aspect_specs, split_aspects
 from annotation.kinds.conversation.simulation import simulated_conversation_answers
+from annotation.kinds.conversation.storing import ratings_insert
+from annotation.kinds.conversation.whole_ratings import WholeConversationRatings
 from annotation.kinds.timing import task_seconds
-from annotation.models import Assignment, Conversation, ConversationRating, ConversationTurn, Survey
+from annotation.models import Conversation, ConversationRating, ConversationTurn, Survey
 
 CONVERSATION_INSTRUCTIONS = (
     "You will read whole conversations between a chatbot (Bot) and a partner. Under each of the bot's "
@@ -28,7 +29,7 @@ CONVERSATION_INSTRUCTIONS = (
 TYPICAL_TURNS = 14
 
 
-class ConversationKind(TaskKind):
+class ConversationKind(WholeConversationRatings, TaskKind):
     name = Survey.TaskType.CONVERSATION
     # The report section built beside this kind (issue 37's "Conversations"; analysis/sections).
     report_section = "conversations"
@@ -116,32 +117,8 @@ class ConversationKind(TaskKind):
     def answer_model(self):
         return ConversationRating
 
-    def export(self, *, dataset, survey, stream, fmt, real_ids=False):
-        return conversation_ratings_export(dataset=dataset, survey=survey, stream=stream, fmt=fmt, real_ids=real_ids)
-
-    def answer_distribution(self, *, survey, annotator, scale):
-        # Whole-conversation scores only: flags (0/1) would swamp them.
-        ratings = ConversationRating.objects.filter(survey=survey, annotator=annotator, turn__isnull=True)
-        counts = dict(ratings.order_by().values_list("score").annotate(n=Count("pk")))
-        distribution = [(value, counts.get(value, 0)) for value in scale]
-        return distribution, sum(counts.values())
-
-    def quality_rows(self, survey):
-        """The overall scores, as rating rows: agreement and timing rules read them as ratings'."""
-        rows = (
-            ConversationRating.objects.filter(survey=survey, turn__isnull=True, aspect="overall")
-            .exclude(assignment__status=Assignment.Status.REJECTED)
-            .order_by("id")
-        )
-        # A conversation stands where a response does in a rating survey's rows.
-        return [
-            {"survey_id": survey.pk, "annotator_id": a, "response_id": c, "score": s, "seconds": sec}
-            for a, c, s, sec in rows.values_list("annotator_id", "conversation_id", "score", "seconds")
-        ]
-
-    def quality_scale(self, survey):
-        aspect = survey.aspects.filter(key="overall").first()
-        return list(range(aspect.scale_min, aspect.scale_max + 1)) if aspect else [1, 2, 3, 4, 5]
+    def store_answers(self, rows):
+        ratings_insert(rows)
 
     def fingerprint_parts(self, survey):
         counts = ConversationRating.objects.filter(survey=survey).aggregate(n=Count("id"), mean=Avg("score"))

@@ -1,6 +1,11 @@
 """Laying a conversation survey out as HITs: `contexts_per_hit` conversations per HIT, each shown
 whole, in a seeded order, and `attention_checks_per_hit` gold conversations.
 
+A HIT also holds at most `TURN_BUDGET` times the turns of that many conversations of average length
+(`chunk_by_turns`): conversations vary in length (DSTC9's from 4 to 272 turns), and six long ones
+on one page made it 200 KB and more (every bot turn carries its flags), a long read and a heavy
+page on a phone. A HIT then closes early; a conversation longer than the budget has a HIT alone.
+
 A gold conversation is a real conversation of the dataset, from another HIT (its annotators never
 read the original beside it), with one later system turn replaced by an earlier system turn of the
 same conversation, word for word: a repetition a careful annotator flags ("repeats itself"), as
@@ -21,6 +26,35 @@ def survey_conversations(survey):
     if systems:
         conversations = conversations.filter(system_id__in=systems)
     return list(conversations.order_by("position").values_list("pk", flat=True))
+
+
+TURN_BUDGET = 1.1  # times a HIT's share of the survey's turns: its turns at most
+
+
+def turn_counts(conversation_ids):
+    """`{conversation id: its number of turns}`."""
+    from django.db.models import Count
+
+    rows = ConversationTurn.objects.filter(conversation_id__in=conversation_ids).order_by()
+    return dict(rows.values("conversation_id").annotate(n=Count("pk")).values_list("conversation_id", "n"))
+
+
+def chunk_by_turns(units, turns_of, size):
+    """`units` (in order) in chunks of at most `size`, each holding at most `TURN_BUDGET` times
+    `size` average units' turns (`turns_of(unit)`), a unit over that budget alone."""
+    if not units:
+        return []
+    budget = TURN_BUDGET * size * sum(turns_of(unit) for unit in units) / len(units)
+    chunks, current, load = [], [], 0
+    for unit in units:
+        turns = turns_of(unit)
+        if current and (len(current) == size or load + turns > budget):
+            chunks.append(current)
+            current, load = [], 0
+        current.append(unit)
+        load += turns
+    chunks.append(current)
+    return chunks
 
 
 def system_turns(conversation_ids):
@@ -79,8 +113,8 @@ def conversation_layout(*, survey, contexts=()):
     rng = seeded_rng(survey, "layout")
     order = list(conversations)
     rng.shuffle(order)
-    size = survey.contexts_per_hit
-    chunks = [order[i : i + size] for i in range(0, len(order), size)]
+    counts = turn_counts(conversations)
+    chunks = chunk_by_turns(order, lambda pk: counts.get(pk, 0), survey.contexts_per_hit)
     turns = system_turns(conversations) if survey.attention_checks_per_hit else {}
     hits = HIT.objects.bulk_create(HIT(survey=survey, position=i) for i in range(len(chunks)))
     items = []
@@ -88,7 +122,7 @@ def conversation_layout(*, survey, contexts=()):
         hit_rng = seeded_rng(survey, f"hit{hit.position}")
         members = [{"kind": HITItem.Kind.CONVERSATION, "conversation_id": pk} for pk in chunk]
         n_checks = survey.attention_checks_per_hit
-        golds = _golds(chunk=chunk, conversations=conversations, turns=turns, n=n_checks, rng=hit_rng)
+        golds = _golds(chunk=chunk, conversations=conversations, turns=turns, n=n_checks, rng=hit_rng, counts=counts)
         for gold in golds:
             members.insert(hit_rng.randint(1, len(members)), gold)
         items += [HITItem(hit=hit, position=position, **member) for position, member in enumerate(members)]
@@ -96,10 +130,15 @@ def conversation_layout(*, survey, contexts=()):
     return hits
 
 
-def _golds(*, chunk, conversations, turns, n, rng):
-    """Up to `n` gold conversations from conversations off this HIT (from any, in a one-HIT survey)."""
+def _golds(*, chunk, conversations, turns, n, rng, counts=None):
+    """Up to `n` gold conversations from conversations off this HIT (from any, in a one-HIT survey),
+    of no more than average length where there are such (`counts`: turns per conversation): a long
+    one would make the page heavy and its check stand out as the long read."""
     on_hit = set(chunk)
     pool = [pk for pk in conversations if pk not in on_hit] or list(conversations)
+    if counts:
+        mean = sum(counts.values()) / len(counts)
+        pool = [pk for pk in pool if counts.get(pk, 0) <= mean] or pool
     rng.shuffle(pool)
     golds = []
     for pk in pool:

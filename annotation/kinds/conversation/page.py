@@ -10,8 +10,8 @@ turn's text where the original turn stood, and is otherwise laid out like any ot
 from annotation.kinds.conversation.questions import split_aspects, turn_key
 from annotation.models import Aspect, ConversationTurn
 from annotation.models.conversations import SYSTEM_SPEAKER
-from annotation.text.answer_seconds import seconds_or_none
-from annotation.text.aspect_details import scale_ends
+from annotation.services.text.answer_seconds import seconds_or_none
+from annotation.services.text.aspect_details import scale_ends
 
 BLOCK_TEMPLATE = "annotation/kinds/conversation/_block.html"
 SYSTEM_LABEL, PARTNER_LABEL = "Bot", "Partner"

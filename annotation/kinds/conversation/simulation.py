@@ -1,10 +1,11 @@
 """The demo's simulated annotators on a conversation survey (`kinds.simulated`'s noise model).
 
 A diligent annotator scores every whole-conversation question around the conversation's latent
-quality (`meta["demo_quality"]`, else a stable hash of its turns), scores each bot turn the same
-way, flags a bot turn that repeats an earlier bot turn word for word as repetitive or a
+quality (`meta["demo_quality"]`, else a stable hash of its turns), scores each bot turn around its
+own latent quality where the conversation has one (`meta["demo_turn_quality"]`, else the
+conversation's), flags a bot turn that repeats an earlier bot turn word for word as repetitive or a
 contradiction (so it catches a gold conversation's plant, and flags those only then), and raises
-the other flags rarely, more often the worse the conversation.
+the other flags rarely, more often the worse the conversation (or turn).
 A careless one answers at random, quickly. Flags are sent as the page sends a ticked box ("on").
 """
 
@@ -23,6 +24,12 @@ def conversation_quality(conversation, turns):
         return min(max(float(quality), 0.0), 1.0)
     text = "\n".join(t for _, _, t in turns)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big") / 2**32
+
+
+def _turn_quality(by_turn, index, default):
+    """A bot turn's latent quality (`meta["demo_turn_quality"]`, the demo's), else the conversation's."""
+    value = by_turn.get(str(index)) if isinstance(by_turn, dict) else None
+    return min(max(float(value), 0.0), 1.0) if isinstance(value, (int, float)) else default
 
 
 def _scored(annotator, aspect, quality):
@@ -45,7 +52,9 @@ def simulated_conversation_answers(annotator, *, items, aspects):
             (index, speaker, item.broken_text if index == item.planted_turn else text)
             for index, speaker, text in turns.get(item.conversation_id, [])
         ]
-        quality = conversation_quality(Conversation(meta=meta.get(item.conversation_id) or {}), shown)
+        conversation_meta = meta.get(item.conversation_id) or {}
+        quality = conversation_quality(Conversation(meta=conversation_meta), shown)
+        by_turn = conversation_meta.get("demo_turn_quality") if isinstance(conversation_meta, dict) else None
         scores = {a.key: _scored(annotator, a, quality) for a in whole}
         said = set()
         for index, speaker, text in shown:
@@ -53,11 +62,14 @@ def simulated_conversation_answers(annotator, *, items, aspects):
                 continue
             repeated = text.strip() in said
             said.add(text.strip())
+            turn_quality = _turn_quality(by_turn, index, quality)
             for flag in flags:
                 if annotator.careless:
                     ticked = rng.random() < 0.3
                 elif flag.key in PLANTED_FLAGS:
                     ticked = repeated
+                elif by_turn:
+                    ticked = rng.random() < 0.8 * (1 - turn_quality) ** 2
                 else:
                     ticked = rng.random() < 0.15 * (1 - quality)
                 if ticked:
@@ -65,7 +77,7 @@ def simulated_conversation_answers(annotator, *, items, aspects):
             for aspect in turn_scales:
                 caught = repeated and not annotator.careless
                 scores[turn_key(index, aspect.key)] = (
-                    aspect.scale_min if caught else _scored(annotator, aspect, quality)
+                    aspect.scale_min if caught else _scored(annotator, aspect, turn_quality)
                 )
         seconds = rng.uniform(2, 8) if annotator.careless else rng.uniform(40, 150)
         answers[item.pk] = {"scores": scores, "seconds": seconds}

@@ -7,12 +7,14 @@ are written as their dataset pseudonyms (A1, A2, ...; `annotation.selectors.pseu
 
 import json
 
-from annotation.models import Annotator, PairwiseJudgement
+from annotation.models import Annotator, PairwiseJudgement, Survey
+from annotation.quality.integrity_export import INTEGRITY_COLUMNS, csv_value, integrity_cells, worker_integrity
 from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
 from annotation.selectors.pseudonyms import pseudonym_map
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 
-COLUMNS = ["context_id", "system_a", "system_b", "worker", "winner", "aspect", "seconds", "survey", "confirmed"]
+COLUMNS = ["context_id", "system_a", "system_b", "worker", "winner", "aspect", "seconds", "survey", "confirmed",
+           *INTEGRITY_COLUMNS]
 
 
 def pairwise_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False):
@@ -32,7 +34,10 @@ def pairwise_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False
         "seconds",
         "survey__name",
         "survey__provider",
+        "survey_id",
     )
+    # Issue 40: each worker's flags and competence within the survey (import ignores these columns).
+    integrity = worker_integrity(Survey.objects.filter(pk__in=rows.values("survey_id").distinct()).order_by("pk"))
     if real_ids:
         workers = dict(Annotator.objects.filter(pairwise_judgements__in=rows).values_list("pk", "worker_id"))
     else:
@@ -43,7 +48,8 @@ def pairwise_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False
         writer.writerow(COLUMNS)
     count = 0
     for row in records.iterator():
-        pk, context_id, system_a, system_b, annotator_id, winner, aspect, seconds, survey_name, provider = row
+        (pk, context_id, system_a, system_b, annotator_id, winner, aspect, seconds, survey_name, provider,
+         survey_pk) = row
         record = {
             "context_id": context_id,
             "system_a": system_a,
@@ -57,8 +63,9 @@ def pairwise_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False
         record["survey"] = survey_name
         if provider in CONFIRMED_BY_PLATFORM:
             record["confirmed"] = pk not in unconfirmed
+        record.update(integrity_cells(integrity, survey_pk, annotator_id))
         if writer:
-            writer.writerow([record.get(column, "") for column in COLUMNS])
+            writer.writerow([csv_value(column, record.get(column)) for column in COLUMNS])
         else:
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         count += 1

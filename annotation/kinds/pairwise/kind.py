@@ -13,7 +13,7 @@ from annotation.kinds.pairwise.references import dataset_has_references
 from annotation.kinds.pairwise.simulation import simulated_judgements
 from annotation.kinds.timing import task_seconds
 from annotation.models import Aspect, PairwiseJudgement, Survey, System
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 PAIRWISE_INSTRUCTIONS = (
     "You will read short conversations, each followed by two possible next turns, reply 1 and reply 2. "
@@ -63,6 +63,21 @@ class PairwiseKind(TaskKind):
     page_item = ("pair", "pairs")
     # Its labels (first / tie / second) are nominal: its kappa is never weighted.
     nominal = True
+    quality_words = {
+        "answers": "Judgements",
+        "answers_lower": "judgements",
+        "listed": "judgements",
+        "per_item": "judged pair",
+        "units": "pairs",
+        "units_note": "",
+        "given": "Choices made",
+        "alpha": "nominal",
+    }
+    quality_split_half = False  # no mean 1-5 scores to correlate
+    quality_intro_template = "annotation/kinds/pairwise/_quality_intro.html"
+    quality_rules_template = "annotation/kinds/pairwise/_quality_rules.html"
+    quality_annotator_template = "annotation/kinds/pairwise/_quality_annotator.html"
+    dataset_count = ("n_judgements", "judgements")
     # Its rules judge every question it asks, not the overall one alone.
     quality_aspect = None
 

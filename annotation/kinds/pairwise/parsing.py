@@ -23,7 +23,9 @@ from annotation.importing.judgements import (
 from annotation.importing.text import shown
 
 REQUIRED = ("context_id", "system_a", "system_b", "worker", "winner")
-OPTIONAL = ("aspect", "seconds", "survey", "confirmed")
+# survey, confirmed and the worker's integrity columns (issue 40): written by export, ignored here
+OPTIONAL = ("aspect", "seconds", "survey", "confirmed", "worker_integrity_flags", "worker_competence_mace",
+            "worker_competence_dawid_skene")
 WINNERS = ("a", "b", "tie")
 
 __all__ = ["DEFAULT_ASPECT", "ParsedJudgement", "parse_pairwise"]

@@ -3,7 +3,7 @@
 
 from annotation.kinds.base import SubmissionRefused
 from annotation.models import Aspect, AttentionAnswer, HITItem, Rating
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 
 def int_score(value, aspect, number):

@@ -4,9 +4,10 @@ lossless. CSV cells go through annotation.csv_safety (a formula-like cell gets a
 import json
 
 from annotation.models import Annotator, Rating, Response
+from annotation.quality.integrity_export import RATING_INTEGRITY_COLUMNS, csv_value, integrity_cells, worker_integrity
 from annotation.quality.selectors import CONFIRMED_BY_PLATFORM, unconfirmed_platform_work
 from annotation.selectors.pseudonyms import pseudonym_map
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 
 RATING_COLUMNS = ("context_id", "system", "worker", "score", "aspect", "seconds", "survey")
 
@@ -44,6 +45,9 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False)
     columns = [*RATING_COLUMNS[: 7 if name_survey else 6]]
     if any(row[1] in platform_surveys for row in rows):
         columns.append("confirmed")
+    # Issue 40: each worker's flags and competence within the survey (import ignores these columns).
+    columns += RATING_INTEGRITY_COLUMNS
+    integrity = worker_integrity(dataset.surveys.filter(pk__in={row[1] for row in rows}).order_by("pk"))
     writer = None
     if fmt == "csv":
         writer = csv_safety.writer(stream)
@@ -64,8 +68,9 @@ def ratings_export(*, dataset, stream, survey=None, fmt="jsonl", real_ids=False)
             record["survey"] = survey_names[survey_pk]
         if survey_pk in platform_surveys:
             record["confirmed"] = rating_pk not in unconfirmed
+        record.update(integrity_cells(integrity, survey_pk, annotator_pk, RATING_INTEGRITY_COLUMNS))
         if writer:
-            writer.writerow([record.get(column, "") for column in columns])
+            writer.writerow([csv_value(column, record.get(column)) for column in columns])
         else:
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         count += 1

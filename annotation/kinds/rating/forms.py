@@ -3,7 +3,13 @@
 
 from django import forms
 
-from annotation.text.aspect_details import DEFAULT_HIGH, DEFAULT_LOW, DEFINITION_MAX, LABEL_MAX, aspect_details_parse
+from annotation.services.text.aspect_details import (
+    DEFAULT_HIGH,
+    DEFAULT_LOW,
+    DEFINITION_MAX,
+    LABEL_MAX,
+    aspect_details_parse,
+)
 
 ASPECT_DETAILS_HELP = (
     "One line per extra aspect: its name, a colon, what it means in one sentence (at most "

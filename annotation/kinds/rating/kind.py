@@ -13,6 +13,7 @@ from annotation.services.imports import ratings_import
 
 
 class RatingKind(TaskKind):
+    rates_on_a_scale = True  # the survey's own scale (1-5 unless its aspect says otherwise)
     name = Survey.TaskType.RATE
     wording = {
         "heading": "Rate replies to conversations",

@@ -1,7 +1,7 @@
 """What a rating task's page asks of each reply: every question on its scale, labelled at its ends."""
 
 from annotation.models import Aspect
-from annotation.text.aspect_details import scale_ends
+from annotation.services.text.aspect_details import scale_ends
 
 
 def rating_scales(survey):

@@ -3,7 +3,7 @@
 from annotation.kinds.base import SubmissionRefused
 from annotation.kinds.writing.telemetry import telemetry_of
 from annotation.models import WrittenResponse
-from annotation.text.answer_seconds import seconds_or_none
+from annotation.services.text.answer_seconds import seconds_or_none
 
 MAX_WRITTEN_CHARS = 2000
 

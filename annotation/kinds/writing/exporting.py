@@ -2,15 +2,15 @@
 (`manage.py export_replies`): for the researcher who wants to read or filter them elsewhere.
 
 Workers are written as their dataset pseudonyms (A1, A2, ...), as every export writes them, unless
-`real_ids`. CSV cells go through annotation.text.csv_safety (a formula-like cell gets a leading
+`real_ids`. CSV cells go through annotation.services.text.csv_safety (a formula-like cell gets a leading
 quote); the flag names are joined by ";" and the telemetry is its JSON text there."""
 
 import json
 
 from annotation.models import Annotator, Context, Survey, WrittenResponse
-from annotation.quality.integrity_report import raised_names, reply_flags, written_rows
+from annotation.quality.integrity_report import raised_names, survey_reply_flags, written_rows
 from annotation.selectors.pseudonyms import pseudonym_map
-from annotation.text import csv_safety
+from annotation.services.text import csv_safety
 
 REPLY_COLUMNS = ("worker", "context_id", "text", "status", "integrity_flags", "telemetry")
 
@@ -27,7 +27,7 @@ def replies_export(*, survey, stream, fmt="jsonl", real_ids=False):
     Flags are computed over the replies that count (a rejected reply is compared with none and gets
     no flag). Returns the number of records."""
     counted = written_rows(survey)
-    flags = reply_flags(counted)
+    flags = survey_reply_flags(survey, counted)
     rows = list(
         WrittenResponse.objects.filter(assignment__hit__survey=survey)
         .order_by("pk")

@@ -12,10 +12,11 @@ from annotation.kinds.rating.layout import context_layout
 from annotation.kinds.rating.page import rating_scales
 from annotation.kinds.timing import task_seconds
 from annotation.kinds.writing.answers import written_rows
+from annotation.kinds.writing.reference_llm import reference_llm_problem, reference_samples
 from annotation.kinds.writing.simulation import simulated_replies
 from annotation.models import Rating, Survey, WrittenResponse
 from annotation.quality import data
-from annotation.text.reserved import reserved_system_name_problem
+from annotation.services.text.reserved import reserved_system_name_problem
 
 WRITE_INSTRUCTIONS = (
     "You will read short conversations. For each one, write the next turn: a reply that fits the "
@@ -43,8 +44,9 @@ class WritingKind(TaskKind):
         "page), not the keys themselves; nothing is recorded before your task begins."
     )
     default_question = ""
-    own_settings = ("write_system_name",)
+    own_settings = ("write_system_name", "reference_llm_systems")
     answers_named = "written"
+    dataset_count = ("n_written", "written replies")
     answer_words = ("written reply", "written replies")
     writes_responses = True
     # Its answers are written replies, which reach the survey through their assignment.
@@ -58,11 +60,16 @@ class WritingKind(TaskKind):
     def instructions(self, *, allow_tie=True):
         return WRITE_INSTRUCTIONS
 
+    def reference_llm_samples(self, survey, context_ids):
+        return reference_samples(survey, context_ids)
+
     def survey_problem(self, survey):
         if not survey.write_system_name:
             return "A write task needs the name of the system that accepted responses join."
         problem = reserved_system_name_problem(survey.write_system_name)
-        return problem + "." if problem else None
+        if problem:
+            return problem + "."
+        return reference_llm_problem(survey)
 
     def form_problem(self, data):
         if not data.get("write_system_name"):

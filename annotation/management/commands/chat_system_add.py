@@ -3,8 +3,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.chat_systems.registry import ChatSystemRefusal, chat_system_create_or_refuse
 from annotation.management.cli import user_or_error
+from annotation.services.chat_systems.registry import ChatSystemRefusal, chat_system_create_or_refuse
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from annotation.crowd.base import ProviderError
 from annotation.crowd.link_platform import completion_url_problem, platform_settings
 from annotation.crowd.prolific.pay import floor_problem
 from annotation.crowd.prolific.study import DEFAULT_MINUTES, entry_url, study_settings
-from annotation.kinds.registry import kind_named
+from annotation.kinds.registry import all_kinds, kind_named
 from annotation.management.cli import dataset_or_error
 from annotation.models import Survey
 
@@ -59,16 +59,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "--task-type",
             default="rate",
-            choices=["rate", "pairwise", "write", "bws", "conversation", "acute"],
+            choices=["rate", "pairwise", "write", "bws", "conversation", "acute", "chat"],
             help="rate, pairwise (A/B), write (annotators write the next turn; needs --system-name), bws "
             "(best-worst scaling), conversation (a dataset's conversations: bot turns flagged, each conversation "
-            "rated) or acute (two conversations compared, ACUTE-Eval); for the last two --contexts-per-hit counts "
+            "rated), acute (two conversations compared, ACUTE-Eval) or chat (live chat with --chat-systems); for "
+            "conversation and acute --contexts-per-hit counts "
             "conversations (pairs) per HIT.",
         )
+        for kind in all_kinds():
+            kind.add_command_arguments(parser)
         parser.add_argument("--tuple-size", type=int, default=4, help="bws: replies shown together (at least 3).")
+        parser.add_argument(
+            "--across-contexts", dest="bws_across_contexts", action="store_true",
+            help="bws: each set shows replies to different contexts (each under its own conversation); needs "
+            "--contexts-per-hit at least --tuple-size.",
+        )  # fmt: skip
         parser.add_argument(
             "--system-name", default="",
             help="write: the system that accepted written replies join (required for a writing survey).",
+        )  # fmt: skip
+        parser.add_argument(
+            "--reference-llm-systems", default="",
+            help="write: the dataset's systems (comma-separated) whose responses are a reference LLM's replies to "
+            "the same contexts, one per sample; a written reply very like one is flagged (issue 40).",
         )  # fmt: skip
         parser.add_argument("--pair-budget", type=int, default=0, help="pairwise: comparisons per context (0 = all).")
         parser.add_argument(
@@ -96,7 +109,16 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument(
             "--min-competence", type=float, default=None,
-            help="exclude a worker whose estimated competence (MACE) is below this.",
+            help="exclude a worker whose estimated competence (the ordinal spammer model on a rating scale, MACE "
+            "otherwise) is below this.",
+        )  # fmt: skip
+        parser.add_argument(
+            "--kappa-threshold", type=float, default=0.2,
+            help="exclude a worker whose mean Cohen's kappa with the agreeing annotators is below this.",
+        )  # fmt: skip
+        parser.add_argument(
+            "--kappa-weighting", default="none", choices=["none", "linear", "quadratic"],
+            help="kappa's weights for the scale: none (any difference disagrees), linear or quadratic.",
         )  # fmt: skip
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
@@ -110,24 +132,10 @@ class Command(BaseCommand):
         if options["provider"] == "link" and completion_url_problem(options["completion_url"]):
             raise CommandError(completion_url_problem(options["completion_url"]))
         try:
-            survey = services.survey_create(
-                dataset=dataset,
-                name=options["name"],
-                owner=owner,
-                systems=[s.strip() for s in options["systems"].split(",") if s.strip()],
-                aspects=[a.strip() for a in options["aspects"].split(",") if a.strip()],
-                contexts_per_hit=options["contexts_per_hit"],
-                assignments_per_hit=options["assignments"],
-                attention_checks_per_hit=options["attention_checks"],
-                overlap_contexts=options["overlap"],
-                max_hits_per_annotator=options["max_hits"],
-                provider=options["provider"],
-                attention_policy=options["policy"],
-                gold_checks=gold,
-                max_pasted_share=options["max_pasted_share"],
-                min_competence=options["min_competence"],
-                **self._kind_settings(options),
-            )
+            kind = kind_named(options["task_type"])
+            survey = kind.command_create(dataset=dataset, owner=owner, options=options)
+            if survey is None:
+                survey = self._create(dataset, owner, gold, options)
             if options["provider"] == "prolific":
                 study_settings(survey, reward_cents=options["reward_cents"], minutes=options["minutes"])
             if options["provider"] == "link":
@@ -150,11 +158,38 @@ class Command(BaseCommand):
             return
         self.stdout.write(f"{base}/s/{survey.token}/")
 
+    def _create(self, dataset, owner, gold, options):
+        return services.survey_create(
+            dataset=dataset,
+            name=options["name"],
+            owner=owner,
+            systems=[s.strip() for s in options["systems"].split(",") if s.strip()],
+            aspects=[a.strip() for a in options["aspects"].split(",") if a.strip()],
+            contexts_per_hit=options["contexts_per_hit"],
+            assignments_per_hit=options["assignments"],
+            attention_checks_per_hit=options["attention_checks"],
+            overlap_contexts=options["overlap"],
+            max_hits_per_annotator=options["max_hits"],
+            provider=options["provider"],
+            attention_policy=options["policy"],
+            gold_checks=gold,
+            max_pasted_share=options["max_pasted_share"],
+            min_competence=options["min_competence"],
+            kappa_threshold=options["kappa_threshold"],
+            kappa_weighting=options["kappa_weighting"],
+            **self._kind_settings(options),
+        )
+
     def _kind_settings(self, options):
         """The task type and the settings only its kind reads (`own_settings`: a pairwise survey's
         pairs, ties and position and repeat rules; a writing survey's system, which the kind requires
         as the survey page does), from the options that give them."""
-        given = {**options, "allow_tie": not options["no_tie"], "write_system_name": options["system_name"].strip()}
+        given = {
+            **options,
+            "allow_tie": not options["no_tie"],
+            "write_system_name": options["system_name"].strip(),
+            "reference_llm_systems": options["reference_llm_systems"].strip(),
+        }
         own = kind_named(options["task_type"]).own_settings
         return {"task_type": options["task_type"], **{name: given[name] for name in own if name in given}}
 

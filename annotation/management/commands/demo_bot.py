@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.chat_systems.demo_bot import MODEL_NAME, DemoBotServer, RetrievalBot
+from annotation.services.chat_systems.demo_bot import MODEL_NAME, DemoBotServer, RetrievalBot
 
 
 class Command(BaseCommand):

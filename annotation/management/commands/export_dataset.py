@@ -1,28 +1,11 @@
-from django.core.management.base import BaseCommand
-
-from annotation.exporting import dataset_export
-from annotation.importing import FORMATS
-from annotation.management.cli import add_owner_argument, dataset_or_error, quiet_broken_pipe
+from annotation.management.cli import DatasetExportCommand
+from annotation.services.exporting import dataset_export
 
 
-class Command(BaseCommand):
+class Command(DatasetExportCommand):
     help = "Write a dataset in the import format (JSONL or CSV) to stdout or --output."
+    noun = "contexts"
 
-    def add_arguments(self, parser):
-        parser.add_argument("--dataset", required=True)
-        add_owner_argument(parser)
-        parser.add_argument("--format", choices=FORMATS, default="jsonl")
-        parser.add_argument("--output", help="File to write (default: stdout).")
-
-    def handle(self, *args, **options):
-        dataset = dataset_or_error(options["dataset"], options["owner"])
-        if options["output"]:
-            with open(options["output"], "w", encoding="utf-8", newline="") as stream:
-                count = dataset_export(dataset=dataset, stream=stream, fmt=options["format"])
-            self.stderr.write(f"Wrote {count} contexts to {options['output']}.")
-        else:
-            # Every line written ends in a newline, so the wrapper adds nothing.
-            try:
-                dataset_export(dataset=dataset, stream=self.stdout, fmt=options["format"])
-            except BrokenPipeError:
-                quiet_broken_pipe()
+    def export(self, *, dataset, stream, fmt):
+        # Every line written ends in a newline, so stdout's wrapper adds nothing.
+        return dataset_export(dataset=dataset, stream=stream, fmt=fmt)

@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from annotation.importing import FORMATS
 from annotation.kinds.pairwise.exporting import pairwise_export
-from annotation.management.cli import add_owner_argument, add_worker_ids_arguments, run_export
+from annotation.management.cli import add_output_arguments, add_owner_argument, add_worker_ids_arguments, run_export
 
 
 class Command(BaseCommand):
@@ -12,8 +11,7 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", required=True)
         add_owner_argument(parser)
         parser.add_argument("--survey", help="Only this survey's judgements.")
-        parser.add_argument("--format", choices=FORMATS, default="jsonl")
-        parser.add_argument("--output", help="File to write (default: stdout).")
+        add_output_arguments(parser)
         add_worker_ids_arguments(parser)
 
     def handle(self, *args, **options):

@@ -44,8 +44,10 @@ class Command(BaseCommand):
         ]
         threshold = (content.get("settings") or {}).get("kappa_threshold")
         rule = f"; the exclusion rule needs at least {threshold:g}" if threshold is not None else ""
+        weighting = (content.get("settings") or {}).get("kappa_weighting") or "none"
+        weighted = "" if weighting == "none" else f"{weighting}-weighted "
         lines.append(
-            "Per annotator, kappa = their mean Cohen's kappa with the annotators who agree with one another "
+            f"Per annotator, kappa = their mean {weighted}Cohen's kappa with the annotators who agree with one another "
             f"(what the kappa rule compares{rule}):"
         )
         for entry in content["annotators"]:

@@ -2,9 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.demo.simulation import ratings_simulate
 from annotation.management.cli import add_owner_argument, survey_or_error
 from annotation.models import Survey
+from annotation.services.demo_data.simulation import ratings_simulate
 
 
 class Command(BaseCommand):

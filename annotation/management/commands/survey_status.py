@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.management.cli import add_owner_argument, survey_or_error
 from annotation.selectors.studies import survey_progress
-from annotation.task_page.wording import task_wording
+from annotation.views.task_page.wording import task_wording
 
 
 class Command(BaseCommand):

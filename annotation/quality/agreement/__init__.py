@@ -32,6 +32,7 @@ from annotation.quality.agreement.split_half import (
     split_half_mode,
     split_halves,
 )
+from annotation.quality.agreement.strata import stratified_agreement
 
 __all__ = [
     "SKLEARN_MAX_PAIRS",
@@ -51,4 +52,5 @@ __all__ = [
     "split_half_agreement",
     "split_half_mode",
     "split_halves",
+    "stratified_agreement",
 ]

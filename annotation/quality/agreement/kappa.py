@@ -11,7 +11,7 @@ from statistics import median
 
 import numpy as np
 
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 # Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
 sklearn = lazy_module("sklearn")  # sklearn.metrics is imported by sklearn's own __getattr__

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotation.quality.integrity.coding import code_answers, normalised_rows, row_entropies
-from annotation.runtime.lazy_import import lazy_module
+from annotation.services.runtime.lazy_import import lazy_module
 
 special = lazy_module("scipy.special")  # digamma, for the variational M-step only
 

@@ -149,13 +149,16 @@ def far_from_consensus(ratings, *, thresholds=DEFAULTS):
     flags = {}
     for worker, answered in pairs.items():
         score = z.get(worker)
-        raised = score is not None and score >= thresholds.consensus_robust_z
+        gap = crowd - correlations[worker] if score is not None else None
+        raised = score is not None and score >= thresholds.consensus_robust_z and gap >= thresholds.consensus_min_gap
         flags[worker] = Flag(FAR_FROM_CONSENSUS, raised, "robust z of (minus) the correlation with the other raters' "
-                             f"mean ≥ {thresholds.consensus_robust_z} (≥ {thresholds.min_ratings} shared items)", {
+                             f"mean ≥ {thresholds.consensus_robust_z} and ≥ {thresholds.consensus_min_gap} below the "
+                             f"crowd's median correlation (≥ {thresholds.min_ratings} shared items)", {
                                  "answers_compared": len(answered),
                                  "correlation_with_others": correlations[worker],
                                  "crowd_median_correlation": crowd,
                                  "robust_z": score,
+                                 "below_crowd_median": gap,
                                  "mean_absolute_error": fmean(abs(a - b) for a, b in answered),
                              })
     return flags

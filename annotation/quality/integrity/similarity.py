@@ -78,15 +78,20 @@ def _pair_evidence(own, other, *, grams, words, embeddings, thresholds):
     identical = (words[own.answer] == words[other.answer]
                  and len(words[own.answer]) >= thresholds.min_identical_words)
     cosine = None
-    if embeddings is not None and own.answer in embeddings and other.answer in embeddings:
+    if (embeddings is not None and own.answer in embeddings and other.answer in embeddings
+            and min(len(words[own.answer]), len(words[other.answer])) >= thresholds.min_embedding_words):
         cosine = cosine_similarity(embeddings[own.answer], embeddings[other.answer])
     long_enough = min(len(grams[own.answer]), len(grams[other.answer])) >= thresholds.min_ngrams
-    raised = bool(
-        identical
-        or (long_enough and jaccard is not None
-         and (jaccard >= thresholds.near_duplicate_jaccard or containment >= thresholds.near_duplicate_containment))
-        or (cosine is not None and cosine >= thresholds.embedding_cosine)
-    )
+    by = []  # which measures crossed their threshold
+    if identical:
+        by.append("identical")
+    if long_enough and jaccard is not None and jaccard >= thresholds.near_duplicate_jaccard:
+        by.append("jaccard")
+    if long_enough and containment is not None and containment >= thresholds.near_duplicate_containment:
+        by.append("containment")
+    if cosine is not None and cosine >= thresholds.embedding_cosine:
+        by.append("embedding")
+    raised = bool(by)
     evidence = {
         "other_answer": other.answer,
         "other_worker": other.worker,
@@ -98,6 +103,7 @@ def _pair_evidence(own, other, *, grams, words, embeddings, thresholds):
         "shared_ngrams": len(grams[own.answer] & grams[other.answer]),
         "ngrams": len(grams[own.answer]),
         "cosine": cosine,
+        "raised_by": by,
     }
     return raised, evidence
 
@@ -124,7 +130,8 @@ def near_duplicate_flags(answers, *, thresholds=DEFAULTS, embeddings=None, conte
     rule = (f"the same words (≥ {thresholds.min_identical_words}), or word {thresholds.ngram}-gram containment ≥ "
             f"{thresholds.near_duplicate_containment} or Jaccard ≥ "
             f"{thresholds.near_duplicate_jaccard} (answers of ≥ {thresholds.min_ngrams} n-grams)"
-            + (f", or embedding cosine ≥ {thresholds.embedding_cosine}" if embeddings is not None else ""))
+            + (f", or embedding cosine ≥ {thresholds.embedding_cosine} (answers of ≥ "
+               f"{thresholds.min_embedding_words} words)" if embeddings is not None else ""))
     flags = {}
     for group in by_context.values():
         for own in group:
@@ -141,4 +148,55 @@ def near_duplicate_flags(answers, *, thresholds=DEFAULTS, embeddings=None, conte
                 flags[own.answer] = Flag(NEAR_DUPLICATE, False, rule, {"other_answer": None})
             else:
                 flags[own.answer] = Flag(NEAR_DUPLICATE, best[1], rule, best[2])
+    return flags
+
+
+REFERENCE_LLM = "like_reference_llm"
+
+
+def reference_llm_flags(answers, references, *, thresholds=DEFAULTS, embeddings=None, context_texts=None):
+    """One flag per answer: how close it is to what a reference LLM wrote for the same context.
+
+    `references`: {context: [(sample name, text)]}, the LLM's K samples for that context (imported with
+    the dataset, one system per sample). `embeddings`: optional {text: vector} for answers and samples.
+    The n-gram measures leave the context's own words out, as `near_duplicate_flags` does. The evidence
+    names the closest sample and gives every measure; an answer whose context has no sample gets an
+    unraised flag that says so (`samples`: 0), never a clean bill."""
+    context_texts = context_texts or {}
+    quoted = {c: word_ngrams(t, thresholds.ngram) for c, t in context_texts.items()}
+    rule = (f"word {thresholds.ngram}-gram containment ≥ {thresholds.reference_containment} or Jaccard ≥ "
+            f"{thresholds.near_duplicate_jaccard} with a sample of the reference LLM (answers of ≥ "
+            f"{thresholds.min_ngrams} n-grams)"
+            + (f", or embedding cosine ≥ {thresholds.reference_cosine} (answers of ≥ "
+               f"{thresholds.min_embedding_words} words)" if embeddings is not None else ""))
+    flags = {}
+    for answer in answers:
+        samples = references.get(answer.context) or []
+        masked = quoted.get(answer.context, set())
+        own = unquoted_ngrams(answer.text, thresholds.ngram, masked)
+        best = None
+        for name, text in samples:
+            other = unquoted_ngrams(text, thresholds.ngram, masked)
+            jaccard, containment = overlap(own, other)
+            cosine = None
+            if (embeddings is not None and answer.text in embeddings and text in embeddings
+                    and len(words_of(answer.text)) >= thresholds.min_embedding_words):
+                cosine = cosine_similarity(embeddings[answer.text], embeddings[text])
+            long_enough = min(len(own), len(other)) >= thresholds.min_ngrams
+            by = []
+            if long_enough and jaccard is not None and jaccard >= thresholds.near_duplicate_jaccard:
+                by.append("jaccard")
+            if long_enough and containment is not None and containment >= thresholds.reference_containment:
+                by.append("containment")
+            if cosine is not None and cosine >= thresholds.reference_cosine:
+                by.append("embedding")
+            evidence = {"sample": name, "samples": len(samples), "jaccard": jaccard, "containment": containment,
+                        "cosine": cosine, "raised_by": by}
+            key = (bool(by), _strength(evidence))
+            if best is None or key > best[0]:
+                best = (key, evidence)
+        if best is None:
+            flags[answer.answer] = Flag(REFERENCE_LLM, False, rule, {"sample": None, "samples": 0})
+        else:
+            flags[answer.answer] = Flag(REFERENCE_LLM, bool(best[1]["raised_by"]), rule, best[1])
     return flags

@@ -71,6 +71,7 @@ def typed(rng, length, *, phone=False, quoted_chars=0, keys_per_second=None):
         "final_length": length,
         "paste_events": int(quoted_chars > 0),
         "pasted_chars": quoted_chars,
+        "inserted_chars": 0,  # a phone's suggestions insert single words, never several at once
         "focus_changes": int(rng.poisson(0.3)),
     }
 
@@ -90,6 +91,7 @@ def pasted(rng, length, *, typed_share):
         "final_length": length,
         "paste_events": int(rng.integers(1, 3)),
         "pasted_chars": pasted_chars,
+        "inserted_chars": 0,  # the simulated pasters use the clipboard's paste, which the page announces
         "focus_changes": int(1 + rng.poisson(1.0)),
     }
 
@@ -105,6 +107,7 @@ def auto_typed(rng, length, *, keys_per_second):
         "final_length": length,
         "paste_events": 0,
         "pasted_chars": 0,
+        "inserted_chars": 0,
         "focus_changes": int(1 + rng.poisson(0.5)),
     }
 
@@ -121,5 +124,6 @@ def injected(rng, length):
         "final_length": length,
         "paste_events": 0,
         "pasted_chars": 0,
+        "inserted_chars": 0,
         "focus_changes": int(1 + rng.poisson(0.5)),
     }

@@ -41,8 +41,26 @@ class Thresholds:
     near_duplicate_jaccard: float = 0.12
     min_ngrams: int = 5  # fewer trigrams than this (about 7 words): too short to call a copy by n-grams
     min_identical_words: int = 5  # the same words in the same order, at least this many: a copy
-    # With sentence embeddings (e.g. MiniLM) supplied from outside the pure package: cosine similarity.
-    embedding_cosine: float = 0.92
+    # With sentence embeddings (MiniLM, all-MiniLM-L6-v2, mean-pooled) supplied from outside the pure
+    # package: cosine similarity. On the crafted replies of tests/annotation/quality/test_integrity_embeddings.py
+    # (one context, people's independent replies, paraphrased copies of them, LLM samples), paraphrased
+    # copies reached 0.91-0.95 with their originals, independent replies at most 0.54 with each other
+    # and 0.51 with a copy of another; 0.85 sits between, nearer the copies. A copy reworded heavily
+    # falls to 0.70-0.76 and is missed: so would two people giving the same advice sit there, and this
+    # flag must not call them copies. Short replies ("thanks a lot" / "thank you so much") are alike by meaning
+    # without being copies: below `min_embedding_words` words the cosine is not compared.
+    embedding_cosine: float = 0.85
+    min_embedding_words: int = 8
+    # "Like the reference LLM": the same n-gram rule as for copies, against the LLM's own samples for the
+    # context. Two LLM samples for one context share more stock phrasing than two people do, and an
+    # LLM-written reply is a fresh sample, not an edit of a stored one, so containment alone is set lower
+    # than for copies... but not so low that a person's reply sharing a phrase with the LLM is flagged.
+    reference_containment: float = 0.4
+    # MiniLM cosine with the closest LLM sample: on the same crafted context a fresh sample of the LLM
+    # reached 0.83 and 0.76 with two stored samples, people's own replies at most 0.62; 0.75 catches a
+    # fresh sample through its closest of K samples (more samples, more chances) and leaves a margin over
+    # the people. Set on one crafted context only: a researcher should read, not trust, this flag.
+    reference_cosine: float = 0.75
     # --- ratings ---------------------------------------------------------------------------------
     min_ratings: int = 10  # fewer answers than this: no carelessness flag on a worker
     # Straight-lining: the most frequent answer makes up at least this share of a worker's ratings.
@@ -60,6 +78,11 @@ class Thresholds:
     # scores follow the other raters' mean. 3.5 is Iglewicz and Hoaglin's (1993) cut-off for modified
     # z-scores: only the far extremes.
     consensus_robust_z: float = 3.5
+    # ... and the correlation at least this far below the crowd's median. When a few careful raters
+    # agree closely (correlations 0.81, 0.79, 0.76), the MAD is tiny and a z of 5 or 9 means nothing:
+    # seen on simulated four-rater studies, where one careful rater in six layouts was flagged at 0.03
+    # below the median. A rater 0.3 below the crowd follows it visibly less well.
+    consensus_min_gap: float = 0.3
 
 
 DEFAULTS = Thresholds()

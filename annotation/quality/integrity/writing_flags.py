@@ -10,6 +10,8 @@ The telemetry of an answer is a dict (the page script collects it; missing keys 
   deletions         Backspace/Delete presses
   final_length      characters in the submitted text
   paste_events      paste (and drop) events; pasted_chars: the characters they inserted
+  inserted_chars    characters of single insertions of several words that no paste event announced
+                    (optional): a phone keyboard's clipboard chip, a text expander; counted with pasted
   focus_changes     times the page lost focus or was hidden while the answer was open
   restored_chars    characters already in the box when the page opened (kept from an earlier visit;
                     optional): the length flag counts them as explained
@@ -24,7 +26,7 @@ MOSTLY_PASTED = "mostly_pasted"
 TYPED_TOO_FAST = "typed_too_fast"
 LENGTH_BEYOND_TYPED = "length_beyond_typed"
 TELEMETRY_FIELDS = ("first_key_ms", "active_typing_ms", "keystrokes", "typed_chars", "deletions", "final_length",
-                    "paste_events", "pasted_chars", "focus_changes")
+                    "paste_events", "pasted_chars", "inserted_chars", "focus_changes")
 
 
 def _count(telemetry, key):
@@ -38,15 +40,18 @@ def _count(telemetry, key):
 
 def mostly_pasted(telemetry, *, thresholds=DEFAULTS):
     final_length = _count(telemetry, "final_length")
-    pasted = _count(telemetry, "pasted_chars")
+    # A phone keyboard's clipboard chip inserts the clipboard with no paste event: as pasted here.
+    inserted = _count(telemetry, "inserted_chars")
+    pasted = _count(telemetry, "pasted_chars") + inserted
     # A paste may be trimmed afterwards, so pasted characters can exceed the final length: cap at 1.
     pasted_share = min(1.0, share(pasted, final_length)) if final_length else None
     raised = (final_length >= thresholds.min_chars and pasted_share is not None
               and pasted_share >= thresholds.pasted_share)
-    return Flag(MOSTLY_PASTED, raised, f"pasted characters / final length ≥ {thresholds.pasted_share} "
-                f"(answers of ≥ {thresholds.min_chars} characters)", {
+    return Flag(MOSTLY_PASTED, raised, f"pasted (or inserted at once) characters / final length ≥ "
+                f"{thresholds.pasted_share} (answers of ≥ {thresholds.min_chars} characters)", {
                     "pasted_share": pasted_share,
-                    "pasted_chars": pasted,
+                    "pasted_chars": pasted - inserted,
+                    "inserted_chars": inserted,
                     "paste_events": _count(telemetry, "paste_events"),
                     "final_length": final_length,
                     "keystrokes": _count(telemetry, "keystrokes"),
@@ -76,7 +81,7 @@ def length_beyond_typed(telemetry, *, thresholds=DEFAULTS):
     keystrokes = _count(telemetry, "keystrokes")
     # Typed characters when recorded (they count suggestion taps fully), else keys as the best guess.
     typed_chars = _count(telemetry, "typed_chars") if telemetry.get("typed_chars") is not None else keystrokes
-    pasted = _count(telemetry, "pasted_chars")
+    pasted = _count(telemetry, "pasted_chars") + _count(telemetry, "inserted_chars")
     # Text already in the box when the page opened (kept from an earlier visit) is explained by that visit.
     restored = _count(telemetry, "restored_chars")
     explained = typed_chars + pasted + restored

@@ -16,8 +16,9 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.models import LinkParticipant, LinkPlatform, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
-from annotation.task_page.facts import entry_facts
+from annotation.views.consent import post_url, step_redirect
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
+from annotation.views.task_page.facts import entry_facts
 
 # Platforms' participant ids: letters and digits, and the - and _ some of them use (no spaces,
 # nothing a URL or a CSV cell would need to escape).
@@ -94,6 +95,9 @@ def link_entry(request, token):
                 "browser: continue there. If that is not possible, contact the researcher."
             )
             return _refuse(request, survey, message, 409)
+        step = step_redirect(survey, annotator)
+        if step:  # consent or the pre-task questionnaire first; their POST makes the claim
+            return with_identity_cookie(step, participant, survey=survey)
         assignment = services.assignment_claim(
             survey=survey, worker_id=participant, provider=Survey.Provider.LINK, survey_is_current=True
         )
@@ -128,6 +132,9 @@ def link_finish(request, token):
         # The code is what the platform pays against: typing this URL after Start must not earn it.
         message = "You have not handed in a task here yet, so there is no completion code: finish your task first."
         return _refuse(request, survey, message, 403)
+    closing = post_url(survey, row.annotator)
+    if closing:  # the post-task questionnaire first; answering it leads back here
+        return redirect(closing)
     # Shown here as well as carried by the button: a completion URL that does not load (a typo, the
     # platform down) left the participant with a browser error and no code, when Finish redirected.
     context = {

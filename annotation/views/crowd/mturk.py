@@ -20,7 +20,7 @@ from annotation.models.mturk import MTurkAssignment
 from annotation.services import mturk as services
 from annotation.services.assignments import SubmissionRefused, assignment_submit, parse_answers
 from annotation.services.mturk_drafts import DraftRefused, mturk_draft_answers, mturk_draft_clear, mturk_draft_save
-from annotation.task_page.display import task_context
+from annotation.views.task_page.display import task_context
 
 logger = logging.getLogger(__name__)
 

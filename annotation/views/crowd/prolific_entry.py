@@ -24,8 +24,9 @@ from annotation.crowd.prolific.tasks import prolific_sync_survey
 from annotation.importing.text import unstorable
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent, Survey
 from annotation.services.identities import IdentityCapReached, newcomer_cap_check
-from annotation.task_page.facts import entry_facts
+from annotation.views.consent import post_url, step_redirect
 from annotation.views.task_identity import client_address, with_identity_cookie, worker_from_cookie
+from annotation.views.task_page.facts import entry_facts
 from config.security.json_input import json_loads
 
 PROLIFIC_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
@@ -170,6 +171,9 @@ def prolific_entry(request, token):
             "Prolific says this session has ended (returned, timed out or rejected): no more work is handed to it."
         )
         return _refuse(request, survey, message, 409)
+    step = step_redirect(survey, submission.annotator)
+    if step:  # consent or the pre-task questionnaire first; their POST makes the claim
+        return with_identity_cookie(step, submission.participant_id, survey=survey)
     try:
         assignment = services.assignment_claim(
             survey=survey,
@@ -200,6 +204,9 @@ def prolific_finish(request, token):
     if not selectors.handed_in_work(survey=survey, annotator=submission.annotator):
         # The code is what Prolific pays against: typing this URL after Start must not earn it.
         return _refuse(request, survey, NO_WORK_NO_CODE, 403)
+    closing = post_url(survey, submission.annotator)
+    if closing:  # the post-task questionnaire first; answering it leads back here
+        return redirect(closing)
     return redirect(COMPLETE_URL.format(code=completion_code(study, submission.annotator)))
 
 

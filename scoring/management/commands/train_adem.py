@@ -2,13 +2,13 @@
 
 import json
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.cli import dataset_or_error
-from annotation.text.numbers import p_value
+from annotation.services.text.numbers import p_value
 from scoring.adem.choices import VARIANTS
 from scoring.adem.encoders import ENCODERS
+from scoring.management.train_cli import add_training_data_arguments, dataset_and_owner, write_system_level
+from scoring.management.train_cli import fmt as _fmt
 from scoring.models import AdemModel
 from scoring.services.adem.refusals import AdemRefusal
 from scoring.services.adem.training import adem_train
@@ -28,10 +28,8 @@ class Command(BaseCommand):
             help="minilm only: int8 runs ONNX Runtime with int8 weights (~1.5x faster on a CPU, own vectors).",
         )
         parser.add_argument("--variant", choices=VARIANTS, default="full")
-        parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--folds", type=int, default=None, help="k-fold by context; pooled out-of-fold test.")
-        parser.add_argument("--aspect", default="overall")
-        parser.add_argument("--no-exclusions", action="store_true", help="Keep ratings the quality checks excluded.")
+        add_training_data_arguments(parser)
         parser.add_argument("--debias-length", action="store_true", help="Over-sample to decorrelate length.")
         parser.add_argument(
             "--owner",
@@ -41,13 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
-        # --owner also says whose dataset it is, where several researchers have one of that name.
-        dataset = dataset_or_error(options["dataset"], options["owner"] or "")
-        owner = None
-        if options["owner"]:
-            owner = get_user_model().objects.filter(username=options["owner"]).first()
-            if owner is None:
-                raise CommandError(f"no user named {options['owner']!r}")
+        dataset, owner = dataset_and_owner(options)
         quiet = options["json"]
 
         def progress(epoch, train_loss, val_pearson):
@@ -99,20 +91,13 @@ class Command(BaseCommand):
         self.stdout.write(f"  Pearson  {_fmt(test['pearson'])} ({_p(test['pearson_p'])})")
         self.stdout.write(f"  Spearman {_fmt(test['spearman'])} ({_p(test['spearman_p'])})")
         system = results["system_level"]
-        self.stdout.write(
-            f"  system level ({system['n']} systems): Pearson {_fmt(system['pearson'])}, "
-            f"Spearman {_fmt(system['spearman'])}"
-        )
+        write_system_level(self, system)
         for name, means in system["systems"].items():
             self.stdout.write(f"    {name}: predicted {means['predicted']:.3f}, human {means['human']:.3f}")
         self.stdout.write(f"  checkpoint {model.checkpoint_path}")
 
 
-def _fmt(value, spec=".3f"):
-    return "n/a" if value is None else format(value, spec)
-
-
 def _p(value):
-    """A p-value as every page writes it (annotation.text.numbers): "p <0.001" or "p = 0.042"."""
+    """A p-value as every page writes it (annotation.services.text.numbers): "p <0.001" or "p = 0.042"."""
     shown = p_value(value)
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"

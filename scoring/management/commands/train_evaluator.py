@@ -3,10 +3,10 @@ print its pooled out-of-fold correlations; its scores become the metric `learned
 
 import json
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.cli import dataset_or_error
+from scoring.management.train_cli import add_training_data_arguments, dataset_and_owner, write_system_level
+from scoring.management.train_cli import fmt as _fmt
 from scoring.services.adem.refusals import AdemRefusal
 from scoring.services.learned.training import DEFAULT_FOLDS, LEARNED_KINDS, learned_train
 
@@ -22,9 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Registry name; scores become metric learned:<name>.")
         parser.add_argument("--kind", required=True, choices=LEARNED_KINDS)
         parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS)
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--aspect", default="overall")
-        parser.add_argument("--no-exclusions", action="store_true", help="Keep ratings the quality checks excluded.")
+        add_training_data_arguments(parser)
         parser.add_argument(
             "--config",
             default=None,
@@ -34,12 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
-        dataset = dataset_or_error(options["dataset"], options["owner"] or "")
-        owner = None
-        if options["owner"]:
-            owner = get_user_model().objects.filter(username=options["owner"]).first()
-            if owner is None:
-                raise CommandError(f"no user named {options['owner']!r}")
+        dataset, owner = dataset_and_owner(options)
         try:
             config = json.loads(options["config"]) if options["config"] else None
         except ValueError as error:
@@ -96,12 +89,5 @@ class Command(BaseCommand):
         self.stdout.write(f"  Pearson  {_fmt(test['pearson'])}")
         self.stdout.write(f"  Spearman {_fmt(test['spearman'])}")
         system = results["system_level"]
-        self.stdout.write(
-            f"  system level ({system['n']} systems): Pearson {_fmt(system['pearson'])}, "
-            f"Spearman {_fmt(system['spearman'])}"
-        )
+        write_system_level(self, system)
         self.stdout.write(f"  checkpoint {model.checkpoint_path}")
-
-
-def _fmt(value):
-    return "n/a" if value is None else format(value, ".3f")

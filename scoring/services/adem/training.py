@@ -260,7 +260,7 @@ def adem_train(
         path = adem_root() / "models" / f"{model.pk}-{name}.ckpt"
         sha = scorer.save(path, extra={"name": name, "dataset": dataset.name})
     except Exception as error:
-        _fail(model, run, error)
+        training_failed(model, run, error)
         raise
     model.config = train_config.as_dict()
     model.results = results
@@ -289,14 +289,22 @@ def _encode_with_phase(examples, text_encoder, *, run):
         cache.close()
 
 
-def _fail(model, run, error):
-    model.status = AdemModel.Status.FAILED
-    model.error = str(error)
+def training_failed(model, run, error):
+    """Training `model` failed with `error`: the model, and its run when there is one, say so."""
+    model.status, model.error = AdemModel.Status.FAILED, str(error)
     model.save(update_fields=["status", "error"])
     if run is not None:
-        run.status = TrainingRun.Status.FAILED
-        run.error = str(error)
+        run.status, run.error = TrainingRun.Status.FAILED, str(error)
         run.save(update_fields=["status", "error", "updated_at"])
+
+
+def training_run_refused(run, error):
+    """A queued run's training was refused: the run failed, and its model too while still queued."""
+    run.status, run.error = TrainingRun.Status.FAILED, str(error)
+    run.save(update_fields=["status", "error", "updated_at"])
+    AdemModel.objects.filter(pk=run.adem_model_id, status=AdemModel.Status.QUEUED).update(
+        status=AdemModel.Status.FAILED, error=str(error)
+    )
 
 
 def adem_train_from_run(*, run):
@@ -315,11 +323,7 @@ def adem_train_from_run(*, run):
             run=run,
         )
     except AdemRefusal as error:
-        run.status, run.error = TrainingRun.Status.FAILED, str(error)
-        run.save(update_fields=["status", "error", "updated_at"])
-        AdemModel.objects.filter(pk=run.adem_model_id, status=AdemModel.Status.QUEUED).update(
-            status=AdemModel.Status.FAILED, error=str(error)
-        )
+        training_run_refused(run, error)
         return None
 
 

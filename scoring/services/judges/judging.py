@@ -9,6 +9,7 @@ error, or redelivered after its worker was killed, asks only what is still missi
 
 import collections
 import contextlib
+import functools
 import hashlib
 import json
 
@@ -19,7 +20,7 @@ from annotation.models import Response
 from config.endpoints.addresses import HostRefused
 from scoring.judges import pairwise, prompts
 from scoring.judges.client import JudgeNotSent, JudgeRequestFailed, judge_prompts_stream
-from scoring.judges.parsing import parse_preference, parse_rating
+from scoring.judges.parsing import parse_preference, parse_rating, parse_score
 from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
 from scoring.services.judges.registry import JudgeRefusal, judge_named, judge_settings
 from scoring.services.judges.turns import judge_pairs_turn
@@ -96,6 +97,43 @@ def judge_metric_values(*, metric, response_ids, owner, run=None):
     entries = _judged(judge, settings, template, messages, parse_rating, run=run)
     means = dict(zip(asked, (entry.mean for entry in entries), strict=True))
     return {pk: means.get(pk) for pk in everyone}
+
+
+def judge_turn_values(*, metric, turns, owner, label=""):
+    """`{key: mean score or None}` of the rating judge `judge:<name>` on conversation turns (issue
+    37's turn level): `turns` is `[(key, conversation so far: [{"speaker", "text"}], turn text)]`,
+    each turn judged as the next turn of its conversation, as a response is of its context. A
+    template that needs a reference gives None throughout: a conversation's turn has none."""
+    judge = _rating_judge(metric, owner)
+    settings = judge_settings(judge)  # before any request
+    template = prompts.get_template(judge.template)
+    if template.name == prompts.RATING_WITH_REFERENCE:
+        return {key: None for key, _context, _text in turns}
+    messages = [prompts.rating_messages(template, context=context, response=text) for _k, context, text in turns]
+    entries = _judged(judge, settings, template, messages, parse_rating, label=label or "conversation turns")
+    return {key: entry.mean for (key, _context, _text), entry in zip(turns, entries, strict=True)}
+
+
+def judge_conversation_values(*, metric, conversations, aspect, owner, label=""):
+    """`{key: mean score or None}` of the rating judge `judge:<name>` on whole conversations (issue
+    37's conversation level): `conversations` is `[(key, turns: [{"speaker", "text"}])]`, `aspect`
+    `{"key", "question", "low", "high", "low_label", "high_label"}`; each conversation is asked once
+    (per sample) with the whole-conversation prompt, and a reply is read on the aspect's own scale.
+    Any rating judge may: the prompt is the whole-conversation one, not the judge's own template."""
+    judge = _rating_judge(metric, owner)
+    settings = judge_settings(judge)  # before any request
+    template = prompts.CONVERSATION
+    low, high = aspect["low"], aspect["high"]
+    messages = [
+        prompts.conversation_messages(
+            template, turns=turns, aspect=aspect["key"], question=aspect.get("question", ""), low=low, high=high,
+            low_label=aspect.get("low_label", ""), high_label=aspect.get("high_label", ""),
+        )
+        for _key, turns in conversations
+    ]  # fmt: skip
+    parse = functools.partial(parse_score, low=low, high=high)
+    entries = _judged(judge, settings, template, messages, parse, label=label or "whole conversations")
+    return {key: entry.mean for (key, _turns), entry in zip(conversations, entries, strict=True)}
 
 
 # --- pairs -----------------------------------------------------------------------------------
@@ -227,6 +265,15 @@ def judge_usage_row(judge, run, label):
         if usage is None:
             usage = JudgeUsage.objects.create(judge=judge, run=None, label=label)
     return usage
+
+
+def judging_done(*, metric, owner, label, scores):
+    """Mark the judging labelled `label` done on the usage row of rating judge `metric` (what the
+    judge's page reads as done), with the number of scores stored; an earlier failure's reason goes."""
+    judge = judge_named(metric.removeprefix(JUDGE_METRIC_PREFIX), owner=owner)
+    usage = judge_usage_row(judge, None, label)
+    figures = {key: value for key, value in (usage.figures or {}).items() if key not in ("error", "failed_at")}
+    JudgeUsage.objects.filter(pk=usage.pk).update(figures={**figures, "scores": scores})
 
 
 def _usage_add(judge, run, label, *, answered, cached, example=""):

@@ -7,15 +7,12 @@ every answer in the judge cache (keyed by judge, template version and prompt), s
 reads the verdicts without a request, and judging again asks only for what is missing.
 """
 
-from celery import current_app
-from django.db import transaction
-from django.utils import timezone
 
 from annotation.kinds.pairwise.selectors import judged_pairs
 from scoring.judges import pairwise, prompts
-from scoring.judges.client import JudgeRequestFailed
-from scoring.models import Judge, JudgeCacheEntry, JudgeUsage
-from scoring.services.judges.judging import judge_pairs, judge_usage_row, majority_pick
+from scoring.models import Judge, JudgeCacheEntry
+from scoring.services.judges.judging import judge_pairs, majority_pick
+from scoring.services.judges.queued import judging_queue, judging_recorded
 from scoring.services.judges.registry import JudgeRefusal, judge_settings
 
 JUDGE_PAIRS_TASK = "scoring.tasks.judge_dataset_pairs"  # by name: services do not import the tasks module
@@ -58,10 +55,7 @@ def judge_pairs_queue(*, judge, dataset):
     task once this commits. The mark is what tells a removal of the judge that a judging is waiting
     in the broker; the judging clears it when it ends."""
     pairwise_judge_check(judge, dataset)
-    with transaction.atomic():
-        usage = judge_usage_row(judge, None, pairs_label(dataset))
-        JudgeUsage.objects.filter(pk=usage.pk).update(queued_at=timezone.now())
-        transaction.on_commit(lambda: current_app.tasks[JUDGE_PAIRS_TASK].delay(judge.pk, dataset.pk))
+    judging_queue(judge=judge, label=pairs_label(dataset), task_name=JUDGE_PAIRS_TASK, args=(judge.pk, dataset.pk))
 
 
 def judge_dataset_pairs(*, judge, dataset):
@@ -69,27 +63,10 @@ def judge_dataset_pairs(*, judge, dataset):
     However it ends (a refusal, a failed request), the judging is no longer queued; when it fails,
     why is kept on its usage row (figures["error"]) for the judge's page, until a judging succeeds."""
     label = pairs_label(dataset)
-    try:
+    with judging_recorded(judge=judge, label=label):
         pairwise_judge_check(judge, dataset)
         _, stats = judge_pairs(judge=judge, items=dataset_pair_items(dataset), label=label)
-    except (JudgeRefusal, JudgeRequestFailed) as error:
-        _judging_failed(judge, label, str(error))
-        raise
-    except Exception:
-        _judging_failed(judge, label, "an internal error (the worker's log has it)")
-        raise
-    finally:
-        JudgeUsage.objects.filter(judge_id=judge.pk, run=None, label=label).update(queued_at=None)
     return stats
-
-
-def _judging_failed(judge, label, reason):
-    if not Judge.objects.filter(pk=judge.pk).exists():  # removed meanwhile: no row to mark
-        return
-    usage = judge_usage_row(judge, None, label)
-    figures = {key: value for key, value in (usage.figures or {}).items() if key not in ("error", "failed_at")}
-    figures.update(error=reason[:2000], failed_at=timezone.now().isoformat())
-    JudgeUsage.objects.filter(pk=usage.pk).update(figures=figures)
 
 
 def cached_judge_verdicts(*, dataset, pairs=None):

@@ -20,7 +20,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from scoring.judges import prompts
-from scoring.models import Judge, MetricRun, MetricScore
+from scoring.models import ConversationMetricScore, Judge, MetricRun, MetricScore, TurnMetricScore
 from scoring.services.judges.registry import JudgeRefusal
 from scoring.services.judges.turns import judge_pairs_idle
 
@@ -86,6 +86,22 @@ def judge_scores(*, judge):
     return MetricScore.objects.filter(metric=judge.metric_name, response__context__dataset__owner=judge.owner_id)
 
 
+def judge_conversation_scores(*, judge):
+    """Its scores of the owner's conversations: each system turn's (`judge:<name>`) and each whole
+    conversation's, one metric per aspect (`judge:<name>@<aspect>`)."""
+    owner = judge.owner_id
+    whole = ConversationMetricScore.objects.filter(conversation__dataset__owner=owner).filter(
+        metric__startswith=f"{judge.metric_name}@"
+    )
+    turns = TurnMetricScore.objects.filter(metric=judge.metric_name, turn__conversation__dataset__owner=owner)
+    return whole, turns
+
+
+def judge_score_count(*, judge):
+    """How many scores removing the judge removes (responses', turns' and whole conversations')."""
+    return judge_scores(judge=judge).count() + sum(q.count() for q in judge_conversation_scores(judge=judge))
+
+
 def judge_usage_totals(*, judge):
     """What its usage records hold, for the confirm page: `{rows, requests, prompt_tokens,
     completion_tokens, cost}` (cost None when the judge has no price)."""
@@ -102,7 +118,8 @@ def judge_usage_totals(*, judge):
 
 
 def judge_delete(*, judge):
-    """Remove the judge, its cache, its usage and its `judge:<name>` scores of the owner's datasets;
+    """Remove the judge, its cache, its usage and its scores of the owner's datasets (responses',
+    conversation turns' and whole conversations': `judge_conversation_scores`);
     refuse (JudgeBusy, nothing removed) while a metrics run or a judging of pairs uses it.
     Returns the number of scores removed (0 when the judge was removed meanwhile)."""
     with transaction.atomic():
@@ -120,5 +137,6 @@ def judge_delete(*, judge):
             if not idle:
                 raise JudgeBusy(_pairs_busy(judge))
             scores, _ = judge_scores(judge=judge).delete()
+            scores += sum(query.delete()[0] for query in judge_conversation_scores(judge=judge))
             judge.delete()  # its cache entries and usage rows cascade
     return scores

@@ -18,7 +18,14 @@ from scoring.learned.data import rated_from
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import progress as services_adem_progress
 from scoring.services.adem.refusals import AdemRefusal
-from scoring.services.adem.training import adem_owner, adem_root, adem_training_examples, check_model_name
+from scoring.services.adem.training import (
+    adem_owner,
+    adem_root,
+    adem_training_examples,
+    check_model_name,
+    training_failed,
+    training_run_refused,
+)
 from scoring.services.learned.features import response_features
 
 DEFAULT_FOLDS = 5
@@ -98,7 +105,7 @@ def learned_train(
         path = adem_root() / "models" / f"{model.pk}-{name}.ckpt"
         sha = final.save(path, extra={"name": name, "dataset": dataset.name, "kind": kind})
     except Exception as error:
-        _fail(model, run, error)
+        training_failed(model, run, error)
         raise
     kept = {key: results[key] for key in KEPT_RESULTS if key in results}
     if hasattr(final, "weights"):
@@ -147,14 +154,6 @@ def _run_reporter(run, *, folds, settings, progress):
     return report
 
 
-def _fail(model, run, error):
-    model.status, model.error = AdemModel.Status.FAILED, str(error)
-    model.save(update_fields=["status", "error"])
-    if run is not None:
-        run.status, run.error = TrainingRun.Status.FAILED, str(error)
-        run.save(update_fields=["status", "error", "updated_at"])
-
-
 def learned_train_from_run(*, run):
     """The Celery task's body: train what the run's params say; a refusal marks the run failed."""
     params = run.params
@@ -170,9 +169,5 @@ def learned_train_from_run(*, run):
             run=run,
         )
     except AdemRefusal as error:
-        run.status, run.error = TrainingRun.Status.FAILED, str(error)
-        run.save(update_fields=["status", "error", "updated_at"])
-        AdemModel.objects.filter(pk=run.adem_model_id, status=AdemModel.Status.QUEUED).update(
-            status=AdemModel.Status.FAILED, error=str(error)
-        )
+        training_run_refused(run, error)
         return None

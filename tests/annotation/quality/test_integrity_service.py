@@ -8,7 +8,7 @@ from annotation import services
 from annotation.models import WrittenResponse
 from annotation.quality.integrity_report import reply_flags, survey_integrity, written_rows
 from annotation.quality.recompute import quality_recompute
-from tests.annotation.studies_helpers import make_survey
+from tests.annotation.studies_helpers import make_survey, rated_by_two_careful_raters_and_a_straight_liner
 
 pytestmark = pytest.mark.django_db
 
@@ -18,18 +18,45 @@ PASTED = "As an assistant, I recommend the beach: sunny skies and calm water awa
 
 def typed_telemetry(text):
     # 60 keys in 12 s of typing: 5 keys a second, a person's pace; no paste.
-    return {"first_key_ms": 2400, "active_typing_ms": 12000, "keystrokes": len(text), "typed_chars": len(text),
-            "deletions": 3, "final_length": len(text), "paste_events": 0, "pasted_chars": 0, "focus_changes": 0}
+    return {
+        "first_key_ms": 2400,
+        "active_typing_ms": 12000,
+        "keystrokes": len(text),
+        "typed_chars": len(text),
+        "deletions": 3,
+        "final_length": len(text),
+        "paste_events": 0,
+        "pasted_chars": 0,
+        "focus_changes": 0,
+    }
 
 
 def pasted_telemetry(text):
-    return {"first_key_ms": 900, "active_typing_ms": 0, "keystrokes": 0, "typed_chars": 0, "deletions": 0,
-            "final_length": len(text), "paste_events": 1, "pasted_chars": len(text), "focus_changes": 2}
+    return {
+        "first_key_ms": 900,
+        "active_typing_ms": 0,
+        "keystrokes": 0,
+        "typed_chars": 0,
+        "deletions": 0,
+        "final_length": len(text),
+        "paste_events": 1,
+        "pasted_chars": len(text),
+        "focus_changes": 2,
+    }
 
 
 def _writing_survey(owner, **settings):
-    return make_survey(owner, n_contexts=2, name="writers", task_type="write", write_system_name="people",
-                       contexts_per_hit=2, assignments_per_hit=2, attention_checks_per_hit=0, **settings)
+    return make_survey(
+        owner,
+        n_contexts=2,
+        name="writers",
+        task_type="write",
+        write_system_name="people",
+        contexts_per_hit=2,
+        assignments_per_hit=2,
+        attention_checks_per_hit=0,
+        **settings,
+    )
 
 
 def _submit(survey, worker, texts, telemetry):
@@ -78,8 +105,10 @@ def test_a_telemetry_the_page_does_not_make_refuses_the_submission_and_stores_no
 def test_a_reply_sent_without_telemetry_is_stored_with_none_and_gets_no_telemetry_flag(researcher):
     survey = _writing_survey(researcher)
     assignment = services.assignment_claim(survey=survey, worker_id="noscript")
-    answers = {item.pk: {"scores": {}, "seconds": None, "text": PASTED, "telemetry": ""}
-               for item in services.assignment_items(assignment=assignment)}
+    answers = {
+        item.pk: {"scores": {}, "seconds": None, "text": PASTED, "telemetry": ""}
+        for item in services.assignment_items(assignment=assignment)
+    }
     services.assignment_submit(assignment=assignment, answers=answers)
     rows = written_rows(survey)
     assert [row["telemetry"] for row in rows] == [None, None]
@@ -110,10 +139,12 @@ def test_the_pasted_reply_is_flagged_with_its_evidence_and_the_typed_one_is_not(
 
 def test_a_copy_of_another_workers_earlier_reply_is_a_near_duplicate_naming_the_original(researcher):
     survey = _writing_survey(researcher)
-    original = _submit(survey, "first", [TYPED, "Tea with friends sounds like the nicest plan for a rainy day."],
-                       typed_telemetry)
-    _submit(survey, "second", [TYPED, "Honestly I would rather stay home and read my new novel tonight."],
-            typed_telemetry)
+    original = _submit(
+        survey, "first", [TYPED, "Tea with friends sounds like the nicest plan for a rainy day."], typed_telemetry
+    )
+    _submit(
+        survey, "second", [TYPED, "Honestly I would rather stay home and read my new novel tonight."], typed_telemetry
+    )
     section = survey_integrity(survey)
     flagged = section["flagged_replies"]
     assert [(f["worker"], [x["name"] for x in f["flags"]]) for f in flagged] == [("second", ["near_duplicate"])]
@@ -124,8 +155,9 @@ def test_a_copy_of_another_workers_earlier_reply_is_a_near_duplicate_naming_the_
 
 
 def test_a_straight_lining_rater_is_flagged_and_competence_ranks_them_below_the_careful(researcher):
-    survey = make_survey(researcher, n_contexts=12, name="raters", contexts_per_hit=12, assignments_per_hit=3,
-                         attention_checks_per_hit=0)
+    survey = make_survey(
+        researcher, n_contexts=12, name="raters", contexts_per_hit=12, assignments_per_hit=3, attention_checks_per_hit=0
+    )
     careful_scores = {}
     for worker in ("careful-1", "careful-2", "liner"):
         assignment = services.assignment_claim(survey=survey, worker_id=worker)
@@ -146,6 +178,10 @@ def test_a_straight_lining_rater_is_flagged_and_competence_ranks_them_below_the_
     assert not workers["careful-1"]["rating_flags"]
     assert workers["liner"]["competence"]["mace"] < workers["careful-1"]["competence"]["mace"]
     assert workers["liner"]["competence"]["dawid_skene"] < workers["careful-2"]["competence"]["dawid_skene"]
+    # A 1-5 rating survey: the ordinal spammer model estimates too, and it is the one the rule reads.
+    assert workers["liner"]["competence"]["ordinal"] < workers["careful-1"]["competence"]["ordinal"]
+    assert {w["competence"]["model"] for w in workers.values()} == {"ordinal"}
+    assert report["integrity"]["competence_model"] == "ordinal spammer model"
 
 
 def test_the_pasted_rule_excludes_a_worker_above_the_share_and_records_the_decision(researcher):
@@ -153,6 +189,7 @@ def test_the_pasted_rule_excludes_a_worker_above_the_share_and_records_the_decis
 
     survey = _writing_survey(researcher, max_pasted_share=0.5)
     _submit(survey, "typist", [TYPED, TYPED.replace("beach", "park")], typed_telemetry)
+
     # One of two replies pasted: a share of 0.5 is not above 0.5, so this worker stays.
     def half_pasted(text):
         return pasted_telemetry(text) if text == PASTED else typed_telemetry(text)
@@ -161,7 +198,12 @@ def test_the_pasted_rule_excludes_a_worker_above_the_share_and_records_the_decis
     report = quality_recompute(survey=survey).data
     entries = {a["worker"]: a for a in report["annotators"]}
     assert not entries["typist"]["excluded"] and not entries["halfway"]["excluded"]
-    assert entries["halfway"]["integrity"] == {"pasted_replies": 1, "telemetry_replies": 2, "competence": None}
+    assert entries["halfway"]["integrity"] == {
+        "pasted_replies": 1,
+        "telemetry_replies": 2,
+        "competence": None,
+        "competence_model": None,
+    }
     survey.max_pasted_share = 0.4
     survey.save()
     report = quality_recompute(survey=survey).data
@@ -174,21 +216,26 @@ def test_the_pasted_rule_excludes_a_worker_above_the_share_and_records_the_decis
     assert decision.source == "auto" and decision.excluded and decision.reasons[0]["rule"] == "pasted"
 
 
-def test_the_competence_rule_excludes_the_straight_liner_and_the_audit_can_replay_it(researcher):
+def test_the_competence_rule_excludes_the_straight_liner_and_the_audit_can_replay_it(researcher, researcher_client):
+    from django.urls import reverse
+
     from annotation.quality import whatif
 
-    survey = make_survey(researcher, n_contexts=12, name="raters", contexts_per_hit=12, assignments_per_hit=3,
-                         attention_checks_per_hit=0, kappa_threshold=-1.0, min_competence=0.5)
-    for worker in ("careful-1", "careful-2", "liner"):
-        assignment = services.assignment_claim(survey=survey, worker_id=worker)
-        answers = {item.pk: {"scores": {"overall": str(3 if worker == "liner" else 1 + item.response_id % 5)},
-                             "seconds": "6"} for item in services.assignment_items(assignment=assignment)}
-        services.assignment_submit(assignment=assignment, answers=answers)
+    survey = rated_by_two_careful_raters_and_a_straight_liner(researcher, kappa_threshold=-1.0, min_competence=0.5)
     report = quality_recompute(survey=survey).data
     entries = {a["worker"]: a for a in report["annotators"]}
     assert [r["rule"] for r in entries["liner"]["reasons"]] == ["competence"]
+    # On a rating scale the rule reads the ordinal spammer model's θ and says so.
+    ordinal = {w["worker"]: w["competence"]["ordinal"] for w in report["integrity"]["workers"]}
+    reason = entries["liner"]["reasons"][0]
+    assert reason["value"] == ordinal["liner"] < 0.5 <= min(ordinal["careful-1"], ordinal["careful-2"])
+    assert reason["detail"] == f"estimated competence (ordinal spammer model) {ordinal['liner']:.2f}, below 0.5"
     assert not entries["careful-1"]["excluded"] and not entries["careful-2"]["excluded"]
     stored = whatif.stored_evidence(report)
     off = whatif.settings_of(survey).varied(min_competence=None)
     assert whatif.excluded_under(stored, whatif.settings_of(survey)) == {entries["liner"]["annotator_id"]}
     assert whatif.excluded_under(stored, off) == set(), "the audit shows what the rule changes"
+    # The quality page names the model the rule read and shows its estimate beside MACE's and Dawid-Skene's.
+    page = researcher_client.get(reverse("annotation:quality_survey", args=[survey.pk])).content.decode()
+    assert "exclude a worker whose competence (ordinal spammer model) is below 0.5" in page
+    assert 'data-label="Competence (ordinal model)">' + f"{ordinal['careful-1']:.2f}</td>" in page

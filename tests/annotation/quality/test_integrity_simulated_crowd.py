@@ -1,9 +1,9 @@
-"""The simulated crowd's paster and straight-liner (annotation.demo.simulation) are the ones flagged."""
+"""The simulated crowd's paster and straight-liner (annotation.services.demo_data.simulation) are the ones flagged."""
 
 import pytest
 
-from annotation.demo.simulation import ratings_simulate
 from annotation.quality.recompute import quality_recompute
+from annotation.services.demo_data.simulation import ratings_simulate
 from tests.annotation.studies_helpers import make_survey
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import torch
 
 from scoring.adem.checkpoint import CheckpointError
 from scoring.learned import crossfit
-from scoring.learned.cross_encoder import inputs
+from scoring.learned.cross_encoder import inputs, network
 from scoring.learned.cross_encoder.trainer import CrossEncoder, fingerprint, load
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
@@ -100,3 +100,36 @@ def test_inputs_keep_the_latest_context_and_the_reference_only_when_asked():
         use_reference=True,
     )
     assert tok.decode(no_reference).count("[SEP]") == 2
+
+
+def _batch(texts):
+    responses = [Response(context=("hello there", "how was the trip?"), response=t, reference="fine") for t in texts]
+    encoded = inputs.encode(responses, max_length=32, response_tokens=12, reference_tokens=4, use_reference=True)
+    return encoded, network.pad(encoded, inputs.tokenizer().pad_token_id)
+
+
+def test_the_split_network_computes_what_the_encoder_computes():
+    model = network.build(layers=2, frozen_layers=1).eval()
+    encoded, (ids, mask, types) = _batch(["great", "it rained every single day, but the food was good"])
+    with torch.no_grad():
+        hidden = model.encoder(input_ids=ids, attention_mask=mask, token_type_ids=types).last_hidden_state
+        weights = mask.unsqueeze(-1).float()
+        expected = model.head((hidden * weights).sum(1) / weights.sum(1)).squeeze(-1)
+        np.testing.assert_allclose(model(ids, mask, types).numpy(), expected.numpy(), rtol=0, atol=1e-6)
+        # Bottom states cached per sequence (in any batching) and padded again give the same scores.
+        states = network.bottom_states(model, [encoded[1:], encoded[:1]], inputs.tokenizer().pad_token_id)
+        again = model.top(*network.pad_states([states[1], states[0]]))
+    np.testing.assert_allclose(again.numpy(), expected.numpy(), rtol=0, atol=1e-5)
+    assert [len(s) for s in states] == [len(encoded[1][0]), len(encoded[0][0])]
+
+
+def test_frozen_layers_stay_as_packaged_and_the_rest_trains(rated):
+    model = CrossEncoder({**TINY, "layers": 2, "frozen_layers": 1, "max_epochs": 1})
+    model.fit(rated[:12], rated[12:], seed=0)
+    packaged = network.build(layers=2, frozen_layers=1).state_dict()
+    trained = model.model.state_dict()
+    frozen = ("encoder.embeddings.", "encoder.encoder.layer.0.")
+    unused = ("encoder.pooler.", "head.")  # the pooler is never read; the head starts at random
+    for name, value in trained.items():
+        if not name.startswith(unused):
+            assert torch.equal(value, packaged[name]) == name.startswith(frozen), name

@@ -10,10 +10,14 @@ from scoring.learned import crossfit, kinds, stacked
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
 
+STORED_ONLY = {"reference_free": False}
+
 
 def test_stacked_learns_the_feature_that_carries_the_score():
     rated = rated_set(contexts=30, per_context=3, seed=1)
-    final, results = crossfit.cross_validate("stacked", rated, folds=5, seed=0)
+    # The generated texts mean nothing: the stored features alone are what this test is about
+    # (the reference-free ones have their own tests, on texts that carry the score).
+    final, results = crossfit.cross_validate("stacked", rated, folds=5, seed=0, config=STORED_ONLY)
     assert results["test"]["spearman"] > 0.8
     weights = final.weights()
     assert abs(weights["quality"]) > 5 * abs(weights["noise"])
@@ -39,7 +43,8 @@ def test_every_estimate_comes_from_the_training_rows_it_was_handed(monkeypatch):
         assert not {r.response_id for r in train + val} & {rated[i].response_id for i in test_idx}
         # Medians, centres and spreads are the training rows' own.
         names = model.state["names"]
-        matrix = np.array([[np.nan if r.features[n] is None else r.features[n] for n in names] for r in train])
+        features = stacked.feature_dicts(train, reference_free=True)  # stored scores and rf: ones
+        matrix = np.array([[np.nan if f[n] is None else f[n] for n in names] for f in features])
         np.testing.assert_allclose(model.state["medians"], np.nanmedian(matrix, axis=0))
         filled = np.where(np.isnan(matrix), model.state["medians"], matrix)
         np.testing.assert_allclose(model.state["centre"][: len(names)], filled.mean(axis=0))
@@ -95,4 +100,23 @@ def test_a_checkpoint_of_another_kind_is_refused(tmp_path):
 def test_training_rows_without_any_varying_feature_are_refused():
     rated = rated_set(contexts=6, per_context=2, features=False)
     with pytest.raises(ValueError, match="no feature that varies"):
-        kinds.get("stacked").new({}).fit(rated[:8], rated[8:], seed=0)
+        kinds.get("stacked").new(STORED_ONLY).fit(rated[:8], rated[8:], seed=0)
+
+
+def test_a_value_beyond_the_training_range_is_scored_as_the_range_edge(tmp_path):
+    """A linear stack must not extrapolate: a feature that barely varied in training once sent a
+    GRADE response to -35 on a 1-5 scale."""
+    rated = rated_set(contexts=20, per_context=3, seed=8)
+    model = kinds.get("stacked").new(STORED_ONLY)
+    model.fit(rated[:45], rated[45:], seed=0)
+    top = max(r.features["quality"] for r in rated[:45])
+    base = {"noise": 0.0, "flaky": 0.5}
+
+    def at(quality):
+        return Response(context=("hi",), response="x", features={**base, "quality": quality})
+
+    edge, far, inside = model.predict([at(top), at(top + 1000.0), at(top - 0.2)])
+    assert far == pytest.approx(edge)
+    assert inside < edge  # inside the range the feature still counts
+    model.save(tmp_path / "stacked.ckpt")
+    assert stacked.load(tmp_path / "stacked.ckpt").predict([at(top + 1000.0)])[0] == pytest.approx(edge)

@@ -4,8 +4,12 @@
 // says what is recorded), and not in a preview.
 //   first_key_ms      from the page being shown to the box's first key press or paste
 //   active_typing_ms  the sum of gaps between key presses in the box, a gap over 2 s counted as a pause
-//   keystrokes        key presses that insert a character; deletions: Backspace and Delete presses
-//   typed_chars       characters inserted by typing input (a phone's word suggestion counts whole)
+//   keystrokes        key presses that insert a character, and input-method key presses (a phone's
+//                     keyboard and desktop IMEs report "Unidentified"/"Process"); deletions: Backspace/Delete
+//   typed_chars       characters inserted by typing input (a phone's word suggestion counts whole; an
+//                     input method's composition once, when it is committed, not at every update)
+//   inserted_chars    characters of single insertions of several words (20 characters or more) that no
+//                     paste event announced: a phone keyboard's clipboard chip, a text expander, autofill
 //   paste_events      pastes and drops into the box; pasted_chars: the characters they carried
 //   focus_changes     times the page lost focus or was hidden while the box was the one being answered
 //   final_length      characters in the box (the server counts the stored text again)
@@ -16,6 +20,8 @@
   var form = document.getElementById("task-form");
   if (!form || form.dataset.preview) { return; }
   var PAUSE_MS = 2000;
+  // One insertion this long, of more than one word, is not a key press or a word suggestion.
+  var AT_ONCE_MIN_CHARS = 20;
   var shownAt = performance.now();
   var storeKey = form.dataset.saveKey ? "ratelab-task:" + form.dataset.saveKey + ":telemetry" : null;
   var boxes = Array.prototype.slice.call(form.querySelectorAll(".task-item textarea"));
@@ -74,9 +80,10 @@
     if (!counts) {
       counts = {
         first_key_ms: null, active_typing_ms: 0, keystrokes: 0, typed_chars: 0, deletions: 0, final_length: 0,
-        paste_events: 0, pasted_chars: 0, focus_changes: 0, restored_chars: box.value.length
+        paste_events: 0, pasted_chars: 0, inserted_chars: 0, focus_changes: 0, restored_chars: box.value.length
       };
     }
+    if (counts.inserted_chars === undefined) { counts.inserted_chars = 0; }  // kept by an older page
     records[box.name] = { counts: counts, lastKeyAt: null };
     write(box);
 
@@ -86,6 +93,8 @@
       if (event.ctrlKey || event.metaKey || event.altKey) { return; }  // shortcuts (a paste counts below)
       if (event.key === "Backspace" || event.key === "Delete") {
         record.counts.deletions += 1;
+      } else if (event.key === "Unidentified" || event.key === "Process" || event.keyCode === 229) {
+        record.counts.keystrokes += 1;  // a key of an input method: a phone keyboard's tap, an IME's key
       } else if (event.key && event.key.length === 1) {
         record.counts.keystrokes += 1;
       } else if (event.key !== "Enter") {
@@ -100,11 +109,22 @@
     box.addEventListener("input", function (event) {
       var record = records[box.name];
       var type = event.inputType || "";
-      if (type === "insertText" || type === "insertReplacementText" || type === "insertCompositionText") {
-        record.counts.typed_chars += (event.data || "").length;
+      var data = event.data || "";
+      if (type === "insertText" || type === "insertReplacementText") {
+        if (data.length >= AT_ONCE_MIN_CHARS && /\S\s+\S/.test(data)) {
+          record.counts.inserted_chars += data.length;
+        } else {
+          record.counts.typed_chars += data.length;
+        }
+      } else if (type === "insertCompositionText") {
+        // Each update repeats the whole word being composed ("h", "he", "hel"...): counted at its end.
       } else if (type === "insertLineBreak" || type === "insertParagraph") {
         record.counts.typed_chars += 1;
       }
+      touched(box);
+    });
+    box.addEventListener("compositionend", function (event) {
+      records[box.name].counts.typed_chars += (event.data || "").length;
       touched(box);
     });
     box.addEventListener("paste", function (event) {

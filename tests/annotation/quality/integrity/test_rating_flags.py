@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from annotation.quality.integrity import rating_flags
-from annotation.quality.integrity.thresholds import Thresholds
+from annotation.quality.integrity.thresholds import DEFAULTS, Thresholds
 
 
 def test_straight_lining_reports_the_modal_share_and_the_longest_run():
@@ -114,3 +114,23 @@ def test_thresholds_can_be_tightened():
     scores = [4] * 8 + [1, 2]
     assert not rating_flags.straight_lining(scores).raised
     assert rating_flags.straight_lining(scores, thresholds=Thresholds(straight_line_share=0.8)).raised
+
+
+def test_closely_agreeing_raters_are_not_far_from_consensus_however_small_their_spread():
+    # Three careful raters whose correlations with the others' mean sit within a few hundredths of each
+    # other: the MAD is tiny, so the lowest one's robust z is huge, yet it follows the crowd as well as
+    # anyone (seen on simulated four-rater studies before the gap floor).
+    rng = np.random.default_rng(7)
+    quality = rng.uniform(1, 5, 30)
+    for seed in range(200):
+        noise = np.random.default_rng(seed)
+        ratings = [(f"w{j}", i, int(np.clip(np.rint(q + noise.normal(0, 0.6)), 1, 5)))
+                   for j in range(3) for i, q in enumerate(quality)]
+        flags = rating_flags.far_from_consensus(ratings)
+        lowest = max(flags.values(), key=lambda f: f.evidence["robust_z"])
+        if lowest.evidence["robust_z"] >= DEFAULTS.consensus_robust_z:
+            break
+    else:
+        pytest.fail("no crowd of three with a robust z over the cut-off among 200 tried")
+    assert lowest.evidence["below_crowd_median"] < DEFAULTS.consensus_min_gap
+    assert not any(flag.raised for flag in flags.values())

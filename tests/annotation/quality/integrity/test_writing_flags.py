@@ -109,3 +109,14 @@ def test_worker_shares_count_raised_flags_per_worker():
     assert table["a"][MOSTLY_PASTED] == (1, 2)
     assert table["b"][MOSTLY_PASTED] == (1, 1)
     assert table["a"][TYPED_TOO_FAST] == (0, 2)
+
+
+def test_text_inserted_at_once_without_a_paste_event_counts_as_pasted():
+    # A phone keyboard's clipboard chip inserts 300 characters with no paste event: 300 of 320 is 94%.
+    chip = {**TYPED, "keystrokes": 20, "typed_chars": 20, "inserted_chars": 300, "final_length": 320}
+    flag = mostly_pasted(chip)
+    assert flag.raised
+    assert flag.evidence["pasted_share"] == pytest.approx(300 / 320)
+    assert flag.evidence["inserted_chars"] == 300 and flag.evidence["pasted_chars"] == 0
+    # ... and they explain the reply's length: it is not "beyond what was typed".
+    assert not length_beyond_typed(chip).raised

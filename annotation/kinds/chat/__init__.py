@@ -1,0 +1,1 @@
+"""Live chat: an annotator chats with a chat system, flags its turns and rates the conversation (issue 38)."""

@@ -1,7 +1,0 @@
-"""Celery tasks of the annotation app's shared machinery: thin wrappers around services.
-
-Celery's autodiscovery imports `annotation.tasks`, so every task module is imported here. The crowd
-providers' tasks live beside their provider (annotation/crowd/mturk/tasks.py, prolific/tasks.py).
-"""
-
-from annotation.tasks import assignments, pages  # noqa: F401

@@ -1,0 +1,16 @@
+"""Reference-free features of a (context, response) pair, for the stacked evaluator (issue 41).
+
+The learned metrics that lead the published comparisons (Yeh et al. 2021) score a response
+without its reference: USL-H by whether it is a valid utterance and a likely next utterance,
+DEB by next-utterance prediction learned from dialogues with random negatives. These modules
+compute the same kinds of signals from what RateLab already ships, none of them fitted to a
+study's ratings (so computing them over every row leaks no test fold):
+
+- `surface.py`: length, distinct-n, repetition of the context, questions (plain Python);
+- `semantic.py`: cosines of all-MiniLM-L6-v2 sentence vectors between the response and the
+  last turn / the whole context (the model was trained on a billion pairs that include Reddit
+  comment-reply pairs, so the cosine is a zero-shot next-utterance signal);
+- `next_utterance.py`: a logistic next-utterance head on frozen MiniLM vectors, trained on the
+  packaged Chit-Chat corpus with random negatives and cached on disk;
+- `features.py`: all of them as one `{name: value}` dict per response, names prefixed `rf:`.
+"""

@@ -1,0 +1,72 @@
+"""Sentence vectors of responses and contexts, and the cosines between them.
+
+The encoder is ADEM's all-MiniLM-L6-v2 (`scoring.adem.encoders.minilm`) in float32, so the
+vectors are the model's own sentence vectors and the same on every machine. A context is its
+last turns joined (`flatten_context`), as ADEM reads it; the last turn alone is encoded too,
+because a response answers it first.
+
+Vectors are kept in a bounded in-process memo keyed by text: cross-validation asks for the same
+texts once per fold, and a worker scoring a dataset meets each context once per response.
+"""
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from scoring.adem.encoders.flat import flatten_context
+from scoring.adem.encoders.minilm import MiniLmEncoder
+from scoring.learned.determinism import feature_threads, torch_threads
+
+MEMO_SIZE = 50_000  # texts; 384 float32 each, so at most ~77 MB
+_MEMO = OrderedDict()
+_MEMO_LOCK = threading.Lock()  # the scoring API may run in several threads of one process
+_ENCODER = []
+
+
+def encoder():
+    if not _ENCODER:
+        _ENCODER.append(MiniLmEncoder(device="cpu", precision="float32"))
+    return _ENCODER[0]
+
+
+def vectors(texts, *, encode=None):
+    """One unit vector per text, rows of an (n, dim) float32 array; `encode(texts) -> array` for tests."""
+    encode = encode or encoder().encode_texts
+    wanted = list(texts)
+    # Taken out of the memo first: adding this call's new texts may push older ones out of it.
+    with _MEMO_LOCK:
+        found = {t: _MEMO[t] for t in set(wanted) if t in _MEMO}
+    missing = sorted(set(wanted) - set(found))
+    if missing:
+        with torch_threads(feature_threads()):
+            found.update(zip(missing, np.asarray(encode(missing), dtype=np.float32), strict=True))
+        with _MEMO_LOCK:
+            for text in missing:
+                _MEMO[text] = found[text]
+                while len(_MEMO) > MEMO_SIZE:
+                    _MEMO.popitem(last=False)
+    return np.stack([found[t] for t in wanted])
+
+
+def forget():
+    with _MEMO_LOCK:
+        _MEMO.clear()
+
+
+def pair_vectors(responses, *, encode=None):
+    """(response, last turn, recent context) vectors, each an (n, dim) array."""
+    answers = [r.response for r in responses]
+    lasts = [r.context[-1] if r.context else "" for r in responses]
+    contexts = [flatten_context(list(r.context)) for r in responses]
+    found = vectors(answers + lasts + contexts, encode=encode)
+    n = len(responses)
+    return found[:n], found[n : 2 * n], found[2 * n :]
+
+
+def cosine_features(response_vectors, last_vectors, context_vectors):
+    """{name: array}: the response's cosine to its last turn and to its recent context."""
+    return {
+        "rf:cosine_last": np.sum(response_vectors * last_vectors, axis=1),
+        "rf:cosine_context": np.sum(response_vectors * context_vectors, axis=1),
+    }
