@@ -2,9 +2,10 @@
 """Benchmark: 1, 10 and 50 simultaneous annotators against gunicorn (DJANGO_DEBUG=0) on PostgreSQL.
 
 Each annotator is its own HTTP session (cookie jar, CSRF token): open the survey link's start page
-once, press Start (a POST that claims a task and redirects to its page: "HIT page" times are the
-two requests together), answer every item, think, submit, repeat `--hits` times. With the default
-`--flow next` each submission presses "Submit and next task", whose answer is the next task's page
+once, press Start (a POST that claims a task and answers with its page: "HIT page" times that
+request; until 2026-11-29 evening Start redirected, and the times were the POST and the GET
+together), answer every item, think, submit, repeat `--hits` times. With the default `--flow next`
+each submission presses "Submit and next task", whose answer is the next task's page
 (after the first Start, one request a task: "submit" times are that request, "HIT page" times only
 the first Start); `--flow classic` goes through Start, the task page, the submission and the
 thank-you page for every task. The annotators are shared among

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Profile one annotator's conversation HIT in-process: CPU time, SQL queries and the hottest
-functions of Start (the claim POST), the HIT page GET and the submit POST.
+functions of Start (the claim POST, which answers with the task page), the HIT page GET (a reload
+at the task's own address) and the submit POST.
 
 Where `bench_annotators.py --task conversation` measures latency under load on gunicorn, this says
 where one request's time goes, which is what to cut. Same survey shape (`--contexts-per-hit`
@@ -34,6 +35,7 @@ def main():
     parser.add_argument("--contexts-per-hit", type=int, default=6)
     parser.add_argument("--turns", type=int, default=34)
     parser.add_argument("--profile", action="store_true", help="Print the top functions of each step.")
+    parser.add_argument("--queries", action="store_true", help="Print each step's SQL statements (the last round's).")
     args = parser.parse_args()
     bench_args = SimpleNamespace(
         database_url=args.database_url, hits=1, assignments=1, systems=4, checks=None, task="conversation",
@@ -62,6 +64,7 @@ def main():
     steps = {"start": [], "page": [], "submit": []}
     profiles = {name: cProfile.Profile() for name in steps}
     sizes = []
+    statements = {}
 
     def measured(name, call):
         with CaptureQueriesContext(connection) as queries:
@@ -71,6 +74,7 @@ def main():
             profiles[name].disable()
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         steps[name].append((cpu, wall, len(queries)))
+        statements[name] = [query["sql"] for query in queries.captured_queries]
         return response
 
     link = f"/s/{survey.token}/"
@@ -79,8 +83,9 @@ def main():
         client.get(link)
         start = {"action": "start", "worker": f"{survey.name}-{round_}"}
         started = measured("start", lambda c=client, s=start: c.post(link, s))
-        assert started.status_code == 302, started.status_code
-        page = measured("page", lambda c=client, to=started["Location"]: c.get(to))
+        assert started.status_code == 200, started.status_code  # Start answers with the task page
+        task = ACTION_RE.search(started.content.decode()).group(1)
+        page = measured("page", lambda c=client, to=task: c.get(to))  # a reload at the task's own address
         html = page.content.decode()
         sizes.append(len(page.content))
         data = _answers(html)
@@ -95,6 +100,9 @@ def main():
         cpu = sorted(r[0] for r in rows)[len(rows) // 2]
         wall = sorted(r[1] for r in rows)[len(rows) // 2]
         print(f"{name:>6}: median CPU {cpu * 1000:6.1f} ms, wall {wall * 1000:6.1f} ms, queries {rows[0][2]}")
+        if args.queries:
+            for sql in statements[name]:
+                print(f"        {sql[:300]}")
         if args.profile:
             text = io.StringIO()
             pstats.Stats(profiles[name], stream=text).sort_stats("cumulative").print_stats(60)

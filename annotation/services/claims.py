@@ -301,6 +301,33 @@ def _take_next_skip_locked(survey, annotator, now, own, hit, *, last=()):
     return assignment
 
 
+def first_claim_of_new_annotator(*, survey, annotator, now=None):
+    """The first task of `annotator`, whose row the caller's open transaction just inserted, taken
+    in that transaction; None where none was taken there.
+
+    No other transaction can see that row yet, so they hold nothing, did nothing and nobody has
+    blocked them: the claim's reads of them (their row under lock, their assignments) would find
+    nothing, and the one statement that takes a slot is the whole claim. A newcomer's Start is then
+    one transaction and one commit for the identity and the task (issue 37: fifty annotators
+    pressing Start at once queue for the server's CPU, and every statement counts).
+
+    None also where the survey hands out nothing new or every open slot was locked by other claimers
+    at that instant: the caller then claims as for anyone (`assignment_claim`), which retries and
+    says why there is no task.
+    """
+    if survey.status != Survey.Status.LIVE or survey.max_hits_per_annotator < 1:
+        return None
+    now = now or timezone.now()
+    if connection.vendor == "postgresql":
+        assignment = _take_next_skip_locked(survey, annotator, now, [], None)
+    else:
+        assignment = _take(list(_candidates(survey, [], {})[:20]), survey, annotator, now)
+    if assignment is not None:
+        assignment.hits_done = 0
+        assignment.first_in_survey = True
+    return assignment
+
+
 def _claim_once(survey, worker_id, provider, hit, now, *, known=False):
     """One attempt at a claim, in one transaction: the held HIT, a newly taken slot, or None.
 

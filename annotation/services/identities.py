@@ -15,8 +15,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotation.models import Annotator, LinkIdentity, Survey
-from annotation.selectors.raw_rows import columns, fetch
-from annotation.services.claims import worker_id_valid
+from annotation.selectors.raw_rows import RowReader, columns, fetch
+from annotation.services.claims import first_claim_of_new_annotator, worker_id_valid
 
 RESUME_CODE_BYTES = 10  # 80 bits, shown as four groups of five characters
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud or typed from paper
@@ -96,6 +96,17 @@ def newcomer_cap_check(*, survey, address, joined, now=None, message=None):
     return survey
 
 
+CAP_MESSAGE = (
+    "Too many new annotators have joined this study from your network in the last hour. "
+    "If you already started, continue in the browser you used or with your resume code; "
+    "otherwise please try again later."
+)
+LABEL_TAKEN = (
+    "This identifier is already in use. If it is yours, enter your resume code below; "
+    "otherwise choose another one or leave the field empty."
+)
+
+
 def identity_create(*, survey, address, label="", code=None, now=None):
     """A new local annotator for `survey`'s link: `(annotator, resume_code)`.
 
@@ -110,51 +121,88 @@ def identity_create(*, survey, address, label="", code=None, now=None):
     and the newcomers' lock (one browser, one address) makes the second press wait for the first and
     then see it; a second press from another address meets the unique digest and reads it then.
     """
+    annotator, code, _task = identity_create_and_claim(
+        survey=survey, address=address, label=label, code=code, now=now, claim=False
+    )
+    return annotator, code
+
+
+def identity_create_and_claim(*, survey, address, label="", code=None, now=None, claim=True):
+    """`identity_create`, and with `claim` the new identity's first task taken in the same
+    transaction: `(annotator, resume_code, assignment)`.
+
+    `assignment` is None where no task was taken with the identity: an identity this code made
+    before (found, not made), a survey handing out nothing new, or every open slot locked by other
+    claimers at that instant. The caller then claims as for any known annotator, which says why.
+    One transaction, one commit: the Start of fifty newcomers at once queues for the CPU, and the
+    identity's statements were half of it (issue 37).
+    """
     now = now or timezone.now()
     label = (label or "").strip()
     if label and not worker_id_valid(label):
         raise IdentityRefused(f"Please use {WORKER_ID_HELP} for your identifier, or leave it empty.")
     worker_id = label or f"anon-{secrets.token_hex(8)}"
     code = resume_code_display(code) if code else resume_code_new()
-    with transaction.atomic():
-        try:
-            locked = newcomer_cap_check(
-                survey=survey,
-                address=address,
-                joined=LinkIdentity.objects.filter(survey=survey),
-                now=now,
-                message=(
-                    "Too many new annotators have joined this study from your network in the last hour. "
-                    "If you already started, continue in the browser you used or with your resume code; "
-                    "otherwise please try again later."
-                ),
+    claiming = False
+    try:
+        with transaction.atomic():
+            annotator, made_now = _identity_made(survey, address, worker_id, code, now)
+            claiming = claim and made_now
+            task = first_claim_of_new_annotator(survey=survey, annotator=annotator, now=now) if claiming else None
+    except IntegrityError:
+        # The whole transaction rolled back (no savepoint: two statements fewer on every Start).
+        if claiming:  # a race of the claim's own, which `assignment_claim` retries: the identity alone first
+            return identity_create_and_claim(
+                survey=survey, address=address, label=label, code=code, now=now, claim=False
             )
-        except IdentityCapReached:
-            made = identity_for_resume_code(code=code)
-            if made is None:
-                raise
-            return made, code  # no newcomer: the cap counted it when the first press made it
-        # Read under the newcomers' lock: a simultaneous press of this survey's Start with the same
-        # code (same browser, same address) waited for the first one's commit and sees its identity here.
-        made = identity_for_resume_code(code=code)
-        if made is not None:
-            return made, code
-        try:
-            with transaction.atomic():
-                annotator = Annotator.objects.create(provider=Survey.Provider.LOCAL, worker_id=worker_id)
-                LinkIdentity.objects.create(
-                    annotator=annotator, survey=locked, resume_code_hash=resume_code_hash(code), address=address
-                )
-        except IntegrityError:
-            # The code bound meanwhile by a Start on another survey or from another address...
-            made = identity_for_resume_code(code=code)
-            if made is not None:
-                return made, code
-            raise IdentityRefused(  # ...or, what it otherwise means, the label is someone's already
-                "This identifier is already in use. If it is yours, enter your resume code below; "
-                "otherwise choose another one or leave the field empty."
-            ) from None
-    return annotator, code
+        # Either the code was bound meanwhile by a Start on another survey or from another address...
+        found = identity_for_resume_code(code=code)
+        if found is None:
+            raise IdentityRefused(LABEL_TAKEN) from None  # ...or the label is someone's already
+        return found, code, None
+    return annotator, code, task
+
+
+def _identity_made(survey, address, worker_id, code, now):
+    """In the caller's transaction: `(annotator, True)` for a new identity inserted now, or
+    `(annotator, False)` for the one this code made before. Raises IdentityCapReached when the
+    address made the survey's hourly number of newcomers, IntegrityError when an insert conflicts.
+    """
+    _newcomers_locked(survey, address)
+    # Read under the newcomers' lock: a simultaneous press of this survey's Start with the same
+    # code (same browser, same address) waited for the first one's commit and sees its identity
+    # here, and the count includes every newcomer committed from this address before the lock.
+    made, recent = _identity_and_recent_newcomers(survey, address, code, now)
+    if made is not None:
+        return made, False  # no newcomer: the cap counted them when the first press made them
+    if address is not None and recent >= survey.new_annotators_per_address_hour:
+        raise IdentityCapReached(CAP_MESSAGE)
+    annotator = Annotator.objects.create(provider=Survey.Provider.LOCAL, worker_id=worker_id)
+    LinkIdentity.objects.create(
+        annotator=annotator, survey=survey, resume_code_hash=resume_code_hash(code), address=address
+    )
+    return annotator, True
+
+
+def _identity_and_recent_newcomers(survey, address, code, now):
+    """`(annotator the code belongs to or None, newcomers from `address` in the last hour)`: what
+    `identity_for_resume_code` and `newcomer_cap_check` read, in one statement (written out, see
+    selectors/raw_rows.py)."""
+    quote = connection.ops.quote_name
+    identities, people = quote(LinkIdentity._meta.db_table), quote(Annotator._meta.db_table)
+    sql = f"""SELECT {columns("w", Annotator)},
+            (SELECT COUNT(*) FROM {identities} n WHERE n.survey_id = %s AND n.address = %s AND n.created_at > %s)
+        FROM (SELECT 1 AS one) o
+        LEFT JOIN {identities} i ON i.resume_code_hash = %s
+        LEFT JOIN {people} w ON w.id = i.annotator_id AND w.provider = %s"""
+    since = connection.ops.adapt_datetimefield_value(now - datetime.timedelta(hours=1))
+    params = [survey.pk, address, since, resume_code_hash(code), str(Survey.Provider.LOCAL)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    reader = RowReader([Annotator])
+    (annotator,) = reader.read(row)  # None where the code is no one's
+    return annotator, reader.extra(row)[0]
 
 
 def identity_for_resume_code(*, code):

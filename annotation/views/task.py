@@ -6,8 +6,11 @@ work and never makes or adopts an identity: reloading the link, or going Back to
 start page again ("Continue your task" when one is open). `?worker=` only fills in the label of a
 new identity; naming someone else's id gets neither their task nor their cookie.
 
-Claims answer with a redirect to the task's own address (POST, redirect, GET): a reload of the
-task page then shows it again instead of posting a claim twice.
+Start answers with the task's page itself (one request, not a redirect and a second one: fifty
+annotators pressing Start at once queue for the server, issue 37); task.js then puts the task's
+own address in the address bar, so a reload is a GET of the task and never posts a claim again.
+Without the script a reload posts Start again, which claims nothing new: the annotator's held
+task comes back.
 """
 
 from contextlib import nullcontext
@@ -26,7 +29,7 @@ from annotation.services.identities import (
     WORKER_ID_HELP,
     IdentityCapReached,
     IdentityRefused,
-    identity_create,
+    identity_create_and_claim,
     identity_for_resume_code,
     resume_code_display,
 )
@@ -136,9 +139,12 @@ def _invitation(code):
     return (annotator, resume_code_display(code)) if annotator else False
 
 
-def _claim_and_go(request, survey, worker_id, code, *, known=False):
-    """Claim a task for `worker_id` and go to it (or to a step before the tasks, or to "no work").
-    `known`: their annotator row exists (just made or found by `identity_create`): no insert to try."""
+def _claim_and_go(request, survey, worker_id, code, *, known=False, taken=None):
+    """Claim a task for `worker_id` and answer with its page (or go to a step before the tasks, or
+    to "no work"). `known`: their annotator row exists (just made or found by `identity_create`): no
+    insert to try. `taken`: the task already claimed with their new identity (nothing left to do)."""
+    if taken is not None:
+        return with_identity_cookie(task_page(request, taken, resume_code=code), worker_id, code, survey=survey)
     step = None
     if survey.asks_before_tasks:  # read from the survey row: a survey without steps pays no query here
         annotator = Annotator.objects.filter(provider=Survey.Provider.LOCAL, worker_id=worker_id).first()
@@ -152,7 +158,7 @@ def _claim_and_go(request, survey, worker_id, code, *, known=False):
     except services.NoWorkAvailable as refusal:
         response = _no_work(request, survey, str(refusal))
     else:
-        response = redirect("annotation:task_assignment", token=assignment.token)
+        response = task_page(request, assignment, resume_code=code)
     return with_identity_cookie(response, worker_id, code, survey=survey)
 
 
@@ -190,25 +196,32 @@ def survey_entry(request, token):
     elif worker_id is None:
         label = request.POST.get("worker", "").strip()
         try:
-            annotator, code = identity_create(
+            # Their first task comes in the identity's own transaction, unless a step (consent, a
+            # questionnaire) comes first.
+            annotator, code, taken = identity_create_and_claim(
                 survey=survey,
                 address=client_address(request),
                 label=label,
                 code=start_code_from(request.POST.get("start")),
+                claim=not survey.asks_before_tasks,
             )
         except IdentityCapReached as refusal:
             return _no_work(request, survey, str(refusal), status=429)
         except IdentityRefused as refusal:
             return start_page(request, survey, error=str(refusal), status=400, label=label)
-        return _claim_and_go(request, survey, annotator.worker_id, code, known=True)
+        return _claim_and_go(request, survey, annotator.worker_id, code, known=True, taken=taken)
     return _claim_and_go(request, survey, worker_id, code)
 
 
-def task_page(request, assignment, *, previous=None, error="", missing=(), status=None, submitted=None):
+def task_page(
+    request, assignment, *, previous=None, error="", missing=(), status=None, submitted=None, resume_code=None
+):
     """The task page for `assignment` (with `hit.survey`, `annotator` and `hits_done` loaded).
 
     `submitted`: the assignment whose "Submit and next task" this page answers (task_next.py): the
-    page says its answers are saved and task.js drops the browser's copy of them.
+    page says its answers are saved and task.js drops the browser's copy of them. `resume_code`:
+    the code of the identity this response's cookie sets (Start answers with the page), else the
+    request's cookie's.
     """
     survey = assignment.hit.survey
     # A local annotator holds one task per survey at a time and a slot that expires goes back to
@@ -232,7 +245,7 @@ def task_page(request, assignment, *, previous=None, error="", missing=(), statu
         error=error,
         missing=missing,
     )
-    context["resume_code"] = browser_identity(request, survey=assignment.hit.survey)[1]
+    context["resume_code"] = resume_code or browser_identity(request, survey=assignment.hit.survey)[1]
     context["next_offered"] = next_offered(survey, progress)
     context["submitted_key"] = submitted.token if submitted is not None else ""
     # Reached from the start page after a resume code (F12): answers not submitted stay in the

@@ -274,13 +274,16 @@
   });
 
   if (form.dataset.submittedKey) {
-    // This page answers "Submit and next task": the task before is stored, so its kept copy goes,
-    // and the address bar names this task (a reload then shows it again, posting nothing).
+    // This page answers "Submit and next task": the task before is stored, so its kept copy goes.
     var store = storage();
     if (store) {
       store.removeItem(PREFIX + form.dataset.submittedKey);
       store.removeItem(PREFIX + form.dataset.submittedKey + ":telemetry");  // writing counts
     }
+  }
+  if (form.dataset.saveKey) {
+    // A page that answers a POST (Start, "Submit and next task") sits at the address that was
+    // posted to: the address bar is made to name this task, so a reload shows it again, posting nothing.
     var here = new URL(form.action, window.location.href);
     if (window.history && here.pathname !== window.location.pathname) {
       window.history.replaceState(null, "", here.pathname);

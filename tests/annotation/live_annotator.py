@@ -61,7 +61,7 @@ class LiveAnnotator:
 
         The first time, the survey link's start page (a GET that claims nothing) gives the CSRF
         token; then Start (a POST, as "Do another task" on the thank-you page) claims a task and
-        redirects to its page. `page_times` holds the POST and the redirected GET together.
+        answers with its page (urllib would follow a redirect: `page_times` holds the whole).
         """
         link = f"{self.base_url}/s/{self.survey_token}/"
         if self.csrf is None:

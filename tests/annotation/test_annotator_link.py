@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Annotator, Assignment, LinkIdentity, Rating
-from tests.annotation.link_helpers import start_task
+from tests.annotation.link_helpers import start_task, started_task
 from tests.annotation.studies_helpers import make_survey
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_opening_the_link_claims_nothing_and_makes_no_identity(researcher):
 def test_naming_another_annotators_id_gets_neither_their_task_nor_their_cookie(researcher):
     survey = make_survey(researcher)
     _victim, started = _start(survey, "victim-77")
-    victim_token = started["Location"].strip("/").rsplit("/", 1)[-1]
+    victim_token = started_task(started).strip("/").rsplit("/", 1)[-1]
 
     attacker = Client()
     opened = attacker.get(f"/s/{survey.token}/?worker=victim-77")
@@ -68,10 +68,10 @@ def test_a_task_link_opened_in_another_browser_says_where_to_go_on_and_shows_not
     the study's start page) and links that page; it shows nothing of the task or its annotator."""
     survey = make_survey(researcher)
     phone, started = _start(survey, "phone-me")
-    code = RESUME_RE.search(phone.get(started["Location"]).content.decode()).group(1)
+    code = RESUME_RE.search(phone.get(started_task(started)).content.decode()).group(1)
 
     laptop = Client()
-    refused = laptop.get(started["Location"])
+    refused = laptop.get(started_task(started))
     page = refused.content.decode()
     assert refused.status_code == 403 and "started in another browser or on another device" in page
     assert "resume code" in page
@@ -79,13 +79,13 @@ def test_a_task_link_opened_in_another_browser_says_where_to_go_on_and_shows_not
     assert "phone-me" not in page and code not in page and 'name="score-' not in page
     resumed = laptop.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": code})
     assert "Continue your task" in laptop.get(resumed["Location"]).content.decode()
-    assert laptop.get(started["Location"]).status_code == 200
+    assert laptop.get(started_task(started)).status_code == 200
 
 
 def test_the_resume_code_continues_the_task_in_another_browser(researcher):
     survey = make_survey(researcher)
     first, started = _start(survey, "mobile-me")
-    page = first.get(started["Location"]).content.decode()
+    page = first.get(started_task(started)).content.decode()
     code = RESUME_RE.search(page).group(1)
     assert len(code.replace("-", "")) == 20
     assert LinkIdentity.objects.get().resume_code_hash != code, "only a digest is stored"
@@ -95,8 +95,8 @@ def test_the_resume_code_continues_the_task_in_another_browser(researcher):
     resumed = other.post(f"/s/{survey.token}/", {"action": "resume", "resume_code": typed})
     assert resumed.status_code == 302 and "ratelab_worker" in resumed.cookies
     start = other.get(f"/s/{survey.token}/").content.decode()
-    assert "Continue your task" in start and started["Location"] in start and code in start
-    assert other.get(started["Location"]).status_code == 200
+    assert "Continue your task" in start and started_task(started) in start and code in start
+    assert other.get(started_task(started)).status_code == 200
 
 
 def test_a_wrong_resume_code_is_refused_and_sets_no_cookie(researcher):
@@ -112,32 +112,32 @@ def test_the_cap_refuses_the_next_new_identity_from_one_address(researcher):
     returning = None
     for n in range(3):
         client, response = _start(survey, f"lab-{n}", address="10.0.0.1")
-        assert response.status_code == 302
+        assert response.status_code == 200
         returning = client
     _client, refused = _start(survey, "lab-3", address="10.0.0.1")
     assert refused.status_code == 429 and "Too many new annotators" in refused.content.decode()
     assert not Annotator.objects.filter(worker_id="lab-3").exists() and "ratelab_worker" not in refused.cookies
-    assert _start(survey, "elsewhere", address="10.0.0.2")[1].status_code == 302, "the cap is per address"
+    assert _start(survey, "elsewhere", address="10.0.0.2")[1].status_code == 200, "the cap is per address"
     again = returning.post(f"/s/{survey.token}/", {"action": "start"})
-    assert again.status_code == 302, "an annotator who has an identity is no new identity"
+    assert again.status_code == 200, "an annotator who has an identity is no new identity"
 
 
 def test_the_cap_counts_an_ipv6_client_by_its_64_network_not_by_each_address(researcher):
     """A subscriber holds a whole /64: a new address from it for each identity must not slip past."""
     survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=2)
     for n, address in enumerate(("2001:db8:1:2::1", "2001:db8:1:2:ffff:0:0:7")):
-        assert _start(survey, f"v6-{n}", address=address)[1].status_code == 302
+        assert _start(survey, f"v6-{n}", address=address)[1].status_code == 200
     _client, refused = _start(survey, "v6-2", address="2001:db8:1:2:abcd::99")
     assert refused.status_code == 429 and not Annotator.objects.filter(worker_id="v6-2").exists()
-    assert _start(survey, "next-network", address="2001:db8:1:3::1")[1].status_code == 302
+    assert _start(survey, "next-network", address="2001:db8:1:3::1")[1].status_code == 200
     assert set(survey.link_identities.values_list("address", flat=True)) == {"2001:db8:1:2::", "2001:db8:1:3::"}
 
 
 def test_an_ipv4_client_on_a_dual_stack_socket_is_counted_as_its_ipv4_address(researcher):
     survey = make_survey(researcher, assignments_per_hit=3, new_annotators_per_address_hour=1)
-    assert _start(survey, "mapped", address="::ffff:198.51.100.4")[1].status_code == 302
+    assert _start(survey, "mapped", address="::ffff:198.51.100.4")[1].status_code == 200
     assert _start(survey, "plain", address="198.51.100.4")[1].status_code == 429
-    assert _start(survey, "other", address="::ffff:198.51.100.5")[1].status_code == 302, "not one shared ::ffff:0:0/64"
+    assert _start(survey, "other", address="::ffff:198.51.100.5")[1].status_code == 200, "not one shared ::ffff:0:0/64"
 
 
 def test_the_address_comes_from_the_trusted_proxy_only_when_configured(researcher, settings):
@@ -153,7 +153,7 @@ def test_the_address_comes_from_the_trusted_proxy_only_when_configured(researche
 def test_reload_or_back_after_submitting_takes_no_new_task_until_asked(researcher):
     survey = make_survey(researcher)
     client, started = _start(survey, "w1")
-    url = started["Location"]
+    url = started_task(started)
     client.post(url, _fill(client.get(url).content.decode()))
     assert Assignment.objects.filter(status=Assignment.Status.SUBMITTED).count() == 1
     for again in (f"/s/{survey.token}/", url):
@@ -162,7 +162,7 @@ def test_reload_or_back_after_submitting_takes_no_new_task_until_asked(researche
     done = client.get(f"{url}done/").content.decode()
     assert "Do another task" in done and f'action="/s/{survey.token}/"' in done and 'method="post"' in done
     another = client.post(f"/s/{survey.token}/", {"action": "start"})
-    assert another.status_code == 302 and another["Location"] != url
+    assert started_task(another) != url
     assert Assignment.objects.filter(status=Assignment.Status.ACTIVE).count() == 1
 
 
@@ -220,15 +220,15 @@ def test_a_csrf_failure_on_the_task_page_keeps_the_answers(researcher):
     client = Client(enforce_csrf_checks=True)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get(f"/s/{survey.token}/").content.decode())
     started = client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf.group(1)})
-    page = client.get(started["Location"]).content.decode()
+    page = client.get(started_task(started)).content.decode()
     answers = _fill(page, score=4)
     stale = {**answers, "csrfmiddlewaretoken": "x" * 64}  # the token of a tab whose cookie was replaced
-    refused = client.post(started["Location"], stale)
+    refused = client.post(started_task(started), stale)
     html = refused.content.decode()
     assert refused.status_code == 403 and "open in another tab" in html and "Your answers are kept" in html
     assert html.count('value="4" required checked') == len([k for k in answers if k.startswith("score-")])
     fresh = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-    submitted = client.post(started["Location"], {**answers, "csrfmiddlewaretoken": fresh})
+    submitted = client.post(started_task(started), {**answers, "csrfmiddlewaretoken": fresh})
     assert submitted.status_code == 302 and Rating.objects.count() == 12
 
 
@@ -263,8 +263,8 @@ def test_personal_invitation_links_carry_a_secret_and_start_as_their_annotator(r
     assert "ratelab_worker" not in start.cookies and not Assignment.objects.exclude(status="open").exists()
     invite = path.split("invite=")[1]
     started = client.post(f"/s/{survey.token}/", {"action": "start", "invite": invite})
-    assert started.status_code == 302 and Assignment.objects.get(status="active").annotator.worker_id == "ana"
-    assert invite in client.get(started["Location"]).content.decode(), "the invitation's code is the resume code"
+    assert started.status_code == 200 and Assignment.objects.get(status="active").annotator.worker_id == "ana"
+    assert invite in client.get(started_task(started)).content.decode(), "the invitation's code is the resume code"
 
     forged = Client().post(f"/s/{survey.token}/", {"action": "start", "invite": "aaaaa-bbbbb-ccccc-ddddd"})
     assert forged.status_code == 400 and "not valid" in forged.content.decode()

@@ -18,6 +18,7 @@ from annotation import services
 from annotation.kinds.registry import kind_for
 from annotation.models import Assignment, AttentionAnswer, BWSJudgement, HITItem, Response, Survey, System
 from tests.annotation.bws_helpers import SIX_SYSTEMS, bws_answers, form_data, make_bws_survey
+from tests.annotation.link_helpers import started_task
 from tests.annotation.studies_helpers import survey_form_fields
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +65,7 @@ def test_the_tuple_size_is_a_setting_and_too_small_a_tuple_is_refused(researcher
 def _start(survey, worker="w1"):
     client = Client()
     started = client.post(f"/s/{survey.token}/", {"action": "start", "worker": worker})
-    return client, started["Location"]
+    return client, started_task(started)
 
 
 def test_an_annotator_picks_best_and_worst_through_the_link_blind_to_systems(researcher):
@@ -171,7 +172,6 @@ def _hred_best(item):
     names = [Response.objects.get(pk=pk).system.name for pk in item.tuple_responses]
     best = names.index("hred") + 1 if "hred" in names else 1
     return best, 4 if best != 4 else 3
-
 
 
 def test_export_bws_writes_one_pseudonymised_line_per_judgement(researcher):

@@ -7,6 +7,7 @@ from django.test import Client
 
 from annotation.crowd.link_platform import platform_settings
 from annotation.models import Assignment, Survey
+from tests.annotation.link_helpers import started_task
 from tests.annotation.mturk_helpers import make_survey
 from tests.annotation.prolific_helpers import do_task, entry, make_prolific_survey, pid, publish, session
 
@@ -76,7 +77,7 @@ def test_a_cookie_made_on_a_link_survey_is_no_identity_on_the_built_in_link(rese
     Survey.objects.filter(pk=local.pk).update(provider=Survey.Provider.LOCAL)
     victim = Client()
     started = victim.post(f"/s/{local.token}/", {"action": "start", "worker": "alice"})
-    assert started["Location"].startswith("/a/")
+    assert started_task(started).startswith("/a/")
     token = victims_task(local, "alice")
     attacker = Client()
     attacker.post(f"/l/{link_survey(researcher, 'other').token}/", {"workerId": "alice"})

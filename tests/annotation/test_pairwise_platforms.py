@@ -14,6 +14,7 @@ from annotation.crowd.mturk.provider import settings_for as mturk_settings_for
 from annotation.crowd.prolific.study import study_settings
 from annotation.kinds.pairwise.selectors import accepted_judgements
 from annotation.models import Assignment, HITItem, PairwiseJudgement, Survey
+from tests.annotation.link_helpers import started_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.prolific_helpers import STUDY_ID, entry, pid, provider, publish, session, submissions_answer
 from tests.annotation.studies_helpers import make_survey
@@ -135,7 +136,7 @@ def test_every_annotator_page_names_the_task_by_its_type(researcher, client, api
         researcher, n_contexts=2, contexts_per_hit=2, name="w", task_type="write", write_system_name="crowd"
     )
     started = client.post(f"/s/{write.token}/", {"action": "start"})
-    page = client.get(started["Location"]).content.decode()
+    page = client.get(started_task(started)).content.decode()
     assert "<title>Writing task · RateLab</title>" in page and "<h1>Write replies to conversations</h1>" in page
     rating = make_survey(researcher, n_contexts=3, name="r")
     Survey.objects.filter(pk=rating.pk).update(status=Survey.Status.CLOSED)

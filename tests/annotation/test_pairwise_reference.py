@@ -18,6 +18,7 @@ from annotation.kinds.pairwise.imports import pairwise_import
 from annotation.kinds.pairwise.references import reference_system_ensure
 from annotation.kinds.pairwise.selectors import judged_pairs
 from annotation.models import REFERENCE_SYSTEM_NAME, HITItem, PairwiseJudgement, Response, Survey, System
+from tests.annotation.link_helpers import started_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import SYSTEMS, dataset_records, make_survey
 from tests.factories import load_dataset_records
@@ -131,7 +132,7 @@ def test_an_annotator_sees_the_reference_as_just_another_reply_and_the_answers_a
     survey = services.survey_launch(survey=survey)
     client = Client()
     started = client.post(f"/s/{survey.token}/", {"action": "start", "worker": "w1"})
-    page = client.get(started["Location"]).content.decode()
+    page = client.get(started_task(started)).content.decode()
     assert "gold answer 0" in page, "the reference's text is shown as a reply"
     assert "second gold" not in page, "only the first reference is a side"
     words = set(re.findall(r"[\w()]+", page.lower().replace("gold answer", "")))

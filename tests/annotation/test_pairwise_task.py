@@ -10,6 +10,7 @@ from django.test import Client
 from annotation import services
 from annotation.kinds.pairwise.pairing import PairPlanner
 from annotation.models import Assignment, AttentionAnswer, HITItem, PairwiseJudgement, Rating
+from tests.annotation.link_helpers import started_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 from tests.annotation.studies_helpers import dataset_records
 from tests.factories import load_dataset_records
@@ -67,7 +68,7 @@ def test_an_annotator_compares_pairs_through_the_link_without_seeing_system_name
     assert client.get(f"/s/{survey.token}/").status_code == 200
     assert not Assignment.objects.exclude(status="open").exists(), "a GET claims nothing"
     started = client.post(f"/s/{survey.token}/", {"action": "start", "worker": "w1"})
-    page = client.get(started["Location"]).content.decode()
+    page = client.get(started_task(started)).content.decode()
     for name in ("hred", "tfidf", "human", "secret reference"):
         assert name not in page
     assert 'name="strength-' in page and 'name="reason-' in page and 'value="tie"' in page
@@ -80,7 +81,7 @@ def test_an_annotator_compares_pairs_through_the_link_without_seeing_system_name
     first_pair = next(i for i in answers if HITItem.objects.get(pk=i).kind == "pair")
     data[f"strength-{first_pair}"] = "clear"
     data[f"reason-{first_pair}"] = "A answers  the question"
-    done = client.post(started["Location"], data)
+    done = client.post(started_task(started), data)
     assert done.status_code == 302
     judgements = PairwiseJudgement.objects.filter(survey=survey)
     assert judgements.count() == 3 * 6 and not Rating.objects.exists()
@@ -179,7 +180,7 @@ def test_the_pair_numbers_the_messages_name_are_printed_on_the_page(researcher):
     survey = make_pairwise_survey(researcher, n_contexts=3, contexts_per_hit=3)
     client = Client()
     started = client.post(f"/s/{survey.token}/", {"action": "start"})
-    page = client.get(started["Location"]).content.decode()
+    page = client.get(started_task(started)).content.decode()
     shown = re.sub(r'<span class="visually-hidden">.*?</span>', "", page)  # what a sighted annotator reads
     n_pairs = page.count('class="pair"')
     visible = [int(n) for n in re.findall(r"<[^>]*>\s*Pair (\d+)\s*</", shown)]

@@ -12,6 +12,7 @@ from annotation.models import Assignment, HITItem, PairwiseJudgement
 from annotation.services.mturk_drafts import mturk_draft_answers, mturk_draft_save
 from annotation.views.task_page.display import task_context
 from annotation.views.task_page.items import items_html
+from tests.annotation.link_helpers import started_task
 from tests.annotation.pairwise_helpers import make_pairwise_survey, pairwise_answers
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ def _form(answers):
 def _start(survey, worker):
     client = Client()
     started = client.post(f"/s/{survey.token}/", {"action": "start", "worker": worker})
-    return client, started["Location"], Assignment.objects.get(status="active", annotator__worker_id=worker)
+    return client, started_task(started), Assignment.objects.get(status="active", annotator__worker_id=worker)
 
 
 def test_a_strength_sent_with_a_tie_is_not_stored_and_one_sent_with_a_side_is(researcher):

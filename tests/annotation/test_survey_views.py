@@ -8,7 +8,7 @@ from django.test import Client
 
 from annotation import services
 from annotation.models import Assignment, Rating, Response, Survey, WrittenResponse
-from tests.annotation.link_helpers import start_task
+from tests.annotation.link_helpers import start_task, started_task
 from tests.annotation.studies_helpers import SYSTEMS, good_answers, make_survey
 from tests.factories import load_dataset_records
 
@@ -157,7 +157,7 @@ def test_link_without_worker_generates_an_identifier_kept_in_a_cookie(client, re
     assert "Your identifier" in client.get(f"/s/{survey.token}/").content.decode()
     response = client.post(f"/s/{survey.token}/", {"action": "start", "worker": ""})
     assignment = Assignment.objects.get(status="active")
-    assert response["Location"] == f"/a/{assignment.token}/"
+    assert started_task(response) == f"/a/{assignment.token}/"
     assert assignment.annotator.worker_id.startswith("anon-") and len(assignment.annotator.worker_id) == 5 + 16
     start = client.get(f"/s/{survey.token}/").content.decode()
     assert "Continue your task" in start and f'href="/a/{assignment.token}/"' in start, "the cookie finds the task"

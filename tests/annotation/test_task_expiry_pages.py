@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation import services
 from annotation.models import Assignment, Rating
-from tests.annotation.link_helpers import start_task
+from tests.annotation.link_helpers import start_task, started_task
 from tests.annotation.studies_helpers import make_survey
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +96,7 @@ def test_a_csrf_failure_on_an_expired_task_says_it_expired_not_press_submit_agai
     survey = make_survey(researcher)
     client = Client(enforce_csrf_checks=True)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get(f"/s/{survey.token}/").content.decode())
-    url = client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf.group(1)})["Location"]
+    url = started_task(client.post(f"/s/{survey.token}/", {"action": "start", "csrfmiddlewaretoken": csrf.group(1)}))
     answers = _fill(client.get(url).content.decode())
     _past_deadline(Assignment.objects.get(token=url.strip("/").rsplit("/", 1)[-1]))
     refused = client.post(url, {**answers, "csrfmiddlewaretoken": "x" * 64})

@@ -13,6 +13,12 @@
   // the page's own address) /mturk/<survey>/chat/, where the assignment is named by the form's MTurk
   // fields on every request (the frame's cookies are third-party).
   var url = (form.getAttribute("action") || window.location.pathname).replace(/\/?$/, "/") + "chat/";
+  // A page that answers a POST (Start, "Submit and next task") sits at the address that was posted
+  // to: the address bar is made to name this task, so a reload shows it again and posts nothing.
+  var own = form.getAttribute("action");
+  if (!preview && own && window.history && own !== window.location.pathname) {
+    window.history.replaceState(null, "", own);
+  }
   var named = {};
   ["hitId", "assignmentId", "assignment_token"].forEach(function (name) {
     var field = form.querySelector('input[type=hidden][name="' + name + '"]');
