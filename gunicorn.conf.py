@@ -7,12 +7,15 @@ import os
 
 from config.runtime import warmup
 
-# One more sync worker than cores: each request is mostly CPU (Django, the template) with a short wait
-# on the database, which here shares the machine. Measured on two cores with 50 annotators arriving at
-# once (bench/bench_annotators.py): 3 workers gave the lowest HIT-page p99; 4 and more switch between
-# runnable processes without adding throughput. WEB_CONCURRENCY sets another number (as on Heroku and
-# most platforms); where the database runs on its own machine, 2 x cores + 1 is the usual choice.
-workers = int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) + 1)
+# As many sync workers as cores (at least two): each request is mostly CPU (Django, the template) with a
+# short wait on the database, which here shares the machine. Measured on two cores with 50 annotators
+# pressing Start at once (bench/bench_annotators.py, 2026-11-29 evening): a conversation HIT's page p99
+# was 212-282 ms with 2 workers against 290-365 ms with 3 (cores + 1, the default until then), a
+# rating HIT's 267-275 ms against 272-282 ms, at the same throughput; a third worker only competes
+# with PostgreSQL for the two cores in a burst (4 had been worse than 3 on 2026-11-24 for the same
+# reason). WEB_CONCURRENCY sets another number (as on Heroku and most platforms); where the database
+# runs on its own machine, 2 x cores + 1 is the usual choice.
+workers = int(os.environ.get("WEB_CONCURRENCY") or max(2, os.cpu_count() or 1))
 worker_class = "sync"
 
 

@@ -513,7 +513,7 @@ def main():
         "--workers",
         type=int,
         default=None,
-        help="gunicorn worker processes (default: the project's gunicorn.conf.py, cores + 1).",
+        help="gunicorn worker processes (default: the project's gunicorn.conf.py, as many as cores, at least 2).",
     )
     parser.add_argument("--threads", type=int, default=4, help="Threads per gunicorn worker (gthread only).")
     parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
