@@ -3,23 +3,9 @@
 
 import json
 
+from annotation.services.text.latex import latex_escape
+
 TO_FILL = "TO FILL IN (RateLab cannot know this)"
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text):
-    return "".join(_LATEX.get(char, char) for char in str(text))
 
 
 def _num(value, digits=2):

@@ -119,23 +119,26 @@ class _Fieldsets:
         return mark_safe(html)
 
 
+def _fields(item, scales, number, before, fieldsets, *, invalid):
+    """The item's question fields, one per scale, with the answer given `before` selected."""
+    given = before.get("scores", {})
+    return [
+        {
+            "key": scale["key"],
+            "name": f"score-{item.pk}-{scale['key']}",
+            "html": fieldsets.html(scale, item.pk, str(number), str(given.get(scale["key"], "")), invalid),
+        }
+        for scale in scales
+    ]
+
+
 def _pair_item(item, aspects, number, previous, fieldsets, *, missing):
     """A pair: the left reply as A, the right as B (a gold pair's broken side shows its text)."""
     before = previous.get(item.pk, {})
     invalid = item.pk in missing
     # Check pairs ask every question, as real pairs do (fewer questions would give them away);
     # only the main question's answer is compared, and none is analysed.
-    scales = aspects
-    fields = []
-    for scale in scales:
-        selected = str(before.get("scores", {}).get(scale["key"], ""))
-        fields.append(
-            {
-                "key": scale["key"],
-                "name": f"score-{item.pk}-{scale['key']}",
-                "html": fieldsets.html(scale, item.pk, str(number), selected, invalid),
-            }
-        )
+    fields = _fields(item, aspects, number, before, fieldsets, invalid=invalid)
     left = item.response.text if item.response_id else item.broken_text
     right = item.response_b.text if item.response_b_id else item.broken_text
     return {
@@ -158,17 +161,8 @@ def _tuple_item(item, aspects, number, previous, fieldsets, *, missing, texts):
     before = previous.get(item.pk, {})
     invalid = item.pk in missing
     size = len(item.tuple_responses)
-    fields = []
-    for scale in aspects:
-        sized = {**scale, "choices": scale["choices"][:size]}
-        selected = str(before.get("scores", {}).get(scale["key"], ""))
-        fields.append(
-            {
-                "key": scale["key"],
-                "name": f"score-{item.pk}-{scale['key']}",
-                "html": fieldsets.html(sized, item.pk, str(number), selected, invalid),
-            }
-        )
+    sized = [{**scale, "choices": scale["choices"][:size]} for scale in aspects]
+    fields = _fields(item, sized, number, before, fieldsets, invalid=invalid)
     replies = [
         {"number": str(n), "text": item.broken_text if pk is None else texts.get(pk, "")}
         for n, pk in enumerate(item.tuple_responses, start=1)
@@ -214,16 +208,7 @@ def _item(item, aspects, number, previous, fieldsets, *, missing, texts=None):
         text, scales = "", []
     before = previous.get(item.pk, {})
     invalid = item.pk in missing
-    fields = []
-    for scale in scales:
-        selected = str(before.get("scores", {}).get(scale["key"], ""))
-        fields.append(
-            {
-                "key": scale["key"],
-                "name": f"score-{item.pk}-{scale['key']}",
-                "html": fieldsets.html(scale, item.pk, str(number), selected, invalid),
-            }
-        )
+    fields = _fields(item, scales, number, before, fieldsets, invalid=invalid)
     # Numbers go to the template as text: every integer it prints passes through number
     # localisation, which on a 20-item page cost more than the rest of the rendering together.
     return {
