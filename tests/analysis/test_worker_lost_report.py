@@ -36,15 +36,20 @@ def test_a_report_is_computed_after_its_pool_processes_and_then_its_worker_are_k
     # worker for its pool's process ids took seconds, and a 4 s computation once finished before the
     # kill (the report ready, never redelivered). The last worker computes it at the usual pace.
     slow = {"SLOW_REPORT_SECONDS": "4", "ANALYSIS_BOOTSTRAP_SAMPLES": "50"}
-    worker = Worker(tmp_path, "report-first", **{**slow, "SLOW_REPORT_SECONDS": "30"})
+    # The first part tests Celery's redelivery alone, so the first worker's watchdog waits far longer
+    # than it does: on a loaded host the worker noticed its killed pool processes 4-5 s late, its
+    # watchdog (5 s) re-queued the report as well, both copies started within milliseconds and the
+    # count of starts went from 1 to 3 between two reads (CI: "ready, 0 starts" after the wait).
+    first = {**slow, "SLOW_REPORT_SECONDS": "30", "RUN_STALL_SECONDS": "120"}
+    worker = Worker(tmp_path, "report-first", **first)
     try:
         report = report_get_or_create(dataset=dataset, params=report_params())
         assert report_request(report=report)  # autocommit: queued at once
-        _wait(report, lambda r: r.attempts == 1, 90, worker)
+        _wait(report, lambda r: r.attempts >= 1, 90, worker)
         time.sleep(0.5)
         for pid in worker.pool_processes():
             os.kill(pid, signal.SIGKILL)
-        _wait(report, lambda r: r.attempts == 2, 60, worker)  # redelivered at once
+        _wait(report, lambda r: r.attempts >= 2, 60, worker)  # redelivered at once
         time.sleep(0.5)
         worker.kill()
         report.refresh_from_db()
