@@ -21,7 +21,7 @@ coefficients say how much each style feature sways the votes.
 import re
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from analysis.stats.arena import intervals
 from analysis.stats.pairwise import RIDGE
@@ -37,7 +37,7 @@ def _logistic_fit(features, target, weights, penalty, penalised):
     def loss(beta):
         logits = features @ beta
         value = np.sum(weights * (np.logaddexp(0.0, logits) - target * logits)) + penalty * np.sum(beta[penalised] ** 2)
-        residual = weights * (1.0 / (1.0 + np.exp(-logits)) - target)
+        residual = weights * (special.expit(logits) - target)  # expit: no overflow warning at large |logits|
         gradient = features.T @ residual
         gradient[penalised] += 2 * penalty * beta[penalised]
         return value, gradient
