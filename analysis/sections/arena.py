@@ -39,8 +39,8 @@ def choose_baseline(systems, a, b, wanted):
 
 
 def length_controlled(systems, votes, lengths_a, lengths_b, *, baseline):
-    a, b, outcome = votes
     """Per system judged against `baseline`: raw and length-controlled win rate, and the note."""
+    a, b, outcome = votes
     base = systems.index(baseline)
     rows = []
     for index, system in enumerate(systems):
@@ -143,7 +143,8 @@ def arena_section(context):
             "percentile intervals; Rank (UB) = 1 + systems whose lower bound is above this one's upper bound",
             "elo": "rating = 1000 + 400 * strength / ln 10 (FastChat's scale, no anchor)",
             "length_controlled": "AlpacaEval 2 style: logistic on tanh(length gap / sd), L2 on the length term "
-            "chosen by 5-fold CV; sigmoid(intercept)",
+            "chosen by 5-fold CV; sigmoid(intercept); none when every answer is longer (or every one shorter) "
+            "than the baseline's, as equal length then lies outside the data",
             "style_controlled": "Arena style control: normalised differences of words, headers, bold spans and "
             f"list items as covariates; {min(context.n_boot, STYLE_BOOTSTRAP)} vote resamples",
         },
@@ -214,7 +215,9 @@ def controlled_table(data):
                 f"{row['raw_rank']} → {row['rank']}",
             ]
         )
-    notes = [lc["note"] for lc in lengths.values() if lc.get("note")] + ([style["note"]] if style.get("note") else [])
+    # Each length note names its system: the stats function that writes it does not know the name.
+    notes = [f"{system}: {lc['note']}." for system, lc in lengths.items() if lc.get("note")]
+    notes += [style["note"]] if style.get("note") else []
     return DisplayTable(
         name="arena_controlled",
         title=f"Length- and style-controlled, beside the raw figures (baseline {arena.get('baseline', '–')})",

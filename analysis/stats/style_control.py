@@ -64,6 +64,17 @@ def length_controlled_win_rate(preference, system_length, baseline_length, *, fo
     target, gap = target[keep], gap[keep]
     if target.size == 0:
         return {"win_rate": None, "lc_win_rate": None, "phi": None, "penalty": None, "n": 0, "note": None}
+    raw = float(target.mean())
+    if gap.min() > 0 or gap.max() < 0:
+        # The controlled rate is the model's prediction at equal length. When every answer is longer
+        # (or every one shorter) than the baseline's, that point lies outside the data and the fit
+        # extrapolates: one win in 24, every answer shorter, gave "100%". Say so rather than guess.
+        side = "longer" if gap.min() > 0 else "shorter"
+        note = (
+            f"no length-controlled rate: every answer was {side} than the baseline's, "
+            "so equal length lies outside the data"
+        )
+        return {"win_rate": raw, "lc_win_rate": None, "phi": None, "penalty": None, "n": int(target.size), "note": note}
     spread = gap.std()
     features = np.column_stack([np.ones(target.size), np.tanh(gap / spread) if spread > 0 else np.zeros(target.size)])
     penalised = np.array([False, True])
@@ -79,7 +90,7 @@ def length_controlled_win_rate(preference, system_length, baseline_length, *, fo
         losses.append(np.mean(held_out))
     penalty = PENALTIES[int(np.argmin(losses))]
     theta, phi = _logistic_fit(features, target, weights, penalty, penalised)
-    raw, controlled = float(target.mean()), float(1.0 / (1.0 + np.exp(-theta)))
+    controlled = float(special.expit(theta))
     note = None
     if abs(controlled - raw) >= NOTE_GAP:
         note = (

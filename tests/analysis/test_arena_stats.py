@@ -172,3 +172,33 @@ def test_style_control_separates_length_from_quality():
     assert np.all(result["ci_low"] <= result["strengths"]) and np.all(result["strengths"] <= result["ci_high"])
     # Without covariates the raw strengths are the plain Bradley-Terry fit.
     assert result["raw_strengths"] == pytest.approx(fit_strengths(pairwise.win_counts(a, b, outcome, 5)), abs=1e-3)
+
+
+def test_no_length_controlled_rate_when_every_answer_is_on_one_side_of_the_baseline():
+    # The demo's case: 24 answers, all shorter than the baseline's, one win. The rate at equal length
+    # lies outside the data; the fit unguarded put it at 100%.
+    shorter = length_controlled_win_rate([1] + [0] * 23, [5] * 24, [12] * 24)
+    assert shorter["win_rate"] == pytest.approx(1 / 24) and shorter["lc_win_rate"] is None
+    assert shorter["phi"] is None and shorter["n"] == 24 and "every answer was shorter" in shorter["note"]
+    longer = length_controlled_win_rate([1, 1, 0], [30, 40, 50], [10, 10, 10])
+    assert longer["lc_win_rate"] is None and "every answer was longer" in longer["note"]
+    # One answer as long as the baseline's puts equal length inside the data: the rate is fitted.
+    assert length_controlled_win_rate([1, 0, 0], [12, 5, 6], [12, 12, 12])["lc_win_rate"] is not None
+
+
+def test_the_controlled_table_names_the_system_of_each_length_note():
+    from analysis.sections.arena import controlled_table
+
+    note = length_controlled_win_rate([1] + [0] * 23, [5] * 24, [12] * 24)
+    fitted = length_controlled_win_rate([1, 1, 1, 0], [10, 20, 30, 40], [10, 20, 30, 40])
+    style_rows = [
+        {"system": name, "raw_strength": 0.0, "strength": 0.0, "raw_rank": 1, "rank": 1} for name in ("lstm", "vhred")
+    ]
+    arena = {
+        "baseline": "(reference)",
+        "length_controlled": [{"system": "lstm", **note}, {"system": "vhred", **fitted}],
+        "style_controlled": {"systems": style_rows, "note": None},
+    }
+    table = controlled_table({"arena": arena})
+    assert table.note == f"lstm: {note['note']}."
+    assert [row[:3] for row in table.rows] == [["lstm", "0.042", "–"], ["vhred", "0.750", "0.750"]]
