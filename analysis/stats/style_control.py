@@ -21,7 +21,7 @@ coefficients say how much each style feature sways the votes.
 import re
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, special  # special.expit: the logistic without exp's overflow warning
 
 from analysis.stats.arena import intervals
 from analysis.stats.pairwise import RIDGE
@@ -37,7 +37,7 @@ def _logistic_fit(features, target, weights, penalty, penalised):
     def loss(beta):
         logits = features @ beta
         value = np.sum(weights * (np.logaddexp(0.0, logits) - target * logits)) + penalty * np.sum(beta[penalised] ** 2)
-        residual = weights * (special.expit(logits) - target)  # expit: no overflow warning at large |logits|
+        residual = weights * (special.expit(logits) - target)
         gradient = features.T @ residual
         gradient[penalised] += 2 * penalty * beta[penalised]
         return value, gradient
@@ -62,8 +62,10 @@ def length_controlled_win_rate(preference, system_length, baseline_length, *, fo
     gap = np.asarray(system_length, dtype=float) - np.asarray(baseline_length, dtype=float)
     keep = np.isfinite(target) & np.isfinite(gap)
     target, gap = target[keep], gap[keep]
+    n = int(target.size)
+    unfitted = {"win_rate": None, "lc_win_rate": None, "phi": None, "penalty": None, "n": n, "note": None}
     if target.size == 0:
-        return {"win_rate": None, "lc_win_rate": None, "phi": None, "penalty": None, "n": 0, "note": None}
+        return unfitted
     raw = float(target.mean())
     if gap.min() > 0 or gap.max() < 0:
         # The controlled rate is the model's prediction at equal length. When every answer is longer
@@ -74,7 +76,7 @@ def length_controlled_win_rate(preference, system_length, baseline_length, *, fo
             f"no length-controlled rate: every answer was {side} than the baseline's, "
             "so equal length lies outside the data"
         )
-        return {"win_rate": raw, "lc_win_rate": None, "phi": None, "penalty": None, "n": int(target.size), "note": note}
+        return {**unfitted, "win_rate": raw, "note": note}
     spread = gap.std()
     features = np.column_stack([np.ones(target.size), np.tanh(gap / spread) if spread > 0 else np.zeros(target.size)])
     penalised = np.array([False, True])
@@ -102,7 +104,7 @@ def length_controlled_win_rate(preference, system_length, baseline_length, *, fo
         "lc_win_rate": controlled,
         "phi": float(phi),
         "penalty": penalty,
-        "n": int(target.size),
+        "n": n,
         "note": note,
     }
 
@@ -146,7 +148,7 @@ def _style_fit(votes, covariates, n_systems, weights, start=None):
         strengths, style = params[:n_systems], params[n_systems:]
         logits = strengths[a] - strengths[b] + covariates @ style
         value = np.sum(weights * (np.logaddexp(0.0, logits) - outcome * logits)) + RIDGE * np.sum(strengths**2)
-        residual = weights * (1.0 / (1.0 + np.exp(-logits)) - outcome)
+        residual = weights * (special.expit(logits) - outcome)
         gradient = np.concatenate(
             [
                 np.bincount(a, residual, n_systems) - np.bincount(b, residual, n_systems) + 2 * RIDGE * strengths,
