@@ -40,6 +40,7 @@ def test_a_chat_survey_is_made_on_the_page(live_server, browser, researcher, tmp
     page.focus("#create-survey")
     page.keyboard.press("Enter")
     page.wait_for_url(SURVEY_PAGE)
+    assert fits(page)  # the new survey's page: its planned figures ("Conversation ratings collected") fit too
     survey = Survey.objects.get(name=f"chat-{width}")
     assert survey.task_type == "chat" and survey.chat_settings.min_turns == 3
     assert list(survey.chat_settings.chat_systems.values_list("name", flat=True)) == ["bot-a"]
