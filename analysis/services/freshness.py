@@ -3,10 +3,16 @@
 A full fingerprint (`report_input_parts`, the accepted sets included) for the periodic check and
 the Refresh button, and a cheaper change marker (`report_change_marker`) a page can afford on every
 view. Both are cheap aggregate queries, never a computation of the report itself.
+
+Both also hold the version of the code that computes a report (`report_code_version`), so a
+report cached before an upgrade that changes a figure's computation is recomputed, instead of
+Refresh saying "up to date" over figures the new code would not give.
 """
 
 import hashlib
 import json
+from functools import cache
+from pathlib import Path
 
 from django.db.models import Count, Max, Sum
 
@@ -33,12 +39,32 @@ def _digest(value):
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
+# The analysis packages whose code turns the inputs into a report's figures. Code elsewhere that
+# a report reads through (exclusions, accepted sets, scores) changes the inputs hashed below.
+REPORT_CODE = ("report", "sections", "stats", "services")
+
+
+def code_version_of(root, packages):
+    """A short hash of every .py file under `root`/`package` for each package: paths and contents."""
+    digest = hashlib.sha256()
+    for path in sorted(p for package in packages for p in (Path(root) / package).rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@cache  # the code does not change while a process runs
+def report_code_version():
+    """The version of the code that computes reports."""
+    return code_version_of(Path(__file__).resolve().parent.parent, REPORT_CODE)
+
+
 def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusions=True, **_ignored):
     """Short hashes of what a report depends on, one per kind of input, for people to compare:
     `ratings` (count, newest id), `accepted` (the accepted set: count and id sum, so it changes
     whenever an exclusion decision does), `scores` (count, newest computation, sum of values) and
     `pairwise` (judgements, their exclusion decisions, pairwise LLM judges' answers; see
-    `_pairwise_marker`). Cheap aggregate queries, so pages and exports can check staleness.
+    `_pairwise_marker`), and `code` (`report_code_version`). Cheap aggregate queries, so pages
+    and exports can check staleness.
     """
     survey_ids = [survey.pk] if survey is not None else list(dataset.surveys.values_list("pk", flat=True))
     surveys = [survey] if survey is not None else None
@@ -60,6 +86,7 @@ def report_input_parts(*, dataset, survey=None, aspect="overall", apply_exclusio
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
         "conversations": _conversation_marker(dataset),
+        "code": report_code_version(),
     }
     if parts["pairwise"] is not None:
         # the accepted judgements, as for ratings: a platform's confirmation changes them too
@@ -145,6 +172,7 @@ def report_change_marker(*, dataset, survey=None, aspect="overall", **_ignored):
         "scores": scores.aggregate(n=Count("pk"), last=Max("computed_at"), total=Sum("value")),
         "pairwise": _pairwise_marker(dataset, survey_ids),
         "conversations": _conversation_marker(dataset),
+        "code": report_code_version(),
     }
     bws = _bws_marker(survey_ids)
     if bws is not None:

@@ -245,7 +245,9 @@ def report_refresh(request, pk):
     if outcome == "up to date":
         computed = report.computed_at.strftime("%Y-%m-%d %H:%M UTC")
         messages.info(
-            request, f"The report is up to date: no rating, exclusion or metric score has changed since {computed}."
+            request,
+            f"The report is up to date: no rating, exclusion or metric score, nor the code that computes "
+            f"the report, has changed since {computed}.",
         )
     elif outcome == "running":
         messages.info(request, "The report is already being recomputed; this page reloads when it is ready.")

@@ -28,6 +28,26 @@ class LearnedTrainForm(forms.Form):
         help_text="Split by context; the figures are pooled over the folds' held-out contexts.",
     )
     seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1, help_text="A whole number, 0 or more.")
+    feature_precision = forms.ChoiceField(
+        label="Sentence vectors",
+        choices=[("float32", "float32 (standard)"), ("int8", "int8 (faster scoring)")],
+        initial="float32",
+        required=False,
+        help_text="Stacked only: the precision of the MiniLM vectors behind its reference-free features. "
+        "int8 encodes new responses about 1.5x faster on a CPU; the model then always scores in int8.",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        precision = cleaned["feature_precision"] = cleaned.get("feature_precision") or "float32"
+        if precision != "float32" and cleaned.get("kind") != AdemModel.Kind.STACKED:
+            self.add_error("feature_precision", "int8 vectors are offered for the stacked kind only.")
+        return cleaned
+
+    def config(self):
+        """The kind's settings chosen on the form (none but the defaults for a cross-encoder)."""
+        data = self.cleaned_data
+        return {"feature_precision": data["feature_precision"]} if data["kind"] == AdemModel.Kind.STACKED else {}
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

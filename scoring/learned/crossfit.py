@@ -63,6 +63,18 @@ def _fit(kind, config, rated, train_idx, val_idx, *, seed, progress):
     return evaluator, report
 
 
+def checked_config(kind_name, config):
+    """The kind's defaults updated with `config`; ValueError for a setting it has not or a value it refuses."""
+    kind = kinds.get(kind_name)
+    defaults = kind.default_config()
+    unknown = set(config or {}) - set(defaults)
+    if unknown:
+        raise ValueError(f"the {kind_name} kind has no setting {', '.join(sorted(unknown))}")
+    merged = {**defaults, **(config or {})}
+    kind.new(merged)  # a kind checks its values when built (nothing is loaded before a fit)
+    return merged
+
+
 def cross_validate(kind_name, rated, *, folds=5, seed=0, config=None, progress=None, refit=True):
     """(final evaluator or None, results) for `kind_name` trained on the `Rated` list `rated`.
 
@@ -71,11 +83,7 @@ def cross_validate(kind_name, rated, *, folds=5, seed=0, config=None, progress=N
     fit, "split", "predictions", "seconds": {"folds", "final"}, "config"}.
     """
     kind = kinds.get(kind_name)
-    defaults = kind.default_config()
-    unknown = set(config or {}) - set(defaults)
-    if unknown:
-        raise ValueError(f"the {kind_name} kind has no setting {', '.join(sorted(unknown))}")
-    config = {**defaults, **(config or {})}
+    config = checked_config(kind_name, config)
     context_ids = [r.context_id for r in rated]
     splits = kfold_by_context(context_ids, k=folds, seed=seed)
     pooled = np.full(len(rated), np.nan, dtype=np.float64)

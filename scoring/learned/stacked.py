@@ -30,6 +30,7 @@ decides what it feeds in, and the report must say so.
 import numpy as np
 
 from scoring.adem import checkpoint
+from scoring.learned import reference_free
 from scoring.learned.early_stopping import BestSoFar, pearson
 from scoring.learned.kinds import FitReport, Kind
 
@@ -40,6 +41,9 @@ DEFAULTS = {
     "patience": 3,
     "missing_indicators": True,
     "reference_free": True,  # add the rf: features computed from the texts (reference_free package)
+    # Their sentence vectors: float32 (the same on every machine) or int8 (ONNX Runtime, faster;
+    # a model scores with the precision it was fitted on).
+    "feature_precision": reference_free.DEFAULT_PRECISION,
 }
 REFERENCE_FREE_PREFIX = "rf:"
 ARRAYS = ("medians", "centre", "spread", "coefficients")
@@ -57,13 +61,14 @@ def _matrix(features, names):
     ).reshape(len(features), len(names))
 
 
-def feature_dicts(rows, *, reference_free):
+def feature_dicts(rows, *, with_reference_free, precision=reference_free.DEFAULT_PRECISION):
     """Each row's features, with its reference-free ones (computed from its texts) when asked for."""
-    if not reference_free:
+    if not with_reference_free:
         return [r.features for r in rows]
     from scoring.learned.reference_free.features import reference_free_features  # torch: only when used
 
-    return [{**r.features, **extra} for r, extra in zip(rows, reference_free_features(rows), strict=True)]
+    extras = reference_free_features(rows, precision=precision)
+    return [{**r.features, **extra} for r, extra in zip(rows, extras, strict=True)]
 
 
 class Stacked:
@@ -71,11 +76,12 @@ class Stacked:
 
     def __init__(self, config, *, state=None):
         self.config = {**DEFAULTS, **config}
+        reference_free.check_precision(self.config["feature_precision"])
         self.state = state  # names, medians, indicators, centre, spread, coefficients, intercept
 
     def fit(self, train, val, *, seed, progress=None):
         # seed: the fit is closed-form and draws nothing; kept for the kinds' common interface
-        features = feature_dicts(train, reference_free=self.config["reference_free"])
+        features = self._features(train, self.config["reference_free"])
         names = self.config["features"] or sorted({n for f in features for n in f})
         raw = _matrix(features, names)
         present = ~np.isnan(raw)
@@ -102,7 +108,7 @@ class Stacked:
         gram, moment = x.T @ x, x.T @ (y - y.mean())
         val_scores = [r.score for r in val]
         # The validation rows' features are computed once, not at every step of the path.
-        val_features = feature_dicts(val, reference_free=self.config["reference_free"])
+        val_features = self._features(val, self.config["reference_free"])
         best, curve = BestSoFar(self.config["patience"]), []
         for step, penalty in enumerate(self.config["penalties"], start=1):
             coefficients = np.linalg.solve(gram + penalty * np.eye(len(gram)), moment)
@@ -119,6 +125,9 @@ class Stacked:
         self.state = best.state
         return FitReport(curve=curve, best_epoch=best.best_epoch, details={"penalty": self.state["penalty"]})
 
+    def _features(self, rows, with_reference_free):
+        return feature_dicts(rows, with_reference_free=with_reference_free, precision=self.config["feature_precision"])
+
     @staticmethod
     def _design(raw, state):
         filled = np.where(np.isnan(raw), state["medians"], raw)
@@ -134,7 +143,7 @@ class Stacked:
         s = self.state
         # A model that learned no rf: weight (or was saved before they existed) skips computing them.
         wanted = self.config["reference_free"] and any(n.startswith(REFERENCE_FREE_PREFIX) for n in s["names"])
-        out = self._predict_features(feature_dicts(responses, reference_free=wanted))
+        out = self._predict_features(self._features(responses, wanted))
         if progress is not None:
             progress(len(responses), len(responses))
         return out

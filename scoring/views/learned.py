@@ -21,6 +21,7 @@ def train(request):
                 kind=data["kind"],
                 folds=data["folds"],
                 seed=data["seed"],
+                config=form.config(),
             )
         except AdemRefusal as error:
             form.add_error(None, str(error))

@@ -11,7 +11,9 @@ import pytest
 from django.urls import reverse
 
 from analysis.models import Report
+from analysis.services import freshness
 from analysis.services.exports import TABLES
+from analysis.tasks.scheduling import report_is_stale, report_marker_changed
 from annotation.models import Annotator, QualityReport, Rating
 from annotation.quality.services import exclusion_override
 from scoring.models import MetricScore
@@ -229,6 +231,36 @@ def test_refresh_of_an_up_to_date_report_says_so_and_queues_nothing(researcher_c
     response = researcher_client.post(url, {"next": page_url(computed.dataset)}, follow=True)
     assert "The report is up to date" in response.content.decode()
     assert Report.objects.get(pk=computed.pk).requested_at == requested
+
+
+def test_a_report_computed_by_other_code_is_stale_and_refresh_recomputes_it(
+    researcher_client, computed, monkeypatch, django_capture_on_commit_callbacks
+):
+    # An upgrade that changes how a figure is computed: same ratings, same scores, other code.
+    assert computed.data["inputs"]["code"] == freshness._digest(freshness.report_code_version())[:8]
+    monkeypatch.setattr(freshness, "report_code_version", lambda: "another-version")
+    report = Report.objects.get(pk=computed.pk)
+    assert report_is_stale(report) and report_marker_changed(report)
+    url = reverse("analysis:report_refresh", args=[computed.pk])
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        response = researcher_client.post(url, {"next": page_url(computed.dataset)}, follow=True)
+    assert "Recomputing the report" in response.content.decode() and len(queued) == 1
+
+
+def test_the_code_version_follows_the_files_paths_and_contents(tmp_path):
+    (tmp_path / "stats").mkdir()
+    (tmp_path / "stats" / "mean.py").write_text("def mean(x): return sum(x) / len(x)\n")
+    (tmp_path / "stats" / "notes.txt").write_text("not code")
+    first = freshness.code_version_of(tmp_path, ["stats"])
+    assert freshness.code_version_of(tmp_path, ["stats"]) == first
+    (tmp_path / "stats" / "notes.txt").write_text("still not code")
+    assert freshness.code_version_of(tmp_path, ["stats"]) == first
+    (tmp_path / "stats" / "mean.py").write_text("def mean(x): return sum(x) / max(1, len(x))\n")
+    changed = freshness.code_version_of(tmp_path, ["stats"])
+    assert changed != first
+    (tmp_path / "stats" / "deep").mkdir()
+    (tmp_path / "stats" / "deep" / "more.py").write_text("")
+    assert freshness.code_version_of(tmp_path, ["stats"]) not in (first, changed)
 
 
 def test_refresh_after_a_change_queues_on_commit_and_returns_at_once(

@@ -67,7 +67,7 @@ def compute(django_capture_on_commit_callbacks):
 
 
 SMALL_HEAD_SETTINGS = {"windows": 150, "negatives": 2, "seed": 0, "penalty": 1.0, "corpus": "chitchat-dataset"}
-_small_heads = []
+_small_heads = {}  # precision -> heads
 
 
 @pytest.fixture(autouse=True)
@@ -82,13 +82,15 @@ def small_next_utterance_heads(monkeypatch):
 
     original = next_utterance.heads
 
-    def small(directory=None, *, settings=None):
+    def small(directory=None, *, settings=None, precision="float32"):
         if directory is not None or settings is not None:
-            return original(directory, settings=settings or next_utterance.SETTINGS)
-        if not _small_heads:
+            return original(directory, settings=settings or next_utterance.SETTINGS, precision=precision)
+        if precision not in _small_heads:
             from scoring.adem.vhred.corpus import chitchat_dialogues
 
-            _small_heads.append(next_utterance.train_heads(chitchat_dialogues(), settings=SMALL_HEAD_SETTINGS))
-        return _small_heads[0]
+            _small_heads[precision] = next_utterance.train_heads(
+                chitchat_dialogues(), settings=SMALL_HEAD_SETTINGS, precision=precision
+            )
+        return _small_heads[precision]
 
     monkeypatch.setattr(next_utterance, "heads", small)

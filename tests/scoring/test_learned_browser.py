@@ -1,5 +1,6 @@
 """Training a stacked evaluator from its page in real headless Chromium, at a desktop and a phone
-width: the run page follows it to the end and draws its learning curve (issue 41).
+width: the run page follows it to the end and draws its learning curve (issue 41). The phone run
+chooses int8 sentence vectors on the form, the desktop run keeps float32.
 
 Set RATELAB_SHOTS=/some/folder to keep the screenshots."""
 
@@ -28,6 +29,9 @@ def test_a_stacked_evaluator_trained_from_the_page_shows_its_curve(live_server, 
     page.select_option("select[name=dataset]", index=1)
     page.select_option("select[name=kind]", "stacked")
     page.fill("input[name=folds]", "3")
+    # One width trains on int8 sentence vectors (the faster choice), the other on float32.
+    precision = "int8" if width < 800 else "float32"
+    page.select_option("select[name=feature_precision]", precision)
     # Eager Celery: the POST trains, and the stacked kind first encodes the responses' texts for
     # its reference-free features (MiniLM), so the click waits for that navigation as long too.
     page.get_by_role("button", name="Train", exact=True).click(timeout=120_000)
@@ -46,6 +50,8 @@ def test_a_stacked_evaluator_trained_from_the_page_shows_its_curve(live_server, 
     page.click("#run a:has-text('stack')")
     page.wait_for_selector("h1:has-text('Learned evaluator stack')")
     assert "learned:stack" in page.content()
+    assert f"feature_precision</code> = {precision}" in page.content()  # the model page says which
+    assert AdemModel.objects.get(name="stack").config["feature_precision"] == precision
     _fits_and_shoot(page, f"learned-model-{size}", tmp_path)
     page.click("a:has-text('ADEM models')")
     page.wait_for_selector("td:has-text('Stacked')")

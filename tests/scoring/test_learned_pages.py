@@ -61,6 +61,17 @@ def test_training_from_the_page_shows_progress_by_fold_and_the_curve(
     assert "response_len" in detail  # its weights
 
 
+def test_int8_vectors_are_chosen_on_the_page_for_the_stacked_kind_only(researcher_client, with_metric):
+    response = _train(researcher_client, with_metric, kind="cross-encoder", feature_precision="int8")
+    assert response.status_code == 200 and "offered for the stacked kind only" in response.content.decode()
+    assert not TrainingRun.objects.exists()
+    response = _train(researcher_client, with_metric, feature_precision="int8")
+    run = TrainingRun.objects.get()
+    assert response.status_code == 302 and run.params["config"] == {"feature_precision": "int8"}
+    response = _train(researcher_client, with_metric, name="plain")
+    assert TrainingRun.objects.get(params__name="plain").params["config"] == {"feature_precision": "float32"}
+
+
 def test_a_name_already_used_by_an_adem_model_is_refused_on_the_page(researcher_client, with_metric, researcher):
     AdemModel.objects.create(name="taken", owner=researcher, dataset=with_metric)
     response = _train(researcher_client, with_metric, name="taken")

@@ -58,14 +58,18 @@ class Regressor(torch.nn.Module):
         return self.top(self.bottom(input_ids, attention_mask, token_type_ids), attention_mask)
 
 
-def build(*, layers=None, dropout=0.1, freeze_word_embeddings=True, frozen_layers=0):
+def build(*, layers=None, dropout=0.1, freeze_word_embeddings=True, frozen_layers=0, attention_dropout=None):
     """A fresh regressor; `layers` keeps only the first N transformer layers (small test models);
-    `frozen_layers` (at most all of them) freezes the embeddings and that many layers from the bottom."""
+    `frozen_layers` (at most all of them) freezes the embeddings and that many layers from the bottom;
+    `attention_dropout` replaces the model's own dropout of attention probabilities (0.1) in training."""
     transformers_logging.disable_progress_bar()  # no bars in worker logs or bench output
     encoder = AutoModel.from_pretrained(model_path(), local_files_only=True)
     if layers is not None:
         encoder.encoder.layer = encoder.encoder.layer[:layers]
         encoder.config.num_hidden_layers = layers
+    if attention_dropout is not None:
+        for layer in encoder.encoder.layer:
+            layer.attention.self.dropout.p = attention_dropout
     frozen_layers = min(frozen_layers, encoder.config.num_hidden_layers)
     model = Regressor(encoder, dropout, frozen_layers)
     if freeze_word_embeddings:

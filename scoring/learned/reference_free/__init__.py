@@ -14,3 +14,14 @@ study's ratings (so computing them over every row leaks no test fold):
   packaged Chit-Chat corpus with random negatives and cached on disk;
 - `features.py`: all of them as one `{name: value}` dict per response, names prefixed `rf:`.
 """
+
+# The sentence vectors' precision, a model's choice (torch-free here, so configs are checked
+# without loading the encoder): float32, the model's own vectors; int8, ONNX Runtime's faster ones.
+PRECISIONS = ("float32", "int8")
+DEFAULT_PRECISION = "float32"
+
+
+def check_precision(precision):
+    if precision not in PRECISIONS:
+        raise ValueError(f"feature_precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    return precision

@@ -11,7 +11,8 @@ Positives: `windows` (context, next turn) pairs drawn with a fixed seed; negativ
 `negatives` turns of other windows. Training encodes each window's texts once (~3 texts a
 window) and takes a few minutes on one core, so the heads are cached as a checkpoint on disk,
 named by their settings and the encoder, and trained again only if the file is missing or
-unreadable.
+unreadable. Each feature precision (`semantic.PRECISIONS`) has its own heads, trained on its own
+vectors: a head fitted on float32 vectors would read int8 ones slightly off.
 """
 
 import hashlib
@@ -23,7 +24,7 @@ import numpy as np
 
 from scoring.adem import checkpoint
 from scoring.adem.encoders.flat import flatten_context
-from scoring.learned.reference_free import semantic
+from scoring.learned.reference_free import DEFAULT_PRECISION, semantic
 
 CHECKPOINT_KIND = "learned-next-utterance-head"
 SETTINGS = {"windows": 6000, "negatives": 2, "seed": 0, "penalty": 1.0, "corpus": "chitchat-dataset"}
@@ -58,15 +59,15 @@ def negative_partners(n, *, negatives, seed):
     return partners
 
 
-def train_heads(dialogues, *, settings=SETTINGS, encode=None):
+def train_heads(dialogues, *, settings=SETTINGS, encode=None, precision=DEFAULT_PRECISION):
     """{view: (coefficients, intercept)} trained on `dialogues`; `encode` for tests."""
     from sklearn.linear_model import LogisticRegression  # the heads' fit only; scoring needs numpy
 
     pairs = sample_windows(dialogues, windows=settings["windows"], seed=settings["seed"])
-    responses = semantic.vectors([r for _, r in pairs], encode=encode)
+    responses = semantic.vectors([r for _, r in pairs], encode=encode, precision=precision)
     views = {
-        "context": semantic.vectors([flatten_context(c) for c, _ in pairs], encode=encode),
-        "last": semantic.vectors([c[-1] for c, _ in pairs], encode=encode),
+        "context": semantic.vectors([flatten_context(c) for c, _ in pairs], encode=encode, precision=precision),
+        "last": semantic.vectors([c[-1] for c, _ in pairs], encode=encode, precision=precision),
     }
     partners = negative_partners(len(pairs), negatives=settings["negatives"], seed=settings["seed"])
     heads = {}
@@ -78,8 +79,9 @@ def train_heads(dialogues, *, settings=SETTINGS, encode=None):
     return heads
 
 
-def cache_path(directory, settings=SETTINGS):
-    key = json.dumps({**settings, "encoder": semantic.encoder().id}, sort_keys=True)
+def cache_path(directory, settings=SETTINGS, precision=DEFAULT_PRECISION):
+    # Named by the encoder's id, so float32's file keeps the name it had before int8 existed.
+    key = json.dumps({**settings, "encoder": semantic.encoder(precision).id}, sort_keys=True)
     return Path(directory) / f"next-utterance-{hashlib.sha256(key.encode()).hexdigest()[:16]}.ckpt"
 
 
@@ -101,16 +103,16 @@ def load_heads(path):
 _LOADED = {}
 
 
-def heads(directory=None, *, settings=SETTINGS):
-    """The cached heads, trained on the Chit-Chat corpus first if the cache has none."""
-    path = cache_path(directory or default_directory(), settings)
+def heads(directory=None, *, settings=SETTINGS, precision=DEFAULT_PRECISION):
+    """The cached heads for vectors of `precision`, trained on the Chit-Chat corpus first if the cache has none."""
+    path = cache_path(directory or default_directory(), settings, precision)
     if path not in _LOADED:
         try:
             _LOADED[path] = load_heads(path)
         except (checkpoint.CheckpointError, OSError):
             from scoring.adem.vhred.corpus import chitchat_dialogues
 
-            trained = train_heads(chitchat_dialogues(), settings=settings)
+            trained = train_heads(chitchat_dialogues(), settings=settings, precision=precision)
             save_heads(path, trained, settings)
             _LOADED[path] = trained
     return _LOADED[path]

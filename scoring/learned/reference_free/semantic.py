@@ -1,7 +1,10 @@
 """Sentence vectors of responses and contexts, and the cosines between them.
 
-The encoder is ADEM's all-MiniLM-L6-v2 (`scoring.adem.encoders.minilm`) in float32, so the
-vectors are the model's own sentence vectors and the same on every machine. A context is its
+The encoder is ADEM's all-MiniLM-L6-v2 (`scoring.adem.encoders.minilm`), in float32 by default,
+so the vectors are the model's own sentence vectors and the same on every machine. `int8` (ONNX
+Runtime, ADEM's int8 route) is the faster choice a model can make instead: its vectors are about
+0.99 cosine to float32's and move slightly with the batch a text is encoded in, so they carry
+their own encoder id and a model fitted on them is scored with them only. A context is its
 last turns joined (`flatten_context`), as ADEM reads it; the last turn alone is encoded too,
 because a response answers it first.
 
@@ -17,33 +20,36 @@ import numpy as np
 from scoring.adem.encoders.flat import flatten_context
 from scoring.adem.encoders.minilm import MiniLmEncoder
 from scoring.learned.determinism import feature_threads, torch_threads
+from scoring.learned.reference_free import DEFAULT_PRECISION, check_precision
 
 MEMO_SIZE = 50_000  # texts; 384 float32 each, so at most ~77 MB
 _MEMO = OrderedDict()
 _MEMO_LOCK = threading.Lock()  # the scoring API may run in several threads of one process
-_ENCODER = []
+_ENCODERS = {}
 
 
-def encoder():
-    if not _ENCODER:
-        _ENCODER.append(MiniLmEncoder(device="cpu", precision="float32"))
-    return _ENCODER[0]
+def encoder(precision=DEFAULT_PRECISION):
+    if check_precision(precision) not in _ENCODERS:
+        _ENCODERS[precision] = MiniLmEncoder(device="cpu", precision=precision)
+    return _ENCODERS[precision]
 
 
-def vectors(texts, *, encode=None):
+def vectors(texts, *, encode=None, precision=DEFAULT_PRECISION):
     """One unit vector per text, rows of an (n, dim) float32 array; `encode(texts) -> array` for tests."""
-    encode = encode or encoder().encode_texts
+    encode = encode or encoder(precision).encode_texts
     wanted = list(texts)
+    # The memo keeps each precision's vectors apart: int8 and float32 vectors of a text differ.
+    keys = {t: (precision, t) for t in set(wanted)}
     # Taken out of the memo first: adding this call's new texts may push older ones out of it.
     with _MEMO_LOCK:
-        found = {t: _MEMO[t] for t in set(wanted) if t in _MEMO}
+        found = {t: _MEMO[key] for t, key in keys.items() if key in _MEMO}
     missing = sorted(set(wanted) - set(found))
     if missing:
         with torch_threads(feature_threads()):
             found.update(zip(missing, np.asarray(encode(missing), dtype=np.float32), strict=True))
         with _MEMO_LOCK:
             for text in missing:
-                _MEMO[text] = found[text]
+                _MEMO[keys[text]] = found[text]
                 while len(_MEMO) > MEMO_SIZE:
                     _MEMO.popitem(last=False)
     return np.stack([found[t] for t in wanted])
@@ -54,12 +60,12 @@ def forget():
         _MEMO.clear()
 
 
-def pair_vectors(responses, *, encode=None):
+def pair_vectors(responses, *, encode=None, precision=DEFAULT_PRECISION):
     """(response, last turn, recent context) vectors, each an (n, dim) array."""
     answers = [r.response for r in responses]
     lasts = [r.context[-1] if r.context else "" for r in responses]
     contexts = [flatten_context(list(r.context)) for r in responses]
-    found = vectors(answers + lasts + contexts, encode=encode)
+    found = vectors(answers + lasts + contexts, encode=encode, precision=precision)
     n = len(responses)
     return found[:n], found[n : 2 * n], found[2 * n :]
 

@@ -16,7 +16,7 @@ def learned_train_queue(*, dataset, name, owner, kind, folds=DEFAULT_FOLDS, seed
     owner = adem_owner(dataset=dataset, owner=owner)
     if AdemModel.objects.filter(owner=owner, name=name).exists():
         raise AdemRefusal(f"you already have a model named {name!r}; choose another name")
-    learned_train_check(dataset=dataset, name=name, kind=kind, folds=folds)
+    learned_train_check(dataset=dataset, name=name, kind=kind, folds=folds, config=config)
     with transaction.atomic():
         model = AdemModel.objects.create(name=name, owner=owner, dataset=dataset, kind=kind, seed=seed, folds=folds)
         run = TrainingRun.objects.create(

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.models import Survey
 from scoring.learned import kinds
-from scoring.learned.crossfit import cross_validate
+from scoring.learned.crossfit import checked_config, cross_validate
 from scoring.learned.data import rated_from
 from scoring.models import AdemModel, TrainingRun
 from scoring.services.adem import progress as services_adem_progress
@@ -41,11 +41,16 @@ def learned_rated(*, dataset, **example_options):
     return [rated_from(e, features[e.response_id]) for e in examples]
 
 
-def learned_train_check(*, dataset, name, kind, folds, **example_options):
+def learned_train_check(*, dataset, name, kind, folds, config=None, **example_options):
     """Everything that can refuse a training before any row is written; returns the rated rows."""
     check_model_name(name)
     if kind not in LEARNED_KINDS:
         raise AdemRefusal(f"unknown evaluator kind {kind!r}; choose one of {', '.join(LEARNED_KINDS)}")
+    if config:  # the default settings need no check (and a cross-encoder's would import torch here)
+        try:
+            checked_config(kind, config)
+        except ValueError as error:
+            raise AdemRefusal(str(error)) from error
     rated = learned_rated(dataset=dataset, **example_options)
     if not 2 <= folds <= len({r.context_id for r in rated}):
         raise AdemRefusal(f"--folds must be between 2 and the number of rated contexts, not {folds}")
@@ -76,7 +81,13 @@ def learned_train(
     if existing is not None and not (run is not None and run.adem_model_id == existing.pk):
         raise AdemRefusal(f"you already have a model named {name!r}; choose another name")
     rated = learned_train_check(
-        dataset=dataset, name=name, kind=kind, folds=folds, aspect=aspect, apply_exclusions=apply_exclusions
+        dataset=dataset,
+        name=name,
+        kind=kind,
+        folds=folds,
+        config=config,
+        aspect=aspect,
+        apply_exclusions=apply_exclusions,
     )
     model = existing or AdemModel(name=name)
     model.owner, model.dataset, model.kind = owner, dataset, kind

@@ -6,7 +6,7 @@ import torch
 
 from scoring.adem.checkpoint import CheckpointError
 from scoring.learned import crossfit
-from scoring.learned.cross_encoder import inputs, network
+from scoring.learned.cross_encoder import frozen_states, inputs, network
 from scoring.learned.cross_encoder.trainer import CrossEncoder, fingerprint, load
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
@@ -133,3 +133,67 @@ def test_frozen_layers_stay_as_packaged_and_the_rest_trains(rated):
     for name, value in trained.items():
         if not name.startswith(unused):
             assert torch.equal(value, packaged[name]) == name.startswith(frozen), name
+
+
+def test_the_validation_rows_are_scored_from_cached_states_as_predict_scores_them(rated):
+    # Validation rows are scored after every epoch: their frozen layers' states are computed once.
+    model = CrossEncoder({**TINY, "layers": 2, "frozen_layers": 1, "max_epochs": 1})
+    model.fit(rated[:12], rated[12:], seed=0)
+    val = rated[12:]
+    repeated = model._repeated_predictor(val, inputs.tokenizer().pad_token_id)
+    np.testing.assert_allclose(repeated(), model.predict(val), rtol=0, atol=1e-5)
+    model.model.train()  # as after a training epoch: the cached scoring must switch dropout off itself
+    np.testing.assert_allclose(repeated(), model.predict(val), rtol=0, atol=1e-5)
+
+
+def test_attention_dropout_is_the_configured_one_in_every_layer():
+    assert {layer.attention.self.dropout.p for layer in network.build(layers=2).encoder.encoder.layer} == {0.1}
+    quiet = network.build(layers=2, attention_dropout=0.0)
+    assert {layer.attention.self.dropout.p for layer in quiet.encoder.encoder.layer} == {0.0}
+    quiet.train()
+    _, batch = _batch(["great", "it rained every single day, but the food was good"])
+    torch.manual_seed(0)
+    first = quiet.top(quiet.bottom(*batch), batch[1])
+    torch.manual_seed(1)
+    second = quiet.top(quiet.bottom(*batch), batch[1])
+    assert not torch.equal(first, second)  # the hidden states' own dropout still draws in training
+
+
+def test_frozen_states_are_computed_once_per_sequence_and_the_memo_is_bounded(monkeypatch):
+    model = network.build(layers=2, frozen_layers=1).eval()
+    pad_id = inputs.tokenizer().pad_token_id
+    encoded, _ = _batch(["great", "it rained every single day", "we swam", "the food was good"])
+    computed = []
+    real = network.bottom_states
+
+    def counting(model_, batches, pad_id_):
+        computed.extend(len(ids) for batch in batches for ids, _ in batch)
+        return real(model_, batches, pad_id_)
+
+    monkeypatch.setattr(network, "bottom_states", counting)
+    frozen_states.forget()
+    first = frozen_states.states(model, encoded[:3], pad_id, max_tokens=2048)
+    assert len(computed) == 3
+    again = frozen_states.states(model, [encoded[3], encoded[1], encoded[0]], pad_id, max_tokens=2048)
+    assert len(computed) == 4  # only the new sequence
+    assert again[1] is first[1] and again[2] is first[0]
+    # Kept states give the scores fresh ones give (the same arithmetic, to rounding).
+    with torch.no_grad():
+        fresh = model.top(*network.pad_states(real(model, [encoded], pad_id)))
+        kept = model.top(*network.pad_states(frozen_states.states(model, encoded, pad_id, max_tokens=2048)))
+    np.testing.assert_allclose(kept.numpy(), fresh.numpy(), rtol=0, atol=1e-5)
+    monkeypatch.setattr(frozen_states, "MAX_TOKENS", len(encoded[0][0]) + len(encoded[1][0]))
+    frozen_states.forget()
+    frozen_states.states(model, encoded, pad_id, max_tokens=2048)  # four stored, the oldest forgotten
+    assert frozen_states._SIZE["tokens"] <= frozen_states.MAX_TOKENS and len(frozen_states._MEMO) < 4
+    frozen_states.forget()
+    assert frozen_states._SIZE["tokens"] == 0 and not frozen_states._MEMO
+
+
+def test_a_fit_scores_the_same_with_its_frozen_states_kept_or_computed_afresh(rated):
+    frozen_states.forget()
+    model = CrossEncoder({**TINY, "layers": 2, "frozen_layers": 1, "max_epochs": 1})
+    model.fit(rated[:12], rated[12:], seed=0)
+    kept = model.predict(rated)
+    frozen_states.forget()
+    np.testing.assert_allclose(model.predict(rated), kept, rtol=0, atol=1e-5)

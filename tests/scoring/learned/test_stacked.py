@@ -43,7 +43,7 @@ def test_every_estimate_comes_from_the_training_rows_it_was_handed(monkeypatch):
         assert not {r.response_id for r in train + val} & {rated[i].response_id for i in test_idx}
         # Medians, centres and spreads are the training rows' own.
         names = model.state["names"]
-        features = stacked.feature_dicts(train, reference_free=True)  # stored scores and rf: ones
+        features = stacked.feature_dicts(train, with_reference_free=True)  # stored scores and rf: ones
         matrix = np.array([[np.nan if f[n] is None else f[n] for n in names] for f in features])
         np.testing.assert_allclose(model.state["medians"], np.nanmedian(matrix, axis=0))
         filled = np.where(np.isnan(matrix), model.state["medians"], matrix)
