@@ -83,6 +83,15 @@ def cross_validate(kind_name, rated, *, folds=5, seed=0, config=None, progress=N
     fit, "split", "predictions", "seconds": {"folds", "final"}, "config"}.
     """
     kind = kinds.get(kind_name)
+    try:
+        return _cross_validate(kind_name, rated, folds=folds, seed=seed, config=config, progress=progress, refit=refit)
+    finally:
+        if kind.release is not None:  # what the kind kept for this run's fits (the cross-encoder's states)
+            kind.release()
+
+
+def _cross_validate(kind_name, rated, *, folds, seed, config, progress, refit):
+    kind = kinds.get(kind_name)
     config = checked_config(kind_name, config)
     context_ids = [r.context_id for r in rated]
     splits = kfold_by_context(context_ids, k=folds, seed=seed)

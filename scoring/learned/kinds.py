@@ -33,6 +33,7 @@ class Kind:
     new: object  # new(config: dict) -> an untrained evaluator
     load: object  # load(path) -> a trained evaluator
     default_config: object  # () -> dict of the kind's defaults
+    release: object = None  # () -> None: drop what the kind kept for one cross-validation's fits
 
 
 _KINDS = {

@@ -8,8 +8,10 @@ keeping them here saves three of every four bottom passes (bench/bench_learned.p
 
 States are float32 tensors of (length, 384): ~1.5 KB a token. The memo keeps the most recently used
 `MAX_TOKENS` tokens' worth (~0.75 GB) and forgets the oldest beyond that, so a very large dataset
-recomputes some states rather than growing without bound. A state computed in another batch can
-differ from a fresh one by float rounding (~1e-7), far below what a fit or a figure shows.
+recomputes some states rather than growing without bound; a cross-validation drops them when it
+ends (the kind's `release`), and scoring reads kept states without keeping new ones. A state
+computed in another batch can differ from a fresh one by float rounding (~1e-7), far below what a
+fit or a figure shows.
 """
 
 import threading
@@ -24,8 +26,10 @@ _SIZE = {"tokens": 0}
 _LOCK = threading.Lock()  # a worker may train and score in several threads
 
 
-def states(model, encoded, pad_id, *, max_tokens, max_texts=256):
-    """One (length, hidden) tensor per (ids, types) pair of `encoded`, in order."""
+def states(model, encoded, pad_id, *, max_tokens, max_texts=256, keep=True):
+    """One (length, hidden) tensor per (ids, types) pair of `encoded`, in order; with `keep`, the
+    ones computed here are kept for later calls (never computed in inference mode, since a kept
+    state may feed a later fit's autograd graph)."""
     keys = [(model.frozen_layers, tuple(ids), tuple(types)) for ids, types in encoded]
     with _LOCK:
         found = {key: _MEMO[key] for key in set(keys) if key in _MEMO}
@@ -39,6 +43,8 @@ def states(model, encoded, pad_id, *, max_tokens, max_texts=256):
         computed = network.bottom_states(model, sequences, pad_id)
         for i, state in zip((i for rows in batches for i in rows), computed, strict=True):
             found[missing[i]] = state
+        if not keep:
+            return [found[key] for key in keys]
         with _LOCK:
             for key in missing:
                 if key not in _MEMO:

@@ -140,8 +140,10 @@ class CrossEncoder:
         self.model.eval()
         return FitReport(curve=curve, best_epoch=best.best_epoch)
 
-    def _frozen_states(self, encoded, pad_id):
-        return frozen_states.states(self.model, encoded, pad_id, max_tokens=self.config["score_batch_tokens"])
+    def _frozen_states(self, encoded, pad_id, *, keep=True):
+        return frozen_states.states(
+            self.model, encoded, pad_id, max_tokens=self.config["score_batch_tokens"], keep=keep
+        )
 
     def _scores_from_states(self, states):
         """Standardised scores of sequences from their frozen layers' states, in length-sorted batches."""
@@ -202,8 +204,8 @@ class CrossEncoder:
         done = 0
         for rows in batches:
             if self.model.frozen_layers:
-                # Outside inference mode: the states it keeps may feed a later fit's autograd graph.
-                states = self._frozen_states([encoded[i] for i in rows], pad_id)
+                # Scoring reads kept states but keeps none: a served model's texts would only fill memory.
+                states = self._frozen_states([encoded[i] for i in rows], pad_id, keep=False)
                 with torch.inference_mode():
                     out[rows] = self.model.top(*network.pad_states(states)).double().numpy()
             else:
@@ -265,4 +267,5 @@ KIND = Kind(
     new=CrossEncoder,
     load=load,
     default_config=default_config,
+    release=frozen_states.forget,
 )

@@ -194,6 +194,23 @@ def test_a_fit_scores_the_same_with_its_frozen_states_kept_or_computed_afresh(ra
     frozen_states.forget()
     model = CrossEncoder({**TINY, "layers": 2, "frozen_layers": 1, "max_epochs": 1})
     model.fit(rated[:12], rated[12:], seed=0)
+    assert frozen_states._MEMO  # the fit kept its rows' states
     kept = model.predict(rated)
     frozen_states.forget()
     np.testing.assert_allclose(model.predict(rated), kept, rtol=0, atol=1e-5)
+    assert not frozen_states._MEMO  # scoring reads kept states but keeps none
+
+
+def test_a_cross_validation_drops_the_states_it_kept_when_it_ends(rated, monkeypatch):
+    sizes = []
+    real_fit = CrossEncoder.fit
+
+    def fit(self, train, val, **kwargs):
+        report = real_fit(self, train, val, **kwargs)
+        sizes.append(len(frozen_states._MEMO))
+        return report
+
+    monkeypatch.setattr(CrossEncoder, "fit", fit)
+    crossfit.cross_validate("cross-encoder", rated, folds=2, seed=0, config={**TINY, "max_epochs": 1})
+    assert sizes[0] > 0 and sizes[-1] >= sizes[0]  # the folds and the refit shared them
+    assert not frozen_states._MEMO and frozen_states._SIZE["tokens"] == 0
