@@ -1,9 +1,12 @@
 from django import forms
 
 from annotation.selectors import datasets_changeable_by
+from scoring.learned import reference_free
 from scoring.models import AdemModel
 from scoring.models.adem import model_name_validator
 from scoring.services.learned.training import DEFAULT_FOLDS, LEARNED_KINDS
+
+PRECISION_LABELS = {"float32": "float32 (standard)", "int8": "int8 (faster scoring)"}
 
 
 class LearnedTrainForm(forms.Form):
@@ -30,8 +33,8 @@ class LearnedTrainForm(forms.Form):
     seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1, help_text="A whole number, 0 or more.")
     feature_precision = forms.ChoiceField(
         label="Sentence vectors",
-        choices=[("float32", "float32 (standard)"), ("int8", "int8 (faster scoring)")],
-        initial="float32",
+        choices=[(p, PRECISION_LABELS[p]) for p in reference_free.PRECISIONS],
+        initial=reference_free.DEFAULT_PRECISION,
         required=False,
         help_text="Stacked only: the precision of the MiniLM vectors behind its reference-free features. "
         "int8 encodes new responses 1.5-2.4x faster on a CPU (measured); the model then always scores in int8.",
@@ -39,8 +42,8 @@ class LearnedTrainForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        precision = cleaned["feature_precision"] = cleaned.get("feature_precision") or "float32"
-        if precision != "float32" and cleaned.get("kind") != AdemModel.Kind.STACKED:
+        precision = cleaned["feature_precision"] = cleaned.get("feature_precision") or reference_free.DEFAULT_PRECISION
+        if precision != reference_free.DEFAULT_PRECISION and cleaned.get("kind") != AdemModel.Kind.STACKED:
             self.add_error("feature_precision", "int8 vectors are offered for the stacked kind only.")
         return cleaned
 

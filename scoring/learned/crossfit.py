@@ -84,14 +84,15 @@ def cross_validate(kind_name, rated, *, folds=5, seed=0, config=None, progress=N
     """
     kind = kinds.get(kind_name)
     try:
-        return _cross_validate(kind_name, rated, folds=folds, seed=seed, config=config, progress=progress, refit=refit)
+        return _cross_validate(
+            kind, kind_name, rated, folds=folds, seed=seed, config=config, progress=progress, refit=refit
+        )
     finally:
         if kind.release is not None:  # what the kind kept for this run's fits (the cross-encoder's states)
             kind.release()
 
 
-def _cross_validate(kind_name, rated, *, folds, seed, config, progress, refit):
-    kind = kinds.get(kind_name)
+def _cross_validate(kind, kind_name, rated, *, folds, seed, config, progress, refit):
     config = checked_config(kind_name, config)
     context_ids = [r.context_id for r in rated]
     splits = kfold_by_context(context_ids, k=folds, seed=seed)

@@ -5,7 +5,7 @@ from scoring.learned.reference_free.surface import surface_features
 
 
 def reference_free_features(responses, *, encode=None, heads=None, precision=DEFAULT_PRECISION):
-    """`precision` of the sentence vectors (semantic.PRECISIONS); `encode(texts) -> vectors` and
+    """`precision` of the sentence vectors (reference_free.PRECISIONS); `encode(texts) -> vectors` and
     `heads` (next_utterance.heads()) may be given by tests."""
     responses = list(responses)
     if not responses:

@@ -11,7 +11,7 @@ Positives: `windows` (context, next turn) pairs drawn with a fixed seed; negativ
 `negatives` turns of other windows. Training encodes each window's texts once (~3 texts a
 window) and takes a few minutes on one core, so the heads are cached as a checkpoint on disk,
 named by their settings and the encoder, and trained again only if the file is missing or
-unreadable. Each feature precision (`semantic.PRECISIONS`) has its own heads, trained on its own
+unreadable. Each feature precision (`reference_free.PRECISIONS`) has its own heads, trained on its own
 vectors: a head fitted on float32 vectors would read int8 ones slightly off.
 """
 
