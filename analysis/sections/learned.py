@@ -21,7 +21,8 @@ def compute(context):
 
 
 def trained_here_section(*, dataset, metrics):
-    """`[{"metric", "kind", "train", "validation", "folds", "test_pearson", "test_spearman", "test_n"}]`, one
+    """`[{"metric", "kind", "train", "validation", "fitted_on_validation", "folds", "test_pearson",
+    "test_spearman", "test_n"}]`, one
     per ADEM or learned-evaluator metric of the report whose model (the dataset owner's, by name) was
     trained on this dataset; [] when none."""
     wanted = [metric for metric in metrics if metric.startswith(MODEL_PREFIXES)]
@@ -41,6 +42,7 @@ def trained_here_section(*, dataset, metrics):
                 "kind": model.kind,
                 "train": split.get("train"),
                 "validation": split.get("validation"),
+                "fitted_on_validation": bool(split.get("fitted_on_validation")),
                 "folds": split.get("folds"),
                 "test_pearson": test.get("pearson"),
                 "test_spearman": test.get("spearman"),
@@ -69,9 +71,11 @@ def trained_here_note(data):
         if learned:
             # the pooled out-of-fold predictions: every response scored by a model that never saw its context
             test = test.replace(f"its {held_out} figure", f"its {held_out} out-of-fold figure")
+        # the stacked kind's inner-cv rule fits its validation rows as well: "learnt from" covers both
+        fitted = ", both fitted on" if row.get("fitted_on_validation") else ""
         sentences.append(
             f"{row['metric']} was trained on these ratings ({row['train']} responses in training, "
-            f"{row['validation']} in validation): its figures here "
+            f"{row['validation']} in validation{fitted}): its figures here "
             f"include responses it learnt from, so they are optimistic{test}."
         )
     return " ".join(sentences)

@@ -32,18 +32,31 @@ def split_by_context(context_ids, *, seed=0, fractions=(0.7, 0.15, 0.15)):
     )
 
 
+def _context_folds(context_ids, k, seed):
+    """(the other folds' contexts, this fold's contexts) for each of k folds of shuffled contexts."""
+    contexts = _shuffled_contexts(context_ids, seed)
+    if k < 2 or k > len(contexts):
+        raise ValueError(f"k must be between 2 and the number of contexts ({len(contexts)}), not {k}")
+    folds = [contexts[i::k] for i in range(k)]
+    return [([c for j, fold in enumerate(folds) if j != i for c in fold], test) for i, test in enumerate(folds)]
+
+
+def folds_by_context(context_ids, *, k, seed=0):
+    """k (train, test) index pairs by context, no validation slice: for a cross-validation inside
+    the rows one fit was handed (the stacked kind's choice of penalty)."""
+    return [
+        (_indices(context_ids, rest), _indices(context_ids, test))
+        for rest, test in _context_folds(context_ids, k, seed)
+    ]
+
+
 def kfold_by_context(context_ids, *, k, seed=0, validation_fraction=0.15):
     """k (train, validation, test) index triples; every example is in exactly one test fold.
 
     The validation contexts (for early stopping) come out of each fold's training contexts.
     """
-    contexts = _shuffled_contexts(context_ids, seed)
-    if k < 2 or k > len(contexts):
-        raise ValueError(f"k must be between 2 and the number of contexts ({len(contexts)}), not {k}")
-    folds = [contexts[i::k] for i in range(k)]
     out = []
-    for i, test in enumerate(folds):
-        rest = [c for j, fold in enumerate(folds) if j != i for c in fold]
+    for rest, test in _context_folds(context_ids, k, seed):
         n_val = max(1, round(len(rest) * validation_fraction))
         out.append(
             (

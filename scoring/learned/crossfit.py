@@ -157,6 +157,8 @@ def _cross_validate(kind, kind_name, rated, *, folds, seed, config, progress, re
             "train": len(everything_else),
             "validation": len(val_idx),
             "test": len(rated),
+            # the stacked kind's inner-cv rule fits on its validation rows too (the report says so)
+            "fitted_on_validation": bool(report.details.get("fitted_on_validation", False)),
         }
     else:
         results["split"] = {"folds": folds, "test": len(rated)}

@@ -13,8 +13,14 @@ was 1,000 spreads out, and one GRADE response was predicted -35 on a 1-5 scale b
 
 Early stopping is over the regularisation path: the penalty falls step by step from strong to
 weak (each step one point of the learning curve) while the validation correlation improves, and
-the best step's coefficients are kept; `patience` steps without gain end the walk. The ridge is
-solved in closed form with numpy, so a fit takes milliseconds and is exactly repeatable.
+the best step's coefficients are kept; `patience` steps without gain end the walk. By default
+(`selection: "inner-cv"`) the model is fitted on the training and validation rows together, and a
+step's validation correlation is the pooled out-of-fold Pearson of `inner_folds` folds by context
+inside those rows (each inner fit estimating everything from its own rows): every handed row
+serves both the fit and the choice. `"validation"` is the older rule, fit on the training rows and
+judge each step on the validation rows; on GRADE those are ~18 contexts a fold, and the penalty
+they chose swung from 0.1 to 10,000 between folds (docs/learned.md). The ridge is solved in closed
+form with numpy, so a whole path takes milliseconds and is exactly repeatable.
 
 With `reference_free` (the default) the kind also reads the reference-free features of each
 (context, response) pair (`scoring.learned.reference_free`, names `rf:...`): MiniLM cosines to
@@ -30,6 +36,7 @@ decides what it feeds in, and the report must say so.
 import numpy as np
 
 from scoring.adem import checkpoint
+from scoring.adem.splits import folds_by_context
 from scoring.learned import reference_free
 from scoring.learned.early_stopping import BestSoFar, pearson
 from scoring.learned.kinds import FitReport, Kind
@@ -44,7 +51,13 @@ DEFAULTS = {
     # Their sentence vectors: float32 (the same on every machine) or int8 (ONNX Runtime, faster;
     # a model scores with the precision it was fitted on).
     "feature_precision": reference_free.DEFAULT_PRECISION,
+    # How the penalty is chosen: "inner-cv" fits on the training and validation rows together and
+    # picks the penalty by `inner_folds` folds by context inside them; "validation" fits on the
+    # training rows and picks it on the validation rows alone (~18 contexts a fold on GRADE: noisy).
+    "selection": "inner-cv",
+    "inner_folds": 5,
 }
+SELECTIONS = ("inner-cv", "validation")
 REFERENCE_FREE_PREFIX = "rf:"
 ARRAYS = ("medians", "centre", "spread", "coefficients")
 RANGE = ("low", "high")  # absent from checkpoints saved before values were clipped
@@ -71,28 +84,42 @@ def feature_dicts(rows, *, with_reference_free, precision=reference_free.DEFAULT
     return [{**r.features, **extra} for r, extra in zip(rows, extras, strict=True)]
 
 
-class Stacked:
-    kind = "stacked"
+def _design(raw, state):
+    filled = np.where(np.isnan(raw), state["medians"], raw)
+    if "low" in state:  # checkpoints saved before the clip have no range
+        filled = np.clip(filled, state["low"], state["high"])
+    flags = np.isnan(raw[:, state["indicators"]]).astype(np.float64)
+    return np.hstack([filled, flags])
 
-    def __init__(self, config, *, state=None):
-        self.config = {**DEFAULTS, **config}
-        reference_free.check_precision(self.config["feature_precision"])
-        self.state = state  # names, medians, indicators, centre, spread, coefficients, intercept
 
-    def fit(self, train, val, *, seed, progress=None):
-        # seed: the fit is closed-form and draws nothing; kept for the kinds' common interface
-        features = self._features(train, self.config["reference_free"])
-        names = self.config["features"] or sorted({n for f in features for n in f})
+def _standardised(state, features):
+    return (_design(_matrix(features, state["names"]), state) - state["centre"]) / state["spread"]
+
+
+def _predict(state, features):
+    return _standardised(state, features) @ state["coefficients"] + state["intercept"]
+
+
+class _InnerFoldTooSmall(Exception):
+    """An inner fold's training rows carry no feature that varies (a tiny set): fold no further."""
+
+
+class _RidgePath:
+    """Ridge fits of one set of rows at any penalty: every estimate but the coefficients (the
+    features kept, medians, ranges, centres, spreads, intercept) comes from these rows, once."""
+
+    def __init__(self, features, y, config):
+        names = config["features"] or sorted({n for f in features for n in f})
         raw = _matrix(features, names)
         present = ~np.isnan(raw)
-        # A feature no training row has, or one that never varies there, can teach nothing.
+        # A feature no row has, or one that never varies there, can teach nothing.
         varies = np.array([present[:, j].any() and np.nanstd(raw[:, j]) > 1e-12 for j in range(len(names))], bool)
         names = [n for n, keep in zip(names, varies, strict=True) if keep]
         if not names:
             raise ValueError("the training rows carry no feature that varies: nothing to stack")
         raw, present = raw[:, varies], present[:, varies]
         medians = np.nanmedian(raw, axis=0)
-        indicators = (~present).any(axis=0) if self.config["missing_indicators"] else np.zeros(len(names), bool)
+        indicators = (~present).any(axis=0) if config["missing_indicators"] else np.zeros(len(names), bool)
         state = {
             "names": names,
             "medians": medians,
@@ -100,21 +127,93 @@ class Stacked:
             "low": np.nanmin(raw, axis=0),
             "high": np.nanmax(raw, axis=0),
         }
-        x = self._design(raw, state)
+        x = _design(raw, state)
         state["centre"], state["spread"] = x.mean(axis=0), np.where(x.std(axis=0) > 1e-12, x.std(axis=0), 1.0)
-        x = (x - state["centre"]) / state["spread"]
-        y = np.array([r.score for r in train], dtype=np.float64)
         state["intercept"] = float(y.mean())
-        gram, moment = x.T @ x, x.T @ (y - y.mean())
-        val_scores = [r.score for r in val]
-        # The validation rows' features are computed once, not at every step of the path.
+        self.state, self.x, self.y = state, (x - state["centre"]) / state["spread"], y
+        self._gram, self._moment = self.x.T @ self.x, self.x.T @ (y - y.mean())
+        self._solved = {}
+
+    def standardised(self, features):
+        return _standardised(self.state, features)
+
+    def coefficients(self, penalty):
+        if penalty not in self._solved:
+            self._solved[penalty] = np.linalg.solve(self._gram + penalty * np.eye(len(self._gram)), self._moment)
+        return self._solved[penalty]
+
+    def state_at(self, penalty):
+        return {**self.state, "coefficients": self.coefficients(penalty), "penalty": float(penalty)}
+
+    def train_loss(self, penalty):
+        return float(np.mean((self.x @ self.coefficients(penalty) + self.state["intercept"] - self.y) ** 2))
+
+
+class Stacked:
+    kind = "stacked"
+
+    def __init__(self, config, *, state=None):
+        self.config = {**DEFAULTS, **config}
+        reference_free.check_precision(self.config["feature_precision"])
+        if self.config["selection"] not in SELECTIONS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, not {self.config['selection']!r}")
+        folds = self.config["inner_folds"]
+        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+            raise ValueError(f"inner_folds must be a whole number of at least 2, not {folds!r}")
+        self.state = state  # names, medians, indicators, centre, spread, coefficients, intercept
+
+    def fit(self, train, val, *, seed, progress=None):
+        if self.config["selection"] == "inner-cv":
+            rows = list(train) + list(val)
+            contexts = len({r.context_id for r in rows})
+            if contexts >= 2:
+                try:
+                    return self._fit_by_inner_folds(rows, min(self.config["inner_folds"], contexts), seed, progress)
+                except _InnerFoldTooSmall:
+                    pass
+        # "validation", or too few rows to fold: the penalty is chosen on the validation rows.
+        y_train = np.array([r.score for r in train], dtype=np.float64)
+        path = _RidgePath(self._features(train, self.config["reference_free"]), y_train, self.config)
         val_features = self._features(val, self.config["reference_free"])
+        val_scores = [r.score for r in val]
+
+        def validation_pearson(penalty):
+            return pearson(_predict(path.state_at(penalty), val_features), val_scores)
+
+        return self._walk(
+            path, validation_pearson, progress, {"selection": "validation", "fitted_on_validation": False}
+        )
+
+    def _fit_by_inner_folds(self, rows, inner_folds, seed, progress):
+        """Fit on every row handed (training and validation contexts), the penalty chosen by the
+        pooled correlation of `inner_folds` folds by context inside those rows."""
+        features = self._features(rows, self.config["reference_free"])
+        y = np.array([r.score for r in rows], dtype=np.float64)
+        inner = []
+        for train_idx, test_idx in folds_by_context([r.context_id for r in rows], k=inner_folds, seed=seed):
+            try:
+                path = _RidgePath([features[i] for i in train_idx], y[train_idx], self.config)
+            except ValueError as error:  # an inner fold's rows, a fraction of the whole, vary in nothing
+                raise _InnerFoldTooSmall from error
+            inner.append((path, path.standardised([features[i] for i in test_idx]), test_idx))
+
+        def inner_pearson(penalty):
+            pooled = np.empty(len(rows), dtype=np.float64)
+            for path, x_test, test_idx in inner:
+                pooled[test_idx] = x_test @ path.coefficients(penalty) + path.state["intercept"]
+            return pearson(pooled, y)
+
+        details = {"selection": "inner-cv", "inner_folds": inner_folds, "fitted_on_validation": True}
+        return self._walk(_RidgePath(features, y, self.config), inner_pearson, progress, details)
+
+    def _walk(self, path, validation_pearson, progress, details):
+        """The regularisation path from strong to weak: each step a point of the learning curve,
+        `patience` steps without a better validation correlation end it; the best step is kept."""
         best, curve = BestSoFar(self.config["patience"]), []
         for step, penalty in enumerate(self.config["penalties"], start=1):
-            coefficients = np.linalg.solve(gram + penalty * np.eye(len(gram)), moment)
-            self.state = {**state, "coefficients": coefficients, "penalty": float(penalty)}
-            train_loss = float(np.mean((x @ coefficients + y.mean() - y) ** 2))
-            val_pearson = pearson(self._predict_features(val_features), val_scores)
+            self.state = path.state_at(penalty)
+            train_loss = path.train_loss(penalty)
+            val_pearson = validation_pearson(penalty)
             curve.append(
                 {"epoch": step, "penalty": float(penalty), "train_loss": train_loss, "val_pearson": val_pearson}
             )
@@ -123,18 +222,10 @@ class Stacked:
             if best.update(step, val_pearson, lambda: dict(self.state)):
                 break
         self.state = best.state
-        return FitReport(curve=curve, best_epoch=best.best_epoch, details={"penalty": self.state["penalty"]})
+        return FitReport(curve=curve, best_epoch=best.best_epoch, details={"penalty": self.state["penalty"], **details})
 
     def _features(self, rows, with_reference_free):
         return feature_dicts(rows, with_reference_free=with_reference_free, precision=self.config["feature_precision"])
-
-    @staticmethod
-    def _design(raw, state):
-        filled = np.where(np.isnan(raw), state["medians"], raw)
-        if "low" in state:  # checkpoints saved before the clip have no range
-            filled = np.clip(filled, state["low"], state["high"])
-        flags = np.isnan(raw[:, state["indicators"]]).astype(np.float64)
-        return np.hstack([filled, flags])
 
     def predict(self, responses, *, progress=None):
         responses = list(responses)
@@ -149,9 +240,7 @@ class Stacked:
         return out
 
     def _predict_features(self, features):
-        s = self.state
-        x = (self._design(_matrix(features, s["names"]), s) - s["centre"]) / s["spread"]
-        return x @ s["coefficients"] + s["intercept"]
+        return _predict(self.state, features)
 
     def weights(self):
         """{column: coefficient on the standardised column}: what the model leans on."""

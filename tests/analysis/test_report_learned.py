@@ -131,7 +131,11 @@ def test_planning_on_a_metric_trained_here_only_when_there_is_no_other_and_then_
     assert planning_note(planning).startswith("Caution: adem:m was trained on these ratings")
 
 
-def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of_fold_figures(usr_study, researcher):
+@pytest.mark.parametrize(("fitted_on_validation", "said"), [(False, ""), (True, ", both fitted on")])
+def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of_fold_figures(
+    usr_study, researcher, fitted_on_validation, said
+):
+    """A stacked model chose its penalty by inner folds and fitted its validation rows too: said."""
     dataset, _, _, values = usr_study
     AdemModel.objects.create(
         owner=researcher,
@@ -140,7 +144,16 @@ def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of
         kind=AdemModel.Kind.STACKED,
         folds=5,
         status=AdemModel.Status.READY,
-        results={"split": {"folds": 5, "train": 216, "validation": 24, "test": 240}, "test": TEST},
+        results={
+            "split": {
+                "folds": 5,
+                "train": 216,
+                "validation": 24,
+                "test": 240,
+                "fitted_on_validation": fitted_on_validation,
+            },
+            "test": TEST,
+        },
     )
     MetricScore.objects.bulk_create(
         MetricScore(response_id=pk, metric="learned:stack", version="test", value=values[pk]["overlap_f1"])
@@ -150,7 +163,7 @@ def test_a_learned_evaluator_trained_on_these_ratings_is_flagged_with_its_out_of
     assert "learned:stack" in data["metrics"]
     assert [row["metric"] for row in data["trained_on_these_ratings"]] == ["learned:stack"]
     note = (
-        "learned:stack was trained on these ratings (216 responses in training, 24 in validation): its figures "
+        f"learned:stack was trained on these ratings (216 responses in training, 24 in validation{said}): its figures "
         "here include responses it learnt from, so they are optimistic; its 5-fold cross-validated out-of-fold "
         "figure, the fair one, is Pearson r 0.317, Spearman rho 0.290 (n = 45)."
     )

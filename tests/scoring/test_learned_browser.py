@@ -52,6 +52,8 @@ def test_a_stacked_evaluator_trained_from_the_page_shows_its_curve(live_server, 
     assert "learned:stack" in page.content()
     assert f"feature_precision</code> = {precision}" in page.content()  # the model page says which
     assert AdemModel.objects.get(name="stack").config["feature_precision"] == precision
+    # under its curve, what the curve's validation correlation is (the inner folds of the default rule)
+    assert "folds by context inside the training and validation rows" in page.locator("#curve-inner-folds").inner_text()
     _fits_and_shoot(page, f"learned-model-{size}", tmp_path)
     page.click("a:has-text('ADEM models')")
     page.wait_for_selector("td:has-text('Stacked')")

@@ -59,6 +59,8 @@ def test_training_from_the_page_shows_progress_by_fold_and_the_curve(
     detail = researcher_client.get(reverse("scoring:adem_model", args=[model.pk])).content.decode()
     assert "Learned evaluator stack" in detail and "learned:stack" in detail and "pooled out of fold" in detail
     assert "response_len" in detail  # its weights
+    # its curve's validation correlation is the inner folds' (the stacked kind's default rule), said under it
+    assert "pooled over 5 folds by context inside the training and validation rows" in detail
 
 
 def test_int8_vectors_are_chosen_on_the_page_for_the_stacked_kind_only(researcher_client, with_metric):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scoring.adem.checkpoint import CheckpointError
+from scoring.adem.splits import folds_by_context
 from scoring.learned import crossfit, kinds, stacked
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
@@ -41,14 +42,99 @@ def test_every_estimate_comes_from_the_training_rows_it_was_handed(monkeypatch):
     for (model, train, val), (train_idx, _val_idx, test_idx) in zip(handed, folds, strict=True):
         assert [r.response_id for r in train] == [rated[i].response_id for i in train_idx]
         assert not {r.response_id for r in train + val} & {rated[i].response_id for i in test_idx}
-        # Medians, centres and spreads are the training rows' own.
+        # Medians, centres and spreads are those of the rows handed (training and validation:
+        # the default inner-cv rule fits on both and picks the penalty inside them).
         names = model.state["names"]
-        features = stacked.feature_dicts(train, with_reference_free=True)  # stored scores and rf: ones
+        features = stacked.feature_dicts(train + val, with_reference_free=True)  # stored scores and rf: ones
         matrix = np.array([[np.nan if f[n] is None else f[n] for n in names] for f in features])
         np.testing.assert_allclose(model.state["medians"], np.nanmedian(matrix, axis=0))
         filled = np.where(np.isnan(matrix), model.state["medians"], matrix)
         np.testing.assert_allclose(model.state["centre"][: len(names)], filled.mean(axis=0))
-        assert model.state["intercept"] == pytest.approx(np.mean([r.score for r in train]))
+        assert model.state["intercept"] == pytest.approx(np.mean([r.score for r in train + val]))
+
+
+def test_the_validation_rule_estimates_from_the_training_rows_alone():
+    rated = rated_set(contexts=20, per_context=3, seed=2)
+    train, val = rated[:45], rated[45:]
+    model = kinds.get("stacked").new({**STORED_ONLY, "selection": "validation"})
+    report = model.fit(train, val, seed=0)
+    assert report.details["selection"] == "validation"
+    assert model.state["intercept"] == pytest.approx(np.mean([r.score for r in train]))
+    val_scores = [r.score for r in val]
+    chosen = report.curve[report.best_epoch - 1]
+    assert chosen["val_pearson"] == pytest.approx(stacked.pearson(model.predict(val), val_scores))
+
+
+def test_the_inner_folds_choose_the_penalty_by_the_pooled_correlation_of_fits_that_never_saw_their_rows():
+    """Recompute the inner cross-validation by hand: a ridge per inner fold (numpy's least squares
+    on the augmented system, not the kind's normal equations), each scoring its held-out contexts."""
+    rated = rated_set(contexts=16, per_context=3, seed=11)
+    train, val = rated[:39], rated[39:]
+    config = {**STORED_ONLY, "penalties": [100.0, 10.0, 1.0, 0.1], "patience": 9, "inner_folds": 4}
+    report = kinds.get("stacked").new(config).fit(train, val, seed=3)
+    rows = train + val
+    y = np.array([r.score for r in rows])
+    folds = folds_by_context([r.context_id for r in rows], k=4, seed=3)
+    assert sorted(np.concatenate([test for _, test in folds]).tolist()) == list(range(len(rows)))
+    for point in report.curve:
+        pooled = np.empty(len(rows))
+        for train_idx, test_idx in folds:
+            x_train, x_test = _by_hand_design([rows[i] for i in train_idx], [rows[i] for i in test_idx])
+            target = y[train_idx] - y[train_idx].mean()
+            augmented = np.vstack([x_train, np.sqrt(point["penalty"]) * np.eye(x_train.shape[1])])
+            beta = np.linalg.lstsq(augmented, np.concatenate([target, np.zeros(x_train.shape[1])]), rcond=None)[0]
+            pooled[test_idx] = x_test @ beta + y[train_idx].mean()
+        assert point["val_pearson"] == pytest.approx(np.corrcoef(pooled, y)[0, 1], abs=1e-9)
+    assert report.best_epoch == 1 + int(np.argmax([p["val_pearson"] for p in report.curve]))
+    assert report.details == {
+        "penalty": report.curve[report.best_epoch - 1]["penalty"],
+        "selection": "inner-cv",
+        "inner_folds": 4,
+        "fitted_on_validation": True,
+    }
+
+
+def _by_hand_design(train, test):
+    """The generated set's features (quality, noise; flaky sometimes missing) as the kind reads
+    them: median-filled, clipped to the training range, a missing flag, standardised on train."""
+
+    def raw(rows):
+        return np.array(
+            [[np.nan if r.features[n] is None else r.features[n] for n in ("flaky", "noise", "quality")] for r in rows]
+        )
+
+    a, b = raw(train), raw(test)
+    median, low, high = np.nanmedian(a, 0), np.nanmin(a, 0), np.nanmax(a, 0)
+
+    def design(m):
+        filled = np.clip(np.where(np.isnan(m), median, m), low, high)
+        return np.hstack([filled, np.isnan(m[:, :1]).astype(float)])
+
+    da, db = design(a), design(b)
+    centre, spread = da.mean(0), da.std(0)
+    return (da - centre) / spread, (db - centre) / spread
+
+
+def test_a_fit_handed_a_single_context_falls_back_to_the_validation_rows():
+    rated = rated_set(contexts=2, per_context=4, seed=1)
+    report = kinds.get("stacked").new(STORED_ONLY).fit(rated[:4], rated[4:], seed=0)
+    # Two contexts in all: inner-cv folds them (2 inner folds) instead of refusing.
+    assert report.details["inner_folds"] == 2
+    one_context = [r for r in rated if r.context_id == rated[0].context_id]
+    report = kinds.get("stacked").new(STORED_ONLY).fit(one_context[:3], one_context[3:], seed=0)
+    assert report.details["selection"] == "validation"
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"selection": "best"}, "selection must be one of inner-cv, validation"),
+        ({"inner_folds": 1}, "inner_folds must be"),
+    ],
+)
+def test_a_bad_selection_setting_is_refused_before_any_fit(setting, message):
+    with pytest.raises(ValueError, match=message):
+        crossfit.checked_config("stacked", setting)
 
 
 def test_a_fold_predicts_its_test_rows_the_same_whatever_their_ratings_are():
@@ -120,3 +206,23 @@ def test_a_value_beyond_the_training_range_is_scored_as_the_range_edge(tmp_path)
     assert inside < edge  # inside the range the feature still counts
     model.save(tmp_path / "stacked.ckpt")
     assert stacked.load(tmp_path / "stacked.ckpt").predict([at(top + 1000.0)])[0] == pytest.approx(edge)
+
+
+def test_the_registered_model_says_whether_it_fitted_its_validation_rows():
+    rated = rated_set(contexts=12, per_context=3, seed=3)
+    _, inner = crossfit.cross_validate("stacked", rated, folds=3, seed=0, config=STORED_ONLY)
+    _, validation = crossfit.cross_validate(
+        "stacked", rated, folds=3, seed=0, config={**STORED_ONLY, "selection": "validation"}
+    )
+    assert inner["split"]["fitted_on_validation"] is True
+    assert validation["split"]["fitted_on_validation"] is False
+
+
+def test_inner_folds_too_small_to_vary_fall_back_to_the_validation_rows():
+    """Three contexts, the only feature 0, 1, 0 by context: the inner fold that trains on the
+    first and the last varies in nothing, the training rows do; the fit chooses on the validation
+    rows instead of failing."""
+    rated = rated_set(contexts=3, per_context=2, seed=1)
+    flat = [replace(r, features={"quality": float(i // 2 % 2)}) for i, r in enumerate(rated)]
+    report = kinds.get("stacked").new(STORED_ONLY).fit(flat[:4], flat[4:], seed=0)
+    assert report.details["selection"] == "validation"
