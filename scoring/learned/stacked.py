@@ -174,46 +174,40 @@ class Stacked:
         # "validation", or too few rows to fold: the penalty is chosen on the validation rows.
         y_train = np.array([r.score for r in train], dtype=np.float64)
         path = _RidgePath(self._features(train, self.config["reference_free"]), y_train, self.config)
-        val_features = self._features(val, self.config["reference_free"])
-        val_scores = [r.score for r in val]
-
-        def validation_pearson(penalty):
-            return pearson(_predict(path.state_at(penalty), val_features), val_scores)
-
-        return self._walk(
-            path, validation_pearson, progress, {"selection": "validation", "fitted_on_validation": False}
-        )
+        held_out = [(path, path.standardised(self._features(val, self.config["reference_free"])), np.arange(len(val)))]
+        y_val = np.array([r.score for r in val], dtype=np.float64)
+        return self._walk(path, held_out, y_val, progress, {"selection": "validation", "fitted_on_validation": False})
 
     def _fit_by_inner_folds(self, rows, inner_folds, seed, progress):
         """Fit on every row handed (training and validation contexts), the penalty chosen by the
         pooled correlation of `inner_folds` folds by context inside those rows."""
         features = self._features(rows, self.config["reference_free"])
         y = np.array([r.score for r in rows], dtype=np.float64)
-        inner = []
+        held_out = []
         for train_idx, test_idx in folds_by_context([r.context_id for r in rows], k=inner_folds, seed=seed):
             try:
                 path = _RidgePath([features[i] for i in train_idx], y[train_idx], self.config)
             except ValueError as error:  # an inner fold's rows, a fraction of the whole, vary in nothing
                 raise _InnerFoldTooSmall from error
-            inner.append((path, path.standardised([features[i] for i in test_idx]), test_idx))
-
-        def inner_pearson(penalty):
-            pooled = np.empty(len(rows), dtype=np.float64)
-            for path, x_test, test_idx in inner:
-                pooled[test_idx] = x_test @ path.coefficients(penalty) + path.state["intercept"]
-            return pearson(pooled, y)
-
+            held_out.append((path, path.standardised([features[i] for i in test_idx]), test_idx))
         details = {"selection": "inner-cv", "inner_folds": inner_folds, "fitted_on_validation": True}
-        return self._walk(_RidgePath(features, y, self.config), inner_pearson, progress, details)
+        return self._walk(_RidgePath(features, y, self.config), held_out, y, progress, details)
 
-    def _walk(self, path, validation_pearson, progress, details):
+    def _walk(self, path, held_out, y_held, progress, details):
         """The regularisation path from strong to weak: each step a point of the learning curve,
-        `patience` steps without a better validation correlation end it; the best step is kept."""
+        `patience` steps without a better validation correlation end it; the best step is kept.
+
+        `held_out`: (path, standardised held-out rows, their places in `y_held`) triples; a step's
+        validation correlation is that of their predictions pooled (one triple: the validation rows;
+        several: the inner folds)."""
         best, curve = BestSoFar(self.config["patience"]), []
         for step, penalty in enumerate(self.config["penalties"], start=1):
             self.state = path.state_at(penalty)
             train_loss = path.train_loss(penalty)
-            val_pearson = validation_pearson(penalty)
+            pooled = np.empty(len(y_held), dtype=np.float64)
+            for fold_path, x_held, places in held_out:
+                pooled[places] = x_held @ fold_path.coefficients(penalty) + fold_path.state["intercept"]
+            val_pearson = pearson(pooled, y_held)
             curve.append(
                 {"epoch": step, "penalty": float(penalty), "train_loss": train_loss, "val_pearson": val_pearson}
             )
