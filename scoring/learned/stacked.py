@@ -48,8 +48,8 @@ DEFAULTS = {
     "patience": 3,
     "missing_indicators": True,
     "reference_free": True,  # add the rf: features computed from the texts (reference_free package)
-    # Their sentence vectors: float32 (the same on every machine) or int8 (ONNX Runtime, faster;
-    # a model scores with the precision it was fitted on).
+    # Their sentence vectors' precision (reference_free.PRECISIONS); a model scores with the
+    # precision it was fitted on.
     "feature_precision": reference_free.DEFAULT_PRECISION,
     # How the penalty is chosen: "inner-cv" fits on the training and validation rows together and
     # picks the penalty by `inner_folds` folds by context inside them; "validation" fits on the
@@ -268,7 +268,8 @@ def load(path):
             raise ValueError("the arrays do not match the feature names")
     except (KeyError, TypeError, ValueError) as error:
         raise checkpoint.CheckpointError(f"{path} does not hold a usable stacked model ({error})") from error
-    return Stacked(config["config"], state=state)
+    # Saved before the precision was a setting: fitted on float32 vectors, whatever today's default.
+    return Stacked({"feature_precision": reference_free.LEGACY_PRECISION, **config["config"]}, state=state)
 
 
 KIND = Kind(

@@ -67,7 +67,7 @@ def compute(django_capture_on_commit_callbacks):
 
 
 SMALL_HEAD_SETTINGS = {"windows": 150, "negatives": 2, "seed": 0, "penalty": 1.0, "corpus": "chitchat-dataset"}
-_small_heads = {}  # precision -> heads
+_small_heads = {}  # the precision they were trained on -> heads
 
 
 @pytest.fixture(autouse=True)
@@ -78,19 +78,21 @@ def small_next_utterance_heads(monkeypatch):
     on a slice that trains in seconds, once per test process and only when a test needs it;
     a test that checks the on-disk cache itself calls `next_utterance.heads(directory)` unpatched.
     """
-    from scoring.learned.reference_free import next_utterance
+    from scoring.learned.reference_free import DEFAULT_PRECISION, next_utterance
 
     original = next_utterance.heads
 
-    def small(directory=None, *, settings=None, precision="float32"):
+    def small(directory=None, *, settings=None, precision=DEFAULT_PRECISION):
         if directory is not None or settings is not None:
             return original(directory, settings=settings or next_utterance.SETTINGS, precision=precision)
-        if precision not in _small_heads:
+        # Shared the way the cached heads are: `auto` reads float32's, trained on float32 vectors.
+        trained_on = next_utterance.training_precision(precision)
+        if trained_on not in _small_heads:
             from scoring.adem.vhred.corpus import chitchat_dialogues
 
-            _small_heads[precision] = next_utterance.train_heads(
-                chitchat_dialogues(), settings=SMALL_HEAD_SETTINGS, precision=precision
+            _small_heads[trained_on] = next_utterance.train_heads(
+                chitchat_dialogues(), settings=SMALL_HEAD_SETTINGS, precision=trained_on
             )
-        return _small_heads[precision]
+        return _small_heads[trained_on]
 
     monkeypatch.setattr(next_utterance, "heads", small)

@@ -29,8 +29,8 @@ def test_a_stacked_evaluator_trained_from_the_page_shows_its_curve(live_server, 
     page.select_option("select[name=dataset]", index=1)
     page.select_option("select[name=kind]", "stacked")
     page.fill("input[name=folds]", "3")
-    # One width trains on int8 sentence vectors (the faster choice), the other on float32.
-    precision = "int8" if width < 800 else "float32"
+    # One width trains on int8 sentence vectors (the fastest choice), the other on the standard ones.
+    precision = "int8" if width < 800 else "auto"
     page.select_option("select[name=feature_precision]", precision)
     # Eager Celery: the POST trains, and the stacked kind first encodes the responses' texts for
     # its reference-free features (MiniLM), so the click waits for that navigation as long too.

@@ -63,7 +63,7 @@ def test_training_from_the_page_shows_progress_by_fold_and_the_curve(
     assert "pooled over 5 folds by context inside the training and validation rows" in detail
 
 
-def test_int8_vectors_are_chosen_on_the_page_for_the_stacked_kind_only(researcher_client, with_metric):
+def test_the_vectors_precision_is_chosen_on_the_page_for_the_stacked_kind_only(researcher_client, with_metric):
     response = _train(researcher_client, with_metric, kind="cross-encoder", feature_precision="int8")
     assert response.status_code == 200 and "offered for the stacked kind only" in response.content.decode()
     assert not TrainingRun.objects.exists()
@@ -71,7 +71,9 @@ def test_int8_vectors_are_chosen_on_the_page_for_the_stacked_kind_only(researche
     run = TrainingRun.objects.get()
     assert response.status_code == 302 and run.params["config"] == {"feature_precision": "int8"}
     response = _train(researcher_client, with_metric, name="plain")
-    assert TrainingRun.objects.get(params__name="plain").params["config"] == {"feature_precision": "float32"}
+    assert TrainingRun.objects.get(params__name="plain").params["config"] == {"feature_precision": "auto"}
+    _train(researcher_client, with_metric, name="exact", feature_precision="float32")
+    assert TrainingRun.objects.get(params__name="exact").params["config"] == {"feature_precision": "float32"}
 
 
 def test_a_name_already_used_by_an_adem_model_is_refused_on_the_page(researcher_client, with_metric, researcher):

@@ -165,7 +165,7 @@ def test_the_command_refuses_what_it_cannot_train(scored_usr):
         call_command(
             "train_evaluator", "--dataset", "usr-pc", "--name", "x", "--kind", "stacked", "--config", '{"nope": 1}'
         )
-    with pytest.raises(CommandError, match="feature_precision must be one of float32, int8, not 'fp16'"):
+    with pytest.raises(CommandError, match="feature_precision must be one of auto, float32, int8, not 'fp16'"):
         call_command(
             "train_evaluator",
             *("--dataset", "usr-pc", "--name", "x", "--kind", "stacked"),

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from scoring.adem import checkpoint
+from scoring.adem.encoders import minilm
 from scoring.adem.encoders.minilm import token_batches
 from scoring.adem.encoders.onnx_minilm import source_digest
 from scoring.learned.cross_encoder import frozen_states, inputs, network
@@ -53,7 +54,14 @@ DEFAULTS = {
     "frozen_layers": FROZEN_LAYERS,
     "threads": DEFAULT_THREADS,
     "score_batch_tokens": 2048,
+    # Scoring (never training) runs its matrix products in bfloat16 where the CPU multiplies it
+    # natively ("auto", as ADEM and the stacked kind's vectors do): 1.55x faster on the 2-core AMD
+    # EPYC (2,000 responses in 16.0 s against 24.5 s), scores within 0.003 of float32's. "float32"
+    # scores exactly as the fit's validation rows were scored.
+    "scoring_precision": "auto",
 }
+SCORING_PRECISIONS = ("auto", "float32")
+LEGACY_SCORING_PRECISION = "float32"  # what a model saved before this setting was scored in
 
 
 def default_config():
@@ -79,6 +87,11 @@ class CrossEncoder:
 
     def __init__(self, config, *, model=None, target=(0.0, 1.0)):
         self.config = {**DEFAULTS, **config}
+        if self.config["scoring_precision"] not in SCORING_PRECISIONS:
+            raise ValueError(
+                f"scoring_precision must be one of {', '.join(SCORING_PRECISIONS)}, "
+                f"not {self.config['scoring_precision']!r}"
+            )
         self.model = model
         self.target = target  # (mean, std) of the training scores
 
@@ -159,7 +172,7 @@ class CrossEncoder:
         """`predict(responses)` for rows scored after every epoch (the validation rows): their frozen
         layers' states are looked up once per fit, and each call runs the trained layers only."""
         if not self.model.frozen_layers or not responses:
-            return lambda: self.predict(responses)
+            return lambda: self._predict(responses)
         states = self._frozen_states(self._encode(responses), pad_id)
         return lambda: self._scores_from_states(states) * self.target[1] + self.target[0]
 
@@ -189,8 +202,17 @@ class CrossEncoder:
     def _snapshot(self):
         return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
 
+    def scores_in_bfloat16(self):
+        return self.config["scoring_precision"] == "auto" and minilm.native_bfloat16("cpu")
+
     def predict(self, responses, *, progress=None):
-        """Scores on the training scale, in length-sorted batches of at most `score_batch_tokens`."""
+        """Scores on the training scale, in the configured `scoring_precision`."""
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.scores_in_bfloat16()):
+            return self._predict(responses, progress=progress)
+
+    def _predict(self, responses, *, progress=None):
+        """Scores in length-sorted batches of at most `score_batch_tokens`; float32 unless the caller
+        autocasts (a fit scores its validation rows here, always in float32)."""
         responses = list(responses)
         out = np.zeros(len(responses), dtype=np.float64)
         if not responses:
@@ -235,7 +257,7 @@ def load(path):
     try:
         if config["base_digest"] != source_digest(inputs.model_path()):
             raise ValueError("it was fine-tuned from other all-MiniLM-L6-v2 weights than the packaged ones")
-        settings = {**DEFAULTS, **config["config"]}
+        settings = {**DEFAULTS, "scoring_precision": LEGACY_SCORING_PRECISION, **config["config"]}
         model = network.build(
             layers=settings["layers"],
             dropout=settings["dropout"],

@@ -16,9 +16,16 @@ study's ratings (so computing them over every row leaks no test fold):
 """
 
 # The sentence vectors' precision, a model's choice (torch-free here, so configs are checked
-# without loading the encoder): float32, the model's own vectors; int8, ONNX Runtime's faster ones.
-PRECISIONS = ("float32", "int8")
-DEFAULT_PRECISION = "float32"
+# without loading the encoder):
+# - auto: ADEM's standard, the matrix products in bfloat16 where the CPU multiplies it natively
+#   (AVX512-BF16 or AMX), float32 elsewhere. Its vectors are within 1e-4 cosine of float32's and
+#   move with their batch by ~1e-5 cosine at most, so they share float32's encoder id and heads;
+# - float32: the model's own vectors, the same on every machine to float rounding;
+# - int8: ONNX Runtime's, the fastest, ~0.99 cosine to float32 and moving slightly with the batch.
+PRECISIONS = ("auto", "float32", "int8")
+DEFAULT_PRECISION = "auto"
+# What a model saved before precisions were a choice was fitted on.
+LEGACY_PRECISION = "float32"
 
 
 def check_precision(precision):

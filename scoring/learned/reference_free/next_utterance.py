@@ -11,8 +11,10 @@ Positives: `windows` (context, next turn) pairs drawn with a fixed seed; negativ
 `negatives` turns of other windows. Training encodes each window's texts once (~3 texts a
 window) and takes a few minutes on one core, so the heads are cached as a checkpoint on disk,
 named by their settings and the encoder, and trained again only if the file is missing or
-unreadable. Each feature precision (`reference_free.PRECISIONS`) has its own heads, trained on its own
-vectors: a head fitted on float32 vectors would read int8 ones slightly off.
+unreadable. Each encoder id has its own heads, trained on its own vectors: a head fitted on
+float32 vectors would read int8 ones slightly off. `auto` shares float32's id (its bfloat16
+vectors are within 1e-4 cosine), and that file is always trained on float32 vectors, so its
+content does not depend on which precision asked for it first.
 """
 
 import hashlib
@@ -103,6 +105,12 @@ def load_heads(path):
 _LOADED = {}
 
 
+def training_precision(precision):
+    """The vectors the heads for `precision` are trained on: float32's for every precision sharing its id."""
+    same_id = semantic.encoder(precision).id == semantic.encoder("float32").id
+    return "float32" if same_id else precision
+
+
 def heads(directory=None, *, settings=SETTINGS, precision=DEFAULT_PRECISION):
     """The cached heads for vectors of `precision`, trained on the Chit-Chat corpus first if the cache has none."""
     path = cache_path(directory or default_directory(), settings, precision)
@@ -112,7 +120,7 @@ def heads(directory=None, *, settings=SETTINGS, precision=DEFAULT_PRECISION):
         except (checkpoint.CheckpointError, OSError):
             from scoring.adem.vhred.corpus import chitchat_dialogues
 
-            trained = train_heads(chitchat_dialogues(), settings=settings, precision=precision)
+            trained = train_heads(chitchat_dialogues(), settings=settings, precision=training_precision(precision))
             save_heads(path, trained, settings)
             _LOADED[path] = trained
     return _LOADED[path]

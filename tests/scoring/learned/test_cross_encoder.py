@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 import torch
 
+from scoring.adem import checkpoint
 from scoring.adem.checkpoint import CheckpointError
+from scoring.adem.encoders import minilm
 from scoring.learned import crossfit
 from scoring.learned.cross_encoder import frozen_states, inputs, network
-from scoring.learned.cross_encoder.trainer import CrossEncoder, fingerprint, load
+from scoring.learned.cross_encoder.trainer import DEFAULTS, CrossEncoder, fingerprint, load
 from scoring.learned.data import Response
 from tests.scoring.learned.generated import rated_set
 
@@ -22,6 +24,9 @@ TINY = {
     "patience": 1,
     "batch_size": 4,
     "lr": 1e-4,
+    # The tests below compare scores to 1e-5, which holds in float32 on every CPU; `auto` (bfloat16
+    # where the CPU has it) is tested on its own at the end.
+    "scoring_precision": "float32",
 }
 
 
@@ -214,3 +219,33 @@ def test_a_cross_validation_drops_the_states_it_kept_when_it_ends(rated, monkeyp
     crossfit.cross_validate("cross-encoder", rated, folds=2, seed=0, config={**TINY, "max_epochs": 1})
     assert sizes[0] > 0 and sizes[-1] >= sizes[0]  # the folds and the refit shared them
     assert not frozen_states._MEMO and frozen_states._SIZE["tokens"] == 0
+
+
+def test_auto_scores_in_bfloat16_where_the_cpu_has_it_and_trains_in_float32(rated, monkeypatch, tmp_path):
+    assert DEFAULTS["scoring_precision"] == "auto"
+    assert CrossEncoder({}).scores_in_bfloat16() == minilm.native_bfloat16("cpu")
+    monkeypatch.setattr(minilm, "native_bfloat16", lambda device: True)  # as on such a CPU, whatever runs this
+    config = {**TINY, "layers": 2, "frozen_layers": 1, "max_epochs": 2}
+    auto = CrossEncoder({**config, "scoring_precision": "auto"})
+    exact = CrossEncoder(config)
+    # Training is float32 either way: the same seed gives the same weights and the same curve.
+    assert auto.fit(rated[:12], rated[12:], seed=0).curve == exact.fit(rated[:12], rated[12:], seed=0).curve
+    assert fingerprint(auto) == fingerprint(exact)
+    frozen_states.forget()  # score from states computed in the scoring's own precision
+    fast, float32 = auto.predict(rated), exact.predict(rated)
+    assert not np.allclose(fast, float32, rtol=0, atol=1e-6)  # bfloat16 products did run
+    np.testing.assert_allclose(fast, float32, rtol=0, atol=0.02 * np.ptp(float32) + 1e-3)
+    # The setting is saved with the model; one saved before it existed scores in float32.
+    auto.save(tmp_path / "auto.ckpt")
+    assert load(tmp_path / "auto.ckpt").scores_in_bfloat16()
+    config_, tensors = checkpoint.load(tmp_path / "auto.ckpt", kind="learned-cross-encoder")
+    del config_["config"]["scoring_precision"]
+    checkpoint.save(tmp_path / "old.ckpt", kind="learned-cross-encoder", config=config_, tensors=tensors)
+    old = load(tmp_path / "old.ckpt")
+    assert old.config["scoring_precision"] == "float32" and not old.scores_in_bfloat16()
+    np.testing.assert_allclose(old.predict(rated), float32, rtol=0, atol=1e-5)
+
+
+def test_an_unknown_scoring_precision_is_refused_before_any_fit():
+    with pytest.raises(ValueError, match="scoring_precision must be one of auto, float32, not 'int8'"):
+        crossfit.checked_config("cross-encoder", {"scoring_precision": "int8"})
