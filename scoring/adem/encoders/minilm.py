@@ -79,6 +79,14 @@ def native_bfloat16(device):
     return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
 
 
+def resolved_precision(precision, device):
+    """What "auto" means on `device`: bfloat16 where it is multiplied natively, else float32; any
+    other precision as asked. ADEM's encoder and the learned evaluators' scoring share this rule."""
+    if precision != "auto":
+        return precision
+    return "bfloat16" if native_bfloat16(device) else "float32"
+
+
 def token_batches(lengths, *, max_tokens, max_texts):
     """Indices grouped shortest first, each group's padded size (count x longest) within budget."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
@@ -112,9 +120,7 @@ class MiniLmEncoder:
         self.max_length = max_length
         # A GPU wants big batches; a CPU small ones that stay in cache (see the module docstring).
         self.batch_tokens = batch_tokens or (1024 if self.device == "cpu" else batch_size * max_length)
-        if precision == "auto":
-            precision = "bfloat16" if native_bfloat16(self.device) else "float32"
-        self.precision = precision
+        self.precision = precision = resolved_precision(precision, self.device)
         # Different vectors: never mixed with float32 ones in the cache or a model.
         self.id = OWN_IDS.get(precision, BASE_ID)
         self.export_dir = export_dir or onnx_minilm.default_directory()

@@ -203,7 +203,7 @@ class CrossEncoder:
         return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
 
     def scores_in_bfloat16(self):
-        return self.config["scoring_precision"] == "auto" and minilm.native_bfloat16("cpu")
+        return minilm.resolved_precision(self.config["scoring_precision"], "cpu") == "bfloat16"
 
     def predict(self, responses, *, progress=None):
         """Scores on the training scale, in the configured `scoring_precision`."""
