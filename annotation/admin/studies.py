@@ -18,7 +18,8 @@ class SurveyAdmin(admin.ModelAdmin):
     list_select_related = ["dataset", "owner"]
     raw_id_fields = ["dataset", "owner"]
     filter_horizontal = ["systems"]
-    readonly_fields = ["token", "created_at", "launched_at", "closed_at"]
+    # The layout seed is what the HITs were laid out from: changed here, it would no longer say so.
+    readonly_fields = ["token", "layout_seed", "created_at", "launched_at", "closed_at"]
     inlines = [AspectInline]
 
 

@@ -14,10 +14,17 @@ from annotation.importing.errors import DataImportError
 from annotation.models import Aspect, HITItem
 
 
+def layout_seed(survey, purpose):
+    """The seed of one random choice in the survey's layout: regenerating its HITs gives the same
+    layout, and tests can rely on it. By default it is made of the survey's id and random token, so
+    each survey lays out differently; a survey given a `layout_seed` lays the same data out the same
+    way in every database (the demo's figures repeat from one build to the next)."""
+    return f"{survey.layout_seed or f'{survey.pk}:{survey.token}'}:{purpose}"
+
+
 def seeded_rng(survey, purpose):
-    """A random generator seeded by the survey: regenerating its HITs gives the same layout, and
-    tests can rely on it."""
-    return random.Random(f"{survey.pk}:{survey.token}:{purpose}")
+    """A random generator seeded by `layout_seed(survey, purpose)`."""
+    return random.Random(layout_seed(survey, purpose))
 
 
 def _numbers_text(numbers):

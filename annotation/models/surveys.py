@@ -59,6 +59,10 @@ class Survey(models.Model):
     )
     name = models.CharField(max_length=200)  # unique per owner (constraint below), like a dataset's
     token = models.CharField(max_length=64, unique=True, default=new_survey_token, editable=False)
+    # What seeds the HITs' layout (annotation/kinds/base.py, `seeded_rng`). Empty, the default: the
+    # survey's id and random token, so no one can work out the layout, checks included. A seed given
+    # (the demo's, a study reproduced from its script) lays the same data out the same way every time.
+    layout_seed = models.CharField(max_length=64, blank=True, default="")
     task_type = models.CharField(max_length=12, choices=TaskType.choices, default=TaskType.RATE)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     provider = models.CharField(max_length=10, choices=Provider.choices, default=Provider.LOCAL)

@@ -45,6 +45,7 @@ SURVEY_SETTINGS = (
     "ask_reason",
     "tuple_size",
     "bws_across_contexts",
+    "layout_seed",
 )
 
 

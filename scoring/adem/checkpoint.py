@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -45,14 +46,20 @@ def save(path, *, kind, config, tensors):
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(MAGIC)
-        handle.write(json.dumps(header, sort_keys=True).encode() + b"\n")
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    # A temporary file of this writer's own: two workers saving one path at once (the shared
+    # next-utterance heads on a fresh machine) would otherwise write into one file, and the first
+    # rename could publish a mix of both or leave the second nothing to rename.
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(MAGIC)
+            handle.write(json.dumps(header, sort_keys=True).encode() + b"\n")
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return header["sha256"]
 
 

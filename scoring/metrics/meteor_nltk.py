@@ -13,6 +13,7 @@ rule (the best score over references).
 
 import os
 import shutil
+import tempfile
 import warnings
 from functools import cache
 from pathlib import Path
@@ -47,18 +48,34 @@ def build_wordnet_dir(data_dir=None, source=DEBIAN_WORDNET):
         raise MetricUnavailable(
             f"meteor_nltk needs WordNet in {source}: install the Debian packages wordnet-base and wordnet-sense-index"
         )
-    staging = target.with_name("wordnet.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for path in source.iterdir():
-        if path.is_file():
-            # NLTK's reader resolves paths itself and fails on symlinks into /usr/share, so copy
-            shutil.copyfile(path.resolve(), staging / path.name)
-    lines = [f"{i:02d}\t{name}\t{_SYNTACTIC_CATEGORY[name.split('.')[0]]}" for i, name in enumerate(LEXNAMES)]
-    (staging / "lexnames").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    shutil.rmtree(target, ignore_errors=True)
-    staging.rename(target)  # atomic: a concurrent worker never sees a half-copied folder
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # A folder of this process's own: workers starting together on a fresh machine (the demo's two
+    # builds, a worker pool's first METEOR tasks) each copy into theirs, and none removes another's.
+    staging = Path(tempfile.mkdtemp(prefix="wordnet.partial-", dir=target.parent))
+    try:
+        for path in source.iterdir():
+            if path.is_file():
+                # NLTK's reader resolves paths itself and fails on symlinks into /usr/share, so copy
+                shutil.copyfile(path.resolve(), staging / path.name)
+        lines = [f"{i:02d}\t{name}\t{_SYNTACTIC_CATEGORY[name.split('.')[0]]}" for i, name in enumerate(LEXNAMES)]
+        (staging / "lexnames").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        staging.chmod(0o755)  # mkdtemp's folder is owner-only; the copy it becomes is read by all
+        _publish(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # what is left when another worker published first
     return target
+
+
+def _publish(staging, target):
+    """Rename the finished copy into place: atomic, so a reader never sees a half-copied folder.
+    A rename onto a folder with files in it fails: another worker finished first, and its copy
+    stays, unless it is an incomplete one from an earlier version, which is replaced."""
+    try:
+        staging.rename(target)
+    except OSError:
+        if not (target / "lexnames").is_file():
+            shutil.rmtree(target, ignore_errors=True)
+            staging.rename(target)
 
 
 @cache

@@ -48,9 +48,16 @@ def test_demo_runs_the_whole_pipeline_and_prints_links_on_the_given_address(capl
     assert not [m for m in logged if "succeeded in" in m or "No hostname was supplied" in m]
     assert "Demo ready in" in text
     assert "(login: demo / demo-password)" in text
-    # Excluded: the two careless raters and the straight-liner, whatever the HIT layout (seeded by the
-    # survey's secret token). The demo's kappa is linear-weighted: unweighted, careful raters sat near
-    # 0.2 and one CI run excluded 7 of 12; weighted, 40 layouts kept every careful rater at 0.378 or more.
+    # The simulated surveys are laid out from the demo's seed, so each build simulates the same ratings
+    # and prints the same figures; the surveys left for the user to try keep a random layout.
+    simulated_names = ("demo-simulated", "demo-pairwise", "demo-writing", "demo-conversations-rated", "demo-acute")
+    assert dict(Survey.objects.filter(name__in=simulated_names).values_list("name", "layout_seed")) == {
+        name: f"demo:7:{name}" for name in simulated_names
+    }
+    assert {s.layout_seed for s in (live, live_turns, live_acute, live_chat)} == {""}
+    # Excluded: the two careless raters and the straight-liner, in every layout tried, not only the
+    # seeded one. The demo's kappa is linear-weighted: unweighted, careful raters sat near 0.2 and one
+    # CI run excluded 7 of 12; weighted, 40 layouts kept every careful rater at 0.378 or more.
     annotators, excluded = map(int, re.search(r"(\d+) annotators, (\d+) excluded", text).groups())
     assert (annotators, excluded) == (12, 3)
     careless = {line.split(":")[0].strip() for line in text.splitlines() if "median" in line and "EXCLUDED" in line}

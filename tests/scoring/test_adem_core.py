@@ -1,5 +1,8 @@
 """ADEM's pure parts (no database): splits, debiasing, checkpoints, and training on shared data."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 import torch
@@ -170,6 +173,25 @@ def test_truncated_checkpoint_is_refused(tmp_path):
     path.write_bytes(path.read_bytes()[:-10])
     with pytest.raises(checkpoint.CheckpointError, match="truncated"):
         checkpoint.load(path, kind="adem")
+
+
+def test_checkpoints_saved_to_one_path_at_once_leave_one_whole_file_and_no_temporaries(tmp_path):
+    """Two workers on a fresh machine train the shared next-utterance heads together and both save
+    them: each save is whole or not there, never a mix of the two."""
+    path, writers = tmp_path / "shared.ckpt", 6
+    start = threading.Barrier(writers)
+    weights = [np.full((256, 1024), i, dtype=np.float32) for i in range(writers)]  # 1 MiB apiece
+
+    def save(i):
+        start.wait()
+        return checkpoint.save(path, kind="adem", config={"writer": i}, tensors={"w": weights[i]})
+
+    with ThreadPoolExecutor(writers) as pool:
+        digests = list(pool.map(save, range(writers)))
+    config, tensors = checkpoint.load(path, kind="adem")
+    assert digests[config["writer"]] == checkpoint.read_header(path)["sha256"]
+    assert np.array_equal(tensors["w"].numpy(), weights[config["writer"]])
+    assert [p.name for p in tmp_path.iterdir()] == ["shared.ckpt"]
 
 
 def test_checkpoint_of_another_format_version_or_kind_is_refused(tmp_path):

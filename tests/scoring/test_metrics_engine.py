@@ -2,6 +2,8 @@
 
 import math
 import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -330,6 +332,23 @@ def test_wordnet_folder_holds_copies_and_lexnames(tmp_path):
     assert (folder / "lexnames").read_text().splitlines()[3] == "03\tnoun.Tops\t1"
     assert not (folder / "data.noun").is_symlink()
     assert (folder / "data.noun").stat().st_size > 1_000_000
+
+
+def test_wordnet_folder_built_by_several_workers_at_once_is_whole_and_leaves_no_staging(tmp_path):
+    """Two demo builds on a fresh machine crashed here: both copied into one shared staging folder
+    and each removed the other's."""
+    start = threading.Barrier(4)
+
+    def build():
+        start.wait()
+        return build_wordnet_dir(tmp_path)
+
+    with ThreadPoolExecutor(4) as pool:
+        folders = list(pool.map(lambda _: build(), range(4)))
+    assert set(folders) == {tmp_path / "corpora" / "wordnet"}
+    assert (folders[0] / "lexnames").is_file() and (folders[0] / "data.noun").stat().st_size > 1_000_000
+    assert [p.name for p in (tmp_path / "corpora").iterdir()] == ["wordnet"]
+    assert oct(folders[0].stat().st_mode & 0o777) == "0o755"
 
 
 def test_stopword_variants_score_the_filtered_texts():

@@ -58,4 +58,5 @@ def chat_survey_from_options(*, dataset, owner, options):
         max_hits_per_annotator=options["max_hits"],
         provider=options["provider"],
         attention_policy=options["policy"],
+        layout_seed=options["layout_seed"],
     )

@@ -139,13 +139,15 @@ def conversation_demo(*, owner, seed=7):
     surveys = Survey.objects.filter(owner=owner, dataset=dataset)
     if not surveys.filter(name=RATED_SURVEY).exists():
         survey = _survey(dataset, owner, RATED_SURVEY, task_type="conversation", contexts_per_hit=4,
-                         assignments_per_hit=3, attention_checks_per_hit=1, aspects=RATED_ASPECTS)  # fmt: skip
+                         assignments_per_hit=3, attention_checks_per_hit=1, aspects=RATED_ASPECTS,
+                         layout_seed=f"demo:{seed}:{RATED_SURVEY}")  # fmt: skip
         summary = ratings_simulate(survey=survey, n_annotators=8, seed=seed, careless_fraction=1 / 8, prefix="conv")
         quality_recompute(survey=survey)  # quality control, so the report's exclusions apply to it
         summaries.append(("whole-conversation and per-turn ratings", summary))
     if not surveys.filter(name=ACUTE_SURVEY).exists():
         survey = _survey(dataset, owner, ACUTE_SURVEY, task_type="acute", contexts_per_hit=4,
-                         assignments_per_hit=3, attention_checks_per_hit=2)  # fmt: skip
+                         assignments_per_hit=3, attention_checks_per_hit=2,
+                         layout_seed=f"demo:{seed}:{ACUTE_SURVEY}")  # fmt: skip
         summary = ratings_simulate(survey=survey, n_annotators=8, seed=seed, careless_fraction=1 / 8, prefix="acute")
         quality_recompute(survey=survey)
         summaries.append(("ACUTE-Eval comparisons", summary))

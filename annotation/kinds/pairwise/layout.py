@@ -37,7 +37,7 @@ references`) as a side: `also` as one more system in every pair plan, `only` as 
 every chosen system. Its response is the context's reference, shown like any other reply.
 """
 
-from annotation.kinds.base import HITLayoutError, seeded_rng
+from annotation.kinds.base import HITLayoutError, layout_seed, seeded_rng
 from annotation.kinds.pairwise.pairing import PairPlanner
 from annotation.kinds.pairwise.references import reference_system_ensure
 from annotation.models import HIT, HITItem, Response, Survey, System
@@ -241,7 +241,7 @@ def link_repeats(items, repeats):
 
 def pairwise_layout(*, survey, contexts):
     """The survey's HITs and items: each context's planned pairs, repeats linked to what they repeat."""
-    plan = pairwise_plan(survey, contexts, f"{survey.pk}:{survey.token}:pairs")
+    plan = pairwise_plan(survey, contexts, layout_seed(survey, "pairs"))
     contexts = [pk for pk in contexts if pk in plan]
     if not contexts:
         raise HITLayoutError("No context has replies from two of the chosen systems: there is nothing to compare.")

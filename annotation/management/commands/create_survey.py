@@ -120,6 +120,11 @@ class Command(BaseCommand):
             "--kappa-weighting", default="none", choices=["none", "linear", "quadratic"],
             help="kappa's weights for the scale: none (any difference disagrees), linear or quadratic.",
         )  # fmt: skip
+        parser.add_argument(
+            "--layout-seed",
+            default="",
+            help="Lay the HITs out from this seed, the same way in every database (default: a random layout).",
+        )
         parser.add_argument("--draft", action="store_true", help="Create without launching.")
         parser.add_argument("--base-url", default="", help="Public address for the link (default PUBLIC_BASE_URL).")
 
@@ -177,6 +182,7 @@ class Command(BaseCommand):
             min_competence=options["min_competence"],
             kappa_threshold=options["kappa_threshold"],
             kappa_weighting=options["kappa_weighting"],
+            layout_seed=options["layout_seed"],
             **self._kind_settings(options),
         )
 

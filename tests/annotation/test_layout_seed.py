@@ -1,0 +1,116 @@
+"""A survey's layout seed: by default its id and random token (each survey lays out differently and
+no one can work the layout out); given one, the same data is laid out the same way in any database,
+so the demo's simulated study, and every figure computed from it, repeats from build to build."""
+
+from collections import Counter
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from annotation.kinds.base import layout_seed
+from annotation.models import HITItem, Rating, Survey
+from annotation.services.demo_data.simulation import ratings_simulate
+from tests.annotation.studies_helpers import make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+def _side(response):
+    return None if response is None else (response.context.external_id, response.system.name)
+
+
+def layout(survey):
+    """Every HIT item as data, not ids: (HIT, position, kind, context, response side(s), check text,
+    planted text, instructed score, overlap). Equal for two surveys over two copies of one dataset
+    only if both laid the data out the same way."""
+    items = HITItem.objects.filter(hit__survey=survey).select_related(
+        "hit", "context", "response__context", "response__system", "response_b__context", "response_b__system",
+        "attention_check",
+    )  # fmt: skip
+    return [
+        (
+            item.hit.position,
+            item.position,
+            item.kind,
+            item.context.external_id if item.context else None,
+            _side(item.response),
+            _side(item.response_b),
+            item.attention_check.response_text if item.attention_check else None,
+            item.broken_text,
+            item.instructed_score,
+            item.is_overlap,
+        )
+        for item in items.order_by("hit__position", "position")
+    ]
+
+
+def simulated_ratings(survey):
+    ratings = Rating.objects.filter(assignment__hit__survey=survey).select_related(
+        "annotator", "assignment__hit", "response__context", "response__system"
+    )
+    return sorted(
+        (r.annotator.worker_id, r.assignment.hit.position, _side(r.response), r.aspect, r.score, r.seconds)
+        for r in ratings
+    )
+
+
+SETTINGS = {
+    "n_contexts": 20,
+    "contexts_per_hit": 5,
+    "assignments_per_hit": 2,
+    "attention_checks_per_hit": 1,
+    "overlap_contexts": 2,
+}
+
+
+def test_two_surveys_with_one_seed_lay_two_copies_of_the_data_out_alike_and_their_simulations_repeat(researcher):
+    first = make_survey(researcher, name="first", layout_seed="lab-study-1", **SETTINGS)
+    second = make_survey(researcher, name="second", layout_seed="lab-study-1", **SETTINGS)
+    assert first.dataset != second.dataset and first.token != second.token
+    kinds = Counter((item[2], item[9]) for item in layout(first))
+    # 18 contexts' 4 replies once each, the 2 overlap contexts' on each of the 4 HITs, and on each
+    # HIT an instructed check among 3 filler replies
+    assert kinds == {
+        ("response", False): 72,
+        ("response", True): 32,
+        ("instructed", False): 4,
+        ("instr_filler", False): 12,
+    }
+    assert layout(first) == layout(second)
+    for survey in (first, second):
+        ratings_simulate(survey=survey, n_annotators=4, seed=3, careless_fraction=0.25)
+    assert simulated_ratings(first) == simulated_ratings(second) != []
+    # another seed, another layout
+    other = make_survey(researcher, name="other", layout_seed="lab-study-2", **SETTINGS)
+    assert layout(other) != layout(first)
+
+
+def test_without_a_seed_each_survey_lays_out_from_its_id_and_token_as_before(researcher):
+    first = make_survey(researcher, name="first", **SETTINGS)
+    second = make_survey(researcher, name="second", **SETTINGS)
+    assert first.layout_seed == second.layout_seed == ""
+    # the seed surveys made before the setting existed had, so their layouts regenerate unchanged
+    assert layout_seed(first, "hit0") == f"{first.pk}:{first.token}:hit0"
+    assert layout(first) != layout(second)
+
+
+def test_a_pairwise_surveys_pairs_and_sides_follow_the_seed_too(researcher):
+    pairwise = {**SETTINGS, "task_type": "pairwise", "pair_budget": 2}
+    pairwise.update(attention_checks_per_hit=0, overlap_contexts=0)
+    first = make_survey(researcher, name="first", layout_seed="ab", **pairwise)
+    second = make_survey(researcher, name="second", layout_seed="ab", **pairwise)
+    other = make_survey(researcher, name="other", layout_seed="ba", **pairwise)
+    assert layout(first) == layout(second) != layout(other)
+    assert all(item[4] and item[5] for item in layout(first))  # every item a pair
+
+
+def test_create_survey_takes_a_layout_seed_and_refuses_one_too_long_creating_nothing(researcher):
+    make_survey(researcher, name="source", launch=False, n_contexts=10)
+    run = {"dataset": "ds-source", "owner": researcher.username, "stdout": StringIO(), "stderr": StringIO()}
+    call_command("create_survey", name="seeded", layout_seed="demo:7", **run)
+    assert Survey.objects.get(name="seeded").layout_seed == "demo:7"
+    with pytest.raises(CommandError, match=r"layout_seed: .*at most 64 characters"):
+        call_command("create_survey", name="too-long", layout_seed="x" * 65, **run)
+    assert not Survey.objects.filter(name="too-long").exists()
