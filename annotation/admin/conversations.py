@@ -2,6 +2,8 @@
 Imported by annotation/admin/__init__.py."""
 
 from django.contrib import admin
+from django.db import models as django_models
+from django.forms import Textarea
 
 from annotation import models
 from annotation.admin.base import AuditedReadOnly
@@ -10,6 +12,9 @@ from annotation.admin.base import AuditedReadOnly
 class ConversationTurnInline(admin.TabularInline):
     model = models.ConversationTurn
     extra = 0
+    # Django's default text box (40 columns) made the conversation's page 1,446 px wide in a 1,366 px
+    # window; three lines show most turns whole, and the box grows by dragging.
+    formfield_overrides = {django_models.TextField: {"widget": Textarea(attrs={"rows": 3, "cols": 30})}}
 
 
 @admin.register(models.Conversation)

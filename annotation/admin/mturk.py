@@ -18,6 +18,7 @@ class MTurkAssignmentAdmin(admin.ModelAdmin):
     list_display = ["mturk_id", "worker_id", "status", "confirmed", "synced_at"]
     list_filter = ["status", "confirmed"]
     search_fields = ["mturk_id", "worker_id"]
+    raw_id_fields = ["mturk_hit", "assignment"]
 
 
 @admin.register(models.MTurkDraft)
@@ -47,12 +48,14 @@ class MTurkHITAdmin(admin.ModelAdmin):
     list_filter = ["status", "sandbox"]
     search_fields = ["mturk_id", "hit__survey__name"]
     list_select_related = ["hit__survey"]
+    raw_id_fields = ["hit"]
 
 
 @admin.register(models.MTurkBonus)
 class MTurkBonusAdmin(admin.ModelAdmin):
     list_display = ["mturk_assignment", "amount_cents", "sent_at", "created_at"]
     search_fields = ["mturk_assignment__mturk_id", "mturk_assignment__worker_id", "reason"]
+    raw_id_fields = ["mturk_assignment"]
 
 
 @admin.register(models.MTurkBlock)
@@ -60,3 +63,4 @@ class MTurkBlockAdmin(admin.ModelAdmin):
     list_display = ["annotator", "sandbox", "reason", "created_at"]
     list_filter = ["sandbox"]
     search_fields = ["annotator__worker_id", "reason"]
+    raw_id_fields = ["annotator"]

@@ -4,6 +4,7 @@ from django.urls import reverse
 
 from annotation import models
 from tests.annotation.files import SMALL_DATASET, SMALL_RATINGS
+from tests.annotation.studies_helpers import make_survey
 from tests.factories import load_dataset_records, load_rating_records
 
 ANNOTATION_MODELS = [m for m in vars(models).values() if isinstance(m, type) and m._meta.app_label == "annotation"]
@@ -55,3 +56,35 @@ def test_a_rating_cannot_be_changed_through_the_admin(client, admin_user):
     assert response.status_code == 403 and rating.score == before
     assert client.post(reverse("admin:annotation_rating_delete", args=[rating.pk]), {"post": "yes"}).status_code == 403
     assert models.Rating.objects.filter(pk=rating.pk).exists()
+
+
+# Rows that grow with every study: an admin form's select would list all of them (a HIT item's page
+# took 27 s to draw with a select of every HIT item for `repeat_of`).
+GROWING = {"Response", "Context", "Assignment", "Annotator", "Conversation", "ConversationTurn", "HIT", "HITItem",
+           "MTurkHIT", "MTurkAssignment", "ProlificSubmission", "WrittenResponse", "MetricRun"}  # fmt: skip
+
+
+def test_no_admin_form_lists_every_row_of_a_growing_table(rf, admin_user):
+    request = rf.get("/")
+    request.user = admin_user
+    listed = []
+    for model, model_admin in admin.site._registry.items():
+        if not (model_admin.has_change_permission(request) or model_admin.has_add_permission(request)):
+            continue  # shown read-only: no form
+        shown_by_id = [*model_admin.raw_id_fields, *model_admin.autocomplete_fields]
+        by_id = {*shown_by_id, *model_admin.get_readonly_fields(request)}
+        listed += [
+            f"{model.__name__}.{field.name}"
+            for field in model._meta.get_fields()
+            if field.many_to_one or field.one_to_one
+            if field.editable and field.concrete and field.related_model.__name__ in GROWING and field.name not in by_id
+        ]
+    assert listed == []
+
+
+def test_a_hit_items_page_lists_no_other_items(client, admin_user):
+    make_survey(admin_user, n_contexts=12)
+    item = models.HITItem.objects.first()
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:annotation_hititem_change", args=[item.pk])).content.decode()
+    assert 'name="repeat_of"' in page and "<option" not in page.split('name="repeat_of"', 1)[1][:300]
