@@ -2,13 +2,13 @@
 
 import importlib
 import io
-import secrets
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 from django.conf import settings
 
+from annotation.services.runtime.files import write_atomically
 from annotation.services.text.reserved import system_label
 
 JITTER_SD = 0.3  # human scores jittered with N(0, 0.3), as in Liu et al. (2016) Figure 1
@@ -181,11 +181,7 @@ def plot_bytes(report, kind, metric, fmt):
         return None
     content = render(figure, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A name of its own per writer: two requests drawing the same plot at once each write their own
-    # file (a shared ".tmp" was renamed away by the first, and the second's rename then failed).
-    temporary = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
-    temporary.write_bytes(content)
-    temporary.replace(path)  # atomic: concurrent requests never read half a file
+    write_atomically(path, content)  # two requests may draw the same plot at once
     return content
 
 

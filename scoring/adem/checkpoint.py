@@ -10,12 +10,11 @@ Writes go to a temporary file renamed into place, so a crash leaves the old file
 import hashlib
 import io
 import json
-import os
-import secrets
 from pathlib import Path
 
 import numpy as np
 
+from annotation.services.runtime.files import write_atomically
 from annotation.services.runtime.lazy_import import lazy_module
 
 # Loaded on first use, not at import: Django loads this module at start-up (docs/metrics.md, "Start-up").
@@ -46,20 +45,8 @@ def save(path, *, kind, config, tensors):
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A temporary file of this writer's own: two workers saving one path at once (the shared
-    # next-utterance heads on a fresh machine) would otherwise write into one file, and the first
-    # rename could publish a mix of both or leave the second nothing to rename.
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(MAGIC)
-            handle.write(json.dumps(header, sort_keys=True).encode() + b"\n")
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # Two workers may save one path at once (the shared next-utterance heads on a fresh machine).
+    write_atomically(path, MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload, durable=True)
     return header["sha256"]
 
 

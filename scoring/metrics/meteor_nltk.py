@@ -42,7 +42,7 @@ def default_data_dir():
 def build_wordnet_dir(data_dir=None, source=DEBIAN_WORDNET):
     """Copy Debian's WordNet files into `<data_dir>/corpora/wordnet` (once); returns that folder."""
     target = Path(data_dir or default_data_dir()) / "corpora" / "wordnet"
-    if (target / "lexnames").is_file() and (target / "data.noun").is_file():
+    if _complete(target):
         return target
     if not (source / "data.noun").is_file():
         raise MetricUnavailable(
@@ -66,6 +66,10 @@ def build_wordnet_dir(data_dir=None, source=DEBIAN_WORDNET):
     return target
 
 
+def _complete(folder):
+    return (folder / "lexnames").is_file() and (folder / "data.noun").is_file()
+
+
 def _publish(staging, target):
     """Rename the finished copy into place: atomic, so a reader never sees a half-copied folder.
     A rename onto a folder with files in it fails: another worker finished first, and its copy
@@ -73,7 +77,7 @@ def _publish(staging, target):
     try:
         staging.rename(target)
     except OSError:
-        if not (target / "lexnames").is_file():
+        if not _complete(target):
             shutil.rmtree(target, ignore_errors=True)
             staging.rename(target)
 

@@ -19,6 +19,7 @@ from annotation.kinds.chat.demo import demo_live_chat
 from annotation.kinds.conversation.demo import CONVERSATION_DATASET, conversation_demo
 from annotation.models import Dataset, Survey
 from annotation.services.demo import DEMO_DEV_PASSWORD, DEMO_USERNAME, demo_password
+from annotation.services.demo_data.simulation import demo_layout_seed
 
 DEMO_DATASET = "demo"
 LIVE_SURVEY = "demo-live"
@@ -86,7 +87,7 @@ class Command(BaseCommand):
                 "create_survey",
                 dataset=DEMO_DATASET,
                 name=SIMULATED_SURVEY,
-                layout_seed=f"demo:{seed}:{SIMULATED_SURVEY}",
+                layout_seed=demo_layout_seed(seed, SIMULATED_SURVEY),
                 contexts_per_hit=5,
                 assignments=3,
                 attention_checks=1,
@@ -126,7 +127,7 @@ class Command(BaseCommand):
                 "create_survey",
                 dataset=DEMO_DATASET,
                 name=PAIRWISE_SURVEY,
-                layout_seed=f"demo:{seed}:{PAIRWISE_SURVEY}",
+                layout_seed=demo_layout_seed(seed, PAIRWISE_SURVEY),
                 task_type="pairwise",
                 pair_budget=2,
                 reference_pairs="also",
@@ -149,7 +150,7 @@ class Command(BaseCommand):
                 "create_survey",
                 dataset=DEMO_DATASET,
                 name=WRITING_SURVEY,
-                layout_seed=f"demo:{seed}:{WRITING_SURVEY}",
+                layout_seed=demo_layout_seed(seed, WRITING_SURVEY),
                 task_type="write",
                 system_name="crowd",
                 contexts_per_hit=10,

@@ -26,7 +26,7 @@ from annotation import services
 from annotation.models import Dataset, Survey
 from annotation.quality.services import quality_recompute
 from annotation.services.conversations import conversations_import
-from annotation.services.demo_data.simulation import ratings_simulate
+from annotation.services.demo_data.simulation import demo_layout_seed, ratings_simulate
 from annotation.services.demo_data.topics import GENERIC, GREETINGS, TOPICS
 
 CONVERSATION_DATASET = "demo-conversations"
@@ -140,14 +140,14 @@ def conversation_demo(*, owner, seed=7):
     if not surveys.filter(name=RATED_SURVEY).exists():
         survey = _survey(dataset, owner, RATED_SURVEY, task_type="conversation", contexts_per_hit=4,
                          assignments_per_hit=3, attention_checks_per_hit=1, aspects=RATED_ASPECTS,
-                         layout_seed=f"demo:{seed}:{RATED_SURVEY}")  # fmt: skip
+                         layout_seed=demo_layout_seed(seed, RATED_SURVEY))  # fmt: skip
         summary = ratings_simulate(survey=survey, n_annotators=8, seed=seed, careless_fraction=1 / 8, prefix="conv")
         quality_recompute(survey=survey)  # quality control, so the report's exclusions apply to it
         summaries.append(("whole-conversation and per-turn ratings", summary))
     if not surveys.filter(name=ACUTE_SURVEY).exists():
         survey = _survey(dataset, owner, ACUTE_SURVEY, task_type="acute", contexts_per_hit=4,
                          assignments_per_hit=3, attention_checks_per_hit=2,
-                         layout_seed=f"demo:{seed}:{ACUTE_SURVEY}")  # fmt: skip
+                         layout_seed=demo_layout_seed(seed, ACUTE_SURVEY))  # fmt: skip
         summary = ratings_simulate(survey=survey, n_annotators=8, seed=seed, careless_fraction=1 / 8, prefix="acute")
         quality_recompute(survey=survey)
         summaries.append(("ACUTE-Eval comparisons", summary))

@@ -19,6 +19,12 @@ def _answers(annotator, assignment, aspects):
     return kind_for(survey).simulated_answers(annotator, items=items, aspects=aspects, survey=survey)
 
 
+def demo_layout_seed(seed, survey_name):
+    """The layout seed of a survey the demo simulates: the same HITs, so the same simulated ratings
+    and figures, in every build (a survey's own seed is random: annotation/kinds/base.py)."""
+    return f"demo:{seed}:{survey_name}"
+
+
 def _roles(rng, n_annotators, careless_ids, straight_liners, pasters):
     """Each annotator's role: the careless as drawn, then straight-liners and pasters among the others."""
     others = [i for i in range(n_annotators) if i not in careless_ids]

@@ -29,6 +29,8 @@ import onnxruntime
 import torch
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
+from annotation.services.runtime.files import write_atomically
+
 RECIPE = "int8-pc-rr-v1"  # change when the export or quantisation settings change
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _SESSIONS = {}
@@ -86,12 +88,6 @@ class _Pooled(torch.nn.Module):
         return torch.nn.functional.normalize(pooled, dim=1)
 
 
-def _write_atomically(path, data):
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
-
-
 def build(path, model, tokenizer):
     """Export and quantise `model` to `path` (atomically), then record its digest."""
     path = Path(path)
@@ -129,8 +125,8 @@ def build(path, model, tokenizer):
         finally:
             logging.disable(logging.NOTSET)
         data = int8_path.read_bytes()
-    _write_atomically(path, data)
-    _write_atomically(path.with_name(path.name + ".sha256"), hashlib.sha256(data).hexdigest().encode())
+    write_atomically(path, data)
+    write_atomically(path.with_name(path.name + ".sha256"), hashlib.sha256(data).hexdigest().encode())
     return path
 
 
