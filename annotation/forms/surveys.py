@@ -189,6 +189,15 @@ class SurveyForm(forms.Form):
         "contexts (one system per sample, imported with the dataset). A written reply very like one of them is "
         "flagged on the quality page, with the similarity; a flag is evidence, not proof.",
     )
+    layout_seed = forms.CharField(
+        required=False,
+        max_length=Survey._meta.get_field("layout_seed").max_length,
+        label="Layout seed (optional)",
+        help_text="Empty: HITs are laid out at random (which contexts go together, where the checks fall), "
+        "and nobody can work the layout out. Any text: the same dataset and settings with the same seed are laid "
+        "out the same way again, on any RateLab server, to repeat a study exactly. Anyone who knows the seed and "
+        "the data can work out where the checks are: keep a live study's seed to yourself.",
+    )
 
     SETTINGS = (
         "task_type",
@@ -205,6 +214,7 @@ class SurveyForm(forms.Form):
         "attention_policy",
         "max_pasted_share",
         "min_competence",
+        "layout_seed",
         *(name for kind in all_kinds() for name in kind.own_settings),
     )
     # Fields that only one task type reads: the page shows them for that type only (survey_form.js;

@@ -8,11 +8,12 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
 from annotation.kinds.base import layout_seed
 from annotation.models import HITItem, Rating, Survey
 from annotation.services.demo_data.simulation import ratings_simulate
-from tests.annotation.studies_helpers import make_survey
+from tests.annotation.studies_helpers import make_survey, survey_form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,55 @@ def test_create_survey_takes_a_layout_seed_and_refuses_one_too_long_creating_not
     with pytest.raises(CommandError, match=r"layout_seed: .*at most 64 characters"):
         call_command("create_survey", name="too-long", layout_seed="x" * 65, **run)
     assert not Survey.objects.filter(name="too-long").exists()
+
+
+FORM_LAYOUT = {"contexts_per_hit": 3, "attention_checks_per_hit": 1, "overlap_contexts": 1}
+
+
+def test_the_survey_form_takes_a_seed_and_lays_out_as_the_service_does_with_it(researcher, researcher_client):
+    source = make_survey(researcher, name="by-service", launch=False, layout_seed="paper-2027", **FORM_LAYOUT)
+    other_copy = make_survey(researcher, name="other-copy", launch=False, **FORM_LAYOUT)  # a second copy of the data
+    form = researcher_client.get(reverse("annotation:survey_new")).content.decode()
+    assert 'name="layout_seed"' in form and "keep a live study" in form
+    fields = survey_form_fields(
+        other_copy.dataset, name="by-form", provider="local", layout_seed="paper-2027", **FORM_LAYOUT
+    )
+    response = researcher_client.post(reverse("annotation:survey_new"), fields)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    made = Survey.objects.get(name="by-form")
+    assert made.layout_seed == "paper-2027"
+    assert layout(made) == layout(source) != []
+    # its page says what it was laid out from; an unseeded survey's says nothing of a seed
+    page = researcher_client.get(reverse("annotation:survey_detail", args=[made.pk])).content.decode()
+    assert 'id="layout-seed"' in page and "<code>paper-2027</code>" in page
+    page = researcher_client.get(reverse("annotation:survey_detail", args=[other_copy.pk])).content.decode()
+    assert 'id="layout-seed"' not in page
+
+
+def test_a_seed_too_long_on_the_form_says_where_and_creates_nothing(researcher, researcher_client):
+    dataset = make_survey(researcher, name="source", launch=False).dataset
+    fields = survey_form_fields(dataset, name="too-long", provider="local", layout_seed="x" * 65)
+    response = researcher_client.post(reverse("annotation:survey_new"), fields)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'href="#id_layout_seed">Layout seed (optional)</a>' in html
+    assert "Ensure this value has at most 64 characters (it has 65)." in html
+    assert not Survey.objects.filter(name="too-long").exists()
+
+
+def test_editing_a_drafts_seed_lays_it_out_again_from_the_new_seed(researcher, researcher_client):
+    draft = make_survey(researcher, name="draft", launch=False, layout_seed="one", **FORM_LAYOUT)
+    from_two = make_survey(researcher, name="from-two", launch=False, layout_seed="two", **FORM_LAYOUT)
+    unseeded = make_survey(researcher, name="unseeded", launch=False, **FORM_LAYOUT)
+    url = reverse("annotation:survey_edit", args=[draft.pk])
+    assert 'name="layout_seed" value="one"' in researcher_client.get(url).content.decode()
+    assert layout(draft) != layout(from_two)
+    fields = survey_form_fields(draft.dataset, name="draft", provider="local", layout_seed="two", **FORM_LAYOUT)
+    response = researcher_client.post(url, fields)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Survey.objects.get(pk=draft.pk).layout_seed == "two"
+    assert layout(draft) == layout(from_two)
+    # emptied, the draft lays out from its own id and token again, like any unseeded survey
+    response = researcher_client.post(url, {**fields, "layout_seed": ""})
+    assert response.status_code == 302 and Survey.objects.get(pk=draft.pk).layout_seed == ""
+    assert layout(draft) not in (layout(from_two), layout(unseeded))
