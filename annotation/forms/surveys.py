@@ -196,7 +196,8 @@ class SurveyForm(forms.Form):
         help_text="Empty: HITs are laid out at random (which contexts go together, where the checks fall), "
         "and nobody can work the layout out. Any text: the same dataset and settings with the same seed are laid "
         "out the same way again, on any RateLab server, to repeat a study exactly. Anyone who knows the seed and "
-        "the data can work out where the checks are: keep a live study's seed to yourself.",
+        "the data can work out where the checks are: keep a live study's seed to yourself (the datasheet states it "
+        "only once the survey is closed).",
     )
 
     SETTINGS = (

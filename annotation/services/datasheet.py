@@ -80,6 +80,36 @@ def _pay(survey, median_seconds, *, item_seconds=None):
     }
 
 
+def _layout(survey):
+    """How the tasks were laid out. A survey's own seed is stated only once it is closed: with the
+    dataset it tells where every attention check sits, so a datasheet shared while the study still
+    runs (a preregistration, say) must not carry it."""
+    seeded = bool(survey.layout_seed)
+    closed = survey.status == Survey.Status.CLOSED
+    return {
+        "imported": survey.provider == Survey.Provider.IMPORTED,
+        "seeded": seeded,
+        "seed": survey.layout_seed if seeded and closed else None,
+        "withheld": seeded and not closed,
+    }
+
+
+def _layout_text(layout):
+    if layout["imported"]:
+        return "the judgements were imported; RateLab laid out no tasks"
+    if layout["seed"] is not None:
+        return (
+            f"laid out by RateLab from the seed “{layout['seed']}”: the same dataset, settings and RateLab "
+            "release lay the same items, attention checks included, out in the same tasks and places"
+        )
+    if layout["withheld"]:
+        return (
+            "laid out by RateLab from a fixed seed, withheld until the survey is closed "
+            "(with the dataset it tells where the attention checks are)"
+        )
+    return "laid out by RateLab at random (no seed was set), so no other server can lay them out the same way"
+
+
 def figures(survey):
     """Every number the datasheet and the methods paragraph state, read once from the rows."""
     kind = kind_for(survey)
@@ -174,6 +204,7 @@ def figures(survey):
             "pre_keys": [q["label"] for q in setup.pre_questions] if setup else [],
         },
         "deletions": ParticipantDeletion.objects.filter(survey=survey).count(),
+        "layout": _layout(survey),
     }
 
 
@@ -314,6 +345,11 @@ def datasheet(survey, facts=None):
                     "Which quality checks were used, and what did they find?",
                     f"{f['attention_checks_per_hit']} attention check(s) per task (policy: {f['attention_policy']}); "
                     f"{f['checks_failed']} of {f['checks_answered']} check answers failed",
+                ),
+                _field(
+                    "design.layout",
+                    "How were items assigned to tasks, and can that assignment be reproduced?",
+                    _layout_text(f["layout"]),
                 ),
                 _field(
                     "design.exclusions",

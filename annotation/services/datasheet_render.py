@@ -40,6 +40,11 @@ def methods_sentences(sheet):
         f"{f['checks_answered']} check answers failed. {f['excluded']} evaluators were excluded, leaving "
         f"{_num(f['judgements_accepted'])} of {f['judgements']} judgements."
     )
+    if f["layout"]["seed"] is not None:
+        out.append(
+            f"Tasks were laid out from the seed “{f['layout']['seed']}”, so the same data and settings lay them "
+            "out again the same way."
+        )
     if f["alpha"] is not None:
         out.append(
             f"Inter-annotator agreement was Krippendorff's alpha = {f['alpha']:.3f} on the kept judgements "
