@@ -196,6 +196,12 @@ class Survey(models.Model):
     def __str__(self):
         return self.name
 
+    @property
+    def layout_seed_public(self):
+        """Whether exports may state the layout seed: only once the survey is closed, since with the
+        dataset it tells where every attention check sits (the datasheet, the survey page)."""
+        return bool(self.layout_seed) and self.status == self.Status.CLOSED
+
 
 class Aspect(models.Model):
     """One rating scale of a survey: `overall` always, plus optional extras (topicality, ...)."""

@@ -81,16 +81,14 @@ def _pay(survey, median_seconds, *, item_seconds=None):
 
 
 def _layout(survey):
-    """How the tasks were laid out. A survey's own seed is stated only once it is closed: with the
-    dataset it tells where every attention check sits, so a datasheet shared while the study still
-    runs (a preregistration, say) must not carry it."""
-    seeded = bool(survey.layout_seed)
-    closed = survey.status == Survey.Status.CLOSED
+    """How the tasks were laid out; the seed only where `Survey.layout_seed_public` allows (a
+    datasheet shared while the study still runs, a preregistration say, must not carry it)."""
+    public = survey.layout_seed_public
     return {
         "imported": survey.provider == Survey.Provider.IMPORTED,
-        "seeded": seeded,
-        "seed": survey.layout_seed if seeded and closed else None,
-        "withheld": seeded and not closed,
+        "seeded": bool(survey.layout_seed),
+        "seed": survey.layout_seed if public else None,
+        "withheld": bool(survey.layout_seed) and not public,
     }
 
 
